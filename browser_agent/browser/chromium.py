@@ -1,0 +1,47 @@
+"""Finding a Chromium executable and the launch flags that work on a headless server."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+from browser_agent.browser.errors import BrowserError
+
+# Flags that let Chromium run as root in a container and keep it off the network
+# except for the pages it is asked to load.
+LAUNCH_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-dev-shm-usage",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--disable-default-apps",
+    "--disable-features=Translate,MediaRouter,OptimizationHints",
+]
+
+SYSTEM_CANDIDATES = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
+
+
+def find_chromium(configured: str | None = None, bundled: str | None = None) -> str | None:
+    """Path of the Chromium to launch, or None to let Playwright use its own download.
+
+    Order: an explicitly configured path, Playwright's own browser when it is on disk,
+    then a system Chromium on PATH.
+    """
+    if configured:
+        if not Path(configured).exists():
+            raise BrowserError(f"The configured Chromium {configured!r} does not exist.")
+        return configured
+    if bundled and Path(bundled).exists():
+        return None
+    for name in SYSTEM_CANDIDATES:
+        found = shutil.which(name)
+        if found:
+            return found
+    raise BrowserError(
+        "No Chromium found. Run scripts/setup.sh (as root it installs Debian's 'chromium'), "
+        "install one with your package manager, or set BROWSER_AGENT_CHROMIUM to its path."
+    )

@@ -1,0 +1,94 @@
+"""Noticing what an action changed: navigation, elements that appeared, dialogs, new tabs."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
+
+from playwright.async_api import Error as PlaywrightError
+from playwright.async_api import Frame, Page
+
+from browser_agent.browser.session import BrowserSession
+from browser_agent.dom.library import run_on_page
+
+SETTLE_MS = 150
+
+
+@dataclass
+class Changes:
+    """What an action did to the page, filled in when the ``watching`` block ends."""
+
+    navigated_to: str | None = None
+    appeared: int = 0
+    removed: int = 0
+    examples: list[str] = field(default_factory=list)
+    messages: list[str] = field(default_factory=list)
+
+    @property
+    def page_changed(self) -> bool:
+        return self.navigated_to is not None or self.appeared > 0
+
+    def summary(self) -> str:
+        """Plain sentences about the changes, or an empty string when nothing changed."""
+        parts: list[str] = []
+        if self.navigated_to:
+            parts.append(f"Page navigated to {self.navigated_to}.")
+        elif self.appeared:
+            examples = f": {', '.join(self.examples)}" if self.examples else ""
+            noun = "element" if self.appeared == 1 else "elements"
+            parts.append(f"{self.appeared} new {noun} appeared{examples}.")
+        if self.removed and not self.navigated_to:
+            noun = "element was" if self.removed == 1 else "elements were"
+            parts.append(f"{self.removed} {noun} removed.")
+        parts.extend(self.messages)
+        return " ".join(parts)
+
+
+@asynccontextmanager
+async def watching(active: BrowserSession) -> AsyncIterator[Changes]:
+    """Watch the page during the block; afterwards wait for it to settle and fill Changes."""
+    page = active.current_page()
+    changes = Changes()
+    navigations: list[str] = []
+
+    def on_navigated(frame: Frame) -> None:
+        if frame == page.main_frame:
+            navigations.append(frame.url)
+
+    dialogs_before = len(active.dialogs)
+    notes_before = len(active.notes)
+    try:
+        await run_on_page(page, "watch")
+    except PlaywrightError:
+        pass  # the page is mid-navigation; the navigation itself is reported below
+    page.on("framenavigated", on_navigated)
+    try:
+        yield changes
+        await page.wait_for_timeout(SETTLE_MS)
+    finally:
+        page.remove_listener("framenavigated", on_navigated)
+    current = active.current_page()
+    if navigations or current is not page:
+        active.observed.clear()
+        try:
+            await current.wait_for_load_state("load", timeout=active.settings.navigation_timeout_ms)
+            changes.navigated_to = current.url
+        except PlaywrightError:
+            changes.navigated_to = current.url
+            changes.messages.append("The new page had not finished loading.")
+    else:
+        report = await _changes(page)
+        if report:
+            changes.appeared = report["visibleAdded"]
+            changes.removed = report["removed"]
+            changes.examples = report["examples"]
+    changes.messages.extend(active.dialogs[dialogs_before:])
+    changes.messages.extend(active.notes[notes_before:])
+
+
+async def _changes(page: Page) -> dict | None:
+    try:
+        return await run_on_page(page, "changes")
+    except PlaywrightError:
+        return None

@@ -1,0 +1,21 @@
+"""Errors raised by the browser layer, worded so they can be shown to a model or a person."""
+
+from __future__ import annotations
+
+
+class BrowserError(RuntimeError):
+    """The browser itself is unusable: not found, not started, crashed or closed."""
+
+
+class ActionError(RuntimeError):
+    """An action could not be carried out on the page.
+
+    ``kind`` names the failure (``not_found``, ``ambiguous``, ``hidden``, ``changed``,
+    ``timeout``, ``navigation``, ``invalid``) and ``selector`` the locator involved, so
+    callers such as the validator can record which selector went stale.
+    """
+
+    def __init__(self, message: str, *, kind: str, selector: str | None = None) -> None:
+        super().__init__(message)
+        self.kind = kind
+        self.selector = selector

@@ -1,0 +1,126 @@
+"""Turning a selector (``[mmid='12']`` or any Playwright selector) into exactly one element."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from playwright.async_api import Error as PlaywrightError
+from playwright.async_api import Locator
+
+from browser_agent.browser.errors import ActionError
+from browser_agent.browser.session import BrowserSession
+from browser_agent.dom.library import run_on_element
+
+_MMID = re.compile(r"""^\s*(?:\[\s*mmid\s*=\s*["']?(\d+)["']?\s*\]|mmid\s*=\s*(\d+)|(\d+))\s*$""")
+
+
+def mmid_of(selector: str) -> str | None:
+    """The mmid a selector names (``[mmid='12']``, ``mmid=12`` or ``12``), else None."""
+    match = _MMID.match(selector)
+    if not match:
+        return None
+    return next(group for group in match.groups() if group)
+
+
+@dataclass
+class Located:
+    """One element, ready to act on, with its opening tag for chatty responses."""
+
+    locator: Locator
+    tag: str
+    is_password: bool
+
+
+async def locate(
+    active: BrowserSession, selector: str, *, timeout_ms: float | None = None
+) -> Located:
+    """Exactly one visible element for ``selector``, or an ActionError saying why not."""
+    if not selector or not selector.strip():
+        raise ActionError("No selector was given.", kind="invalid", selector=selector)
+    timeout = active.settings.action_timeout_ms if timeout_ms is None else timeout_ms
+    mmid = mmid_of(selector)
+    if mmid is not None:
+        locator = await _by_mmid(active, mmid, selector)
+    else:
+        locator = await _by_selector(active, selector, timeout)
+    try:
+        await locator.wait_for(state="visible", timeout=timeout)
+    except PlaywrightError as exc:
+        tag = await run_on_element(locator, "describe")
+        raise ActionError(
+            f"The element {tag} matched by {selector} is hidden: "
+            "a person could not see or use it. Look for a visible control instead.",
+            kind="hidden",
+            selector=selector,
+        ) from exc
+    tag_name, role, name, is_password = await run_on_element(locator, "identity")
+    if mmid is not None and mmid in active.observed:
+        seen_tag, seen_role, seen_name = active.observed[mmid]
+        if (seen_tag, seen_role, seen_name) != (tag_name, role, name):
+            raise ActionError(
+                f"mmid {mmid} named {_short(seen_tag, seen_role, seen_name)} when the page was "
+                f"observed, but now names {_short(tag_name, role, name)}: the page changed. "
+                "Call get_dom again and use the new mmid.",
+                kind="changed",
+                selector=selector,
+            )
+    return Located(
+        locator=locator, tag=await run_on_element(locator, "describe"), is_password=is_password
+    )
+
+
+def _short(tag: str, role: str, name: str) -> str:
+    label = f" {name!r}" if name else ""
+    return f"a {role or tag}{label}"
+
+
+async def _by_mmid(active: BrowserSession, mmid: str, selector: str) -> Locator:
+    css = f"[mmid='{mmid}']"
+    page = active.current_page()
+    for frame in page.frames:
+        locator = frame.locator(css)
+        count = await locator.count()
+        if count == 1:
+            return locator
+        if count > 1:
+            raise ActionError(
+                f"{count} elements carry mmid {mmid}; call get_dom again.",
+                kind="ambiguous",
+                selector=selector,
+            )
+    raise ActionError(
+        f"No element has mmid {mmid} on the page now ({page.url}). mmids are valid only "
+        "until the page changes: call get_dom again and use the new mmid.",
+        kind="not_found",
+        selector=selector,
+    )
+
+
+async def _by_selector(active: BrowserSession, selector: str, timeout: float) -> Locator:
+    page = active.current_page()
+    locator = page.locator(selector)
+    try:
+        await locator.first.wait_for(state="attached", timeout=timeout)
+        count = await locator.count()
+    except PlaywrightError as exc:
+        message = str(exc).splitlines()[0]
+        if "Timeout" in message:
+            raise ActionError(
+                f"No element matches {selector} on {page.url} "
+                f"(waited {timeout / 1000:g} s).",
+                kind="not_found",
+                selector=selector,
+            ) from exc
+        raise ActionError(
+            f"The selector {selector} is not valid: {message}", kind="invalid", selector=selector
+        ) from exc
+    if count > 1:
+        shown = [await run_on_element(locator.nth(i), "describe") for i in range(min(count, 3))]
+        raise ActionError(
+            f"{count} elements match {selector}, e.g. {', '.join(shown)}. "
+            "Use a selector that matches exactly one element, such as its mmid.",
+            kind="ambiguous",
+            selector=selector,
+        )
+    return locator

@@ -1,0 +1,137 @@
+"""The browser session of one task: browser context, current page and what was observed.
+
+Primitives reach the session through a context variable, so several sessions can run
+concurrently in one process (one per asyncio task) and generated skill code can call
+primitives as plain functions.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from contextvars import ContextVar
+from dataclasses import dataclass, field
+
+from playwright.async_api import Browser, BrowserContext, Dialog, Page, async_playwright
+
+from browser_agent.browser.chromium import LAUNCH_ARGS, find_chromium
+from browser_agent.browser.errors import BrowserError
+from browser_agent.settings import Settings
+
+
+@dataclass
+class BrowserSession:
+    """One task's view of the browser. ``observed`` maps each mmid of the last observation
+    to (tag, role, name) so an mmid that now names another element can be refused."""
+
+    settings: Settings
+    context: BrowserContext
+    page: Page
+    observed: dict[str, tuple[str, str, str]] = field(default_factory=dict)
+    secrets: set[str] = field(default_factory=set)
+    dialogs: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    crashed: bool = False
+
+    @classmethod
+    async def create(cls, browser: Browser, settings: Settings) -> BrowserSession:
+        """Open a fresh context and page in ``browser``, with the configured timeouts."""
+        context = await browser.new_context(viewport={"width": 1280, "height": 900})
+        context.set_default_timeout(settings.action_timeout_ms)
+        context.set_default_navigation_timeout(settings.navigation_timeout_ms)
+        page = await context.new_page()
+        created = cls(settings=settings, context=context, page=page)
+        created._watch(page)
+        context.on("page", created._adopt)
+        return created
+
+    def _watch(self, page: Page) -> None:
+        page.on("dialog", self._on_dialog)
+        page.on("crash", lambda _page: setattr(self, "crashed", True))
+
+    def _adopt(self, page: Page) -> None:
+        """Follow a tab or popup the page opened: later actions happen there."""
+        self._watch(page)
+        self.page = page
+        self.observed.clear()
+        self.notes.append("A new tab opened and is now the current page.")
+
+    async def _on_dialog(self, dialog: Dialog) -> None:
+        self.dialogs.append(f"A {dialog.type} dialog said {dialog.message!r}; it was accepted.")
+        await dialog.accept()
+
+    def current_page(self) -> Page:
+        """The page to act on; a clear error when it crashed or was closed."""
+        if self.crashed:
+            raise BrowserError("The page crashed. Open the URL again to continue.")
+        if self.page.is_closed():
+            open_pages = [p for p in self.context.pages if not p.is_closed()]
+            if not open_pages:
+                raise BrowserError("The page was closed and no other page is open.")
+            self.page = open_pages[-1]
+        return self.page
+
+    async def close(self) -> None:
+        await self.context.close()
+
+
+_current: ContextVar[BrowserSession | None] = ContextVar("browser_agent_session", default=None)
+
+
+def session() -> BrowserSession:
+    """The session of the running task."""
+    active = _current.get()
+    if active is None:
+        raise BrowserError("No browser session is active: run skills inside browser_session().")
+    return active
+
+
+def current_page() -> Page:
+    """The current page of the running task's session."""
+    return session().current_page()
+
+
+@asynccontextmanager
+async def launched_browser(settings: Settings) -> AsyncIterator[Browser]:
+    """Launch headless Chromium, or connect to the remote browser named in the settings."""
+    async with async_playwright() as playwright:
+        endpoint = settings.browser_endpoint
+        try:
+            if endpoint and ("devtools" in endpoint or endpoint.startswith("http")):
+                browser = await playwright.chromium.connect_over_cdp(endpoint)
+            elif endpoint:
+                browser = await playwright.chromium.connect(endpoint)
+            else:
+                executable = find_chromium(
+                    settings.chromium_path, playwright.chromium.executable_path
+                )
+                browser = await playwright.chromium.launch(
+                    executable_path=executable, headless=settings.headless, args=LAUNCH_ARGS
+                )
+        except BrowserError:
+            raise
+        except Exception as exc:
+            where = f"at {endpoint}" if endpoint else "locally"
+            raise BrowserError(f"Could not start the browser {where}: {exc}") from exc
+        try:
+            yield browser
+        finally:
+            await browser.close()
+
+
+@asynccontextmanager
+async def browser_session(
+    settings: Settings, browser: Browser | None = None
+) -> AsyncIterator[BrowserSession]:
+    """A session that primitives in this task will use; launches a browser if none is given."""
+    if browser is None:
+        async with launched_browser(settings) as own, browser_session(settings, own) as made:
+            yield made
+        return
+    created = await BrowserSession.create(browser, settings)
+    token = _current.set(created)
+    try:
+        yield created
+    finally:
+        _current.reset(token)
+        await created.close()

@@ -1,0 +1,390 @@
+// In-page helper for the agent. Evaluated as one function; `arg.op` picks the job:
+//   observe  - assign sequential mmid attributes to every element (frames and open
+//              shadow roots included) and return the distilled DOM in one pass
+//   describe - opening tag with identifying attributes of one element
+//   identity - [tag, role, name] of one element, to check an mmid still names it
+//   watch    - start counting DOM changes (mutation observers)
+//   changes  - report what changed since `watch`
+// Called as page.evaluate(fn, arg) or locator.evaluate(fn, arg).
+(first, second) => {
+  const target = second === undefined ? null : first;
+  const arg = second === undefined ? first : second;
+
+  const SKIP_TAGS = new Set([
+    "SCRIPT", "STYLE", "NOSCRIPT", "TEMPLATE", "HEAD", "META", "LINK", "TITLE", "BASE",
+  ]);
+  const INTERACTIVE_ROLES = new Set([
+    "button", "link", "checkbox", "radio", "tab", "menuitem", "menuitemcheckbox",
+    "menuitemradio", "option", "switch", "textbox", "searchbox", "combobox", "slider",
+    "spinbutton", "treeitem", "listbox",
+  ]);
+  const ID_ATTRS = [
+    "id", "name", "type", "role", "data-testid", "aria-label", "placeholder", "title",
+    "alt", "href", "for", "value",
+  ];
+  const HEADINGS = new Set(["H1", "H2", "H3", "H4", "H5", "H6"]);
+
+  const squash = (s, max) => {
+    const t = (s || "").replace(/\s+/g, " ").trim();
+    return t.length > max ? t.slice(0, max - 1) + "…" : t;
+  };
+
+  function roleOf(el) {
+    const explicit = el.getAttribute("role");
+    if (explicit) return explicit.trim().split(/\s+/)[0];
+    switch (el.tagName) {
+      case "A": return el.hasAttribute("href") ? "link" : null;
+      case "BUTTON": case "SUMMARY": return "button";
+      case "SELECT": return el.multiple || el.size > 1 ? "listbox" : "combobox";
+      case "TEXTAREA": return "textbox";
+      case "OPTION": return "option";
+      case "IMG": return "img";
+      case "DIALOG": return "dialog";
+      case "INPUT": {
+        const type = (el.getAttribute("type") || "text").toLowerCase();
+        if (["button", "submit", "reset", "image"].includes(type)) return "button";
+        if (type === "checkbox" || type === "radio") return type;
+        if (type === "range") return "slider";
+        if (type === "number") return "spinbutton";
+        if (type === "search") return "searchbox";
+        if (type === "hidden") return null;
+        return "textbox";
+      }
+    }
+    if (HEADINGS.has(el.tagName)) return "heading";
+    if (el.isContentEditable && el.getAttribute("contenteditable") !== null) return "textbox";
+    return null;
+  }
+
+  function textOf(el) {
+    return squash(el.textContent, 120);
+  }
+
+  function nameOf(el) {
+    const labelledBy = el.getAttribute("aria-labelledby");
+    if (labelledBy) {
+      const root = el.getRootNode();
+      const parts = labelledBy.split(/\s+/).map((id) => {
+        const ref = root.getElementById ? root.getElementById(id) : null;
+        return ref ? ref.textContent : "";
+      });
+      const joined = squash(parts.join(" "), 120);
+      if (joined) return joined;
+    }
+    const aria = el.getAttribute("aria-label");
+    if (aria && aria.trim()) return squash(aria, 120);
+    const tag = el.tagName;
+    if (tag === "INPUT" || tag === "SELECT" || tag === "TEXTAREA") {
+      const type = (el.getAttribute("type") || "").toLowerCase();
+      if (["button", "submit", "reset"].includes(type)) {
+        return squash(el.value || (type === "submit" ? "Submit" : type), 120);
+      }
+      if (type === "image") return squash(el.getAttribute("alt") || "", 120);
+      if (el.labels && el.labels.length) {
+        const label = squash(Array.from(el.labels, (l) => l.textContent).join(" "), 120);
+        if (label) return label;
+      }
+      return squash(el.getAttribute("placeholder") || el.getAttribute("title") || "", 120);
+    }
+    if (tag === "IMG") return squash(el.getAttribute("alt") || "", 120);
+    const text = textOf(el);
+    if (text) return text;
+    const img = el.querySelector && el.querySelector("img[alt]");
+    if (img) return squash(img.getAttribute("alt"), 120);
+    return squash(el.getAttribute("title") || "", 120);
+  }
+
+  function isInteractive(el, role) {
+    const tag = el.tagName;
+    if (tag === "A") return el.hasAttribute("href");
+    if (["BUTTON", "SELECT", "TEXTAREA", "SUMMARY"].includes(tag)) return true;
+    if (tag === "INPUT") return (el.getAttribute("type") || "").toLowerCase() !== "hidden";
+    if (role && INTERACTIVE_ROLES.has(role)) return true;
+    if (el.isContentEditable && el.getAttribute("contenteditable") !== null) return true;
+    if (el.hasAttribute("onclick")) return true;
+    const tabindex = el.getAttribute("tabindex");
+    return tabindex !== null && Number(tabindex) >= 0;
+  }
+
+  function isPassword(el) {
+    return el.tagName === "INPUT" && (el.getAttribute("type") || "").toLowerCase() === "password";
+  }
+
+  function q(value) {
+    return JSON.stringify(value);
+  }
+
+  function describe(el) {
+    const tag = el.tagName.toLowerCase();
+    const parts = [tag];
+    for (const name of ID_ATTRS) {
+      if (!el.hasAttribute(name)) continue;
+      if (name === "value" && isPassword(el)) continue;
+      parts.push(`${name}=${q(squash(el.getAttribute(name), 80))}`);
+    }
+    if (el.tagName === "INPUT" && !isPassword(el) && ["checkbox", "radio"].includes(el.type)) {
+      if (el.checked) parts.push("checked");
+    }
+    const open = `<${parts.join(" ")}>`;
+    if (["INPUT", "SELECT", "TEXTAREA", "IMG"].includes(el.tagName)) return open;
+    const text = textOf(el).slice(0, 60);
+    return text ? `${open}${text}</${tag}>` : open;
+  }
+
+  function stateOf(el) {
+    const states = [];
+    if (el.disabled) states.push("disabled");
+    if (el.readOnly) states.push("readonly");
+    if (el.required) states.push("required");
+    if (el.tagName === "INPUT" && (el.type === "checkbox" || el.type === "radio")) {
+      states.push(el.checked ? "checked" : "unchecked");
+    }
+    const expanded = el.getAttribute("aria-expanded");
+    if (expanded !== null) states.push(expanded === "true" ? "expanded" : "collapsed");
+    if (el.getAttribute("aria-selected") === "true") states.push("selected");
+    if (el.getAttribute("aria-pressed") === "true") states.push("pressed");
+    return states;
+  }
+
+  function fieldLine(el, mmid, role, name) {
+    const bits = [`[${mmid}]`, role || el.tagName.toLowerCase()];
+    if (name) bits.push(q(name));
+    for (const attr of ["id", "name", "type", "data-testid", "placeholder", "aria-label"]) {
+      const v = el.getAttribute(attr);
+      if (v === null || v === "") continue;
+      if (attr === "aria-label" && squash(v, 120) === name) continue;
+      if (attr === "placeholder" && squash(v, 120) === name) continue;
+      bits.push(`${attr}=${q(squash(v, 60))}`);
+    }
+    if (el.tagName === "A") bits.push(`href=${q(squash(el.getAttribute("href"), 80))}`);
+    if (el.tagName === "SELECT") {
+      const options = Array.from(el.options);
+      const shown = options.slice(0, 30).map((o) => {
+        return `${q(o.value)}:${q(squash(o.textContent, 40))}${o.selected ? "*" : ""}`;
+      });
+      if (options.length > 30) shown.push(`…${options.length - 30} more`);
+      bits.push(`options=[${shown.join(", ")}]`);
+    } else if (el.tagName === "INPUT" || el.tagName === "TEXTAREA") {
+      if (isPassword(el)) {
+        if (el.value) bits.push("(filled)");
+      } else if (!["checkbox", "radio", "submit", "button", "reset"].includes(el.type)) {
+        if (el.value) bits.push(`value=${q(squash(el.value, 60))}`);
+      } else if (["checkbox", "radio"].includes(el.type) && el.value !== "on") {
+        bits.push(`value=${q(squash(el.value, 40))}`);
+      }
+    }
+    const states = stateOf(el);
+    if (states.length) bits.push(`(${states.join(", ")})`);
+    return bits.join(" ");
+  }
+
+  function ownText(el) {
+    let text = "";
+    for (let node = el.firstChild; node; node = node.nextSibling) {
+      if (node.nodeType === 3) text += node.nodeValue;
+    }
+    return squash(text, 200);
+  }
+
+  function observe(opts) {
+    const mode = opts.contentType;
+    const budget = opts.budget;
+    const annotate = mode !== "text_only";
+    const lines = [];
+    const registry = [];
+    let size = 0;
+    let cut = 0;
+    let counter = 0;
+    let interactiveCount = 0;
+    let modal = null;
+
+    const emit = (line, entry) => {
+      if (size + line.length + 1 > budget) {
+        cut += 1;
+        return;
+      }
+      size += line.length + 1;
+      lines.push(line);
+      if (entry) registry.push(entry);
+    };
+
+    // Iterative walk: [node, insideInteractive, frameLabel]
+    const stack = [];
+    const pushChildren = (parent, inside) => {
+      const kids = parent.children;
+      for (let i = kids.length - 1; i >= 0; i--) stack.push([kids[i], inside]);
+    };
+    const rootEl = document.body || document.documentElement;
+    if (annotate) {
+      for (const old of document.querySelectorAll("[mmid]")) old.removeAttribute("mmid");
+    }
+    pushChildren(rootEl, false);
+    while (stack.length) {
+      const [el, inside] = stack.pop();
+      if (el.nodeType !== 1 || SKIP_TAGS.has(el.tagName)) continue;
+      if (!el.checkVisibility()) continue;
+      if (el.getAttribute("aria-hidden") === "true") continue;
+      const mmid = ++counter;
+      if (annotate) el.setAttribute("mmid", String(mmid));
+      const shown = el.checkVisibility({ checkOpacity: true, checkVisibilityCSS: true });
+      const role = roleOf(el);
+      let interactive = false;
+      if (shown && !inside) {
+        interactive = isInteractive(el, role);
+        if (interactive) {
+          const rect = el.getBoundingClientRect();
+          interactive = rect.width > 0 && rect.height > 0;
+        }
+      }
+      if (shown && el.tagName === "DIALOG" && el.open && !modal) modal = el;
+      if (shown && role === "dialog" && el.getAttribute("aria-modal") === "true" && !modal) {
+        modal = el;
+      }
+      if (interactive) {
+        interactiveCount += 1;
+        if (mode !== "text_only") {
+          const name = nameOf(el);
+          emit(fieldLine(el, mmid, role, name), [mmid, el.tagName.toLowerCase(), role || "", name]);
+        } else if (!["INPUT", "SELECT", "TEXTAREA"].includes(el.tagName)) {
+          const name = nameOf(el);
+          if (name) emit(name);
+        }
+      } else if (shown && !inside && mode !== "input_fields") {
+        const text = ownText(el);
+        if (text) {
+          if (mode === "text_only") emit(text);
+          else {
+            const kind = role === "heading" ? el.tagName.toLowerCase() : "text";
+            emit(`[${mmid}] ${kind} ${q(text)}`, [mmid, el.tagName.toLowerCase(), role || "", text]);
+          }
+        }
+      }
+      if (el.tagName === "IFRAME") {
+        let doc = null;
+        try {
+          doc = el.contentDocument;
+        } catch (e) {
+          doc = null;
+        }
+        const label = squash(el.getAttribute("title") || el.getAttribute("name") || "", 60);
+        const src = squash(el.getAttribute("src") || "", 80);
+        if (doc && doc.body) {
+          if (annotate) {
+            for (const old of doc.querySelectorAll("[mmid]")) old.removeAttribute("mmid");
+          }
+          if (mode !== "text_only") emit(`[${mmid}] iframe ${q(label)} src=${q(src)}:`);
+          pushChildren(doc.body, inside);
+        } else if (mode !== "text_only") {
+          emit(`[${mmid}] iframe ${q(label)} src=${q(src)} (cross-origin, not inspected)`);
+        }
+        continue;
+      }
+      const insideNext = inside || interactive;
+      if (el.shadowRoot) {
+        const kids = el.children;
+        for (let i = kids.length - 1; i >= 0; i--) stack.push([kids[i], insideNext]);
+        pushChildren(el.shadowRoot, insideNext);
+      } else {
+        pushChildren(el, insideNext);
+      }
+    }
+    const header = [`Page ${q(document.title)} at ${location.href}`];
+    if (modal) {
+      header.push(
+        `A modal dialog is open (${describe(modal).split(">")[0]}>): ` +
+          "elements outside it are covered until it is closed.",
+      );
+    }
+    if (cut) {
+      lines.push(
+        `… output cut at ${budget} characters: ${cut} more lines not shown ` +
+          "(ask for a narrower content type, or scroll and look again).",
+      );
+    }
+    return {
+      text: header.concat(lines).join("\n"),
+      registry,
+      elements: counter,
+      interactive: interactiveCount,
+      cut,
+    };
+  }
+
+  function allRoots() {
+    const roots = [document];
+    for (const el of document.querySelectorAll("*")) {
+      if (el.shadowRoot) roots.push(el.shadowRoot);
+    }
+    return roots;
+  }
+
+  function record(state, records) {
+    for (const r of records) {
+      if (r.type === "attributes") {
+        state.changed += 1;
+        continue;
+      }
+      for (const n of r.addedNodes) {
+        if (n.nodeType !== 1 || SKIP_TAGS.has(n.tagName)) continue;
+        state.addedCount += 1 + n.getElementsByTagName("*").length;
+        if (state.added.length < 40) state.added.push(n);
+      }
+      for (const n of r.removedNodes) if (n.nodeType === 1) state.removed += 1;
+    }
+  }
+
+  function watch() {
+    const state = { added: [], addedCount: 0, removed: 0, changed: 0, observers: [] };
+    const callback = (records) => record(state, records);
+    for (const root of allRoots()) {
+      const observer = new MutationObserver(callback);
+      observer.observe(root, {
+        childList: true,
+        subtree: true,
+        attributes: true,
+        attributeFilter: ["style", "class", "hidden", "open", "aria-hidden", "aria-expanded"],
+      });
+      state.observers.push(observer);
+    }
+    window.__browserAgentWatch = state;
+    return true;
+  }
+
+  function changes() {
+    const state = window.__browserAgentWatch;
+    if (!state) return null;
+    for (const o of state.observers) {
+      record(state, o.takeRecords());
+      o.disconnect();
+    }
+    window.__browserAgentWatch = null;
+    const shown = state.added.filter((n) => n.isConnected && n.checkVisibility());
+    const interesting = [];
+    for (const n of shown) {
+      const inner = n.matches("a[href],button,input,select,textarea,[role]")
+        ? n
+        : n.querySelector("a[href],button,input,select,textarea,[role]");
+      interesting.push(describe(inner || n));
+      if (interesting.length >= 5) break;
+    }
+    return {
+      added: state.addedCount,
+      visibleAdded: shown.length,
+      removed: state.removed,
+      changed: state.changed,
+      examples: interesting,
+    };
+  }
+
+  switch (arg.op) {
+    case "observe": return observe(arg);
+    case "describe": return describe(target);
+    case "identity": {
+      const role = roleOf(target);
+      return [target.tagName.toLowerCase(), role || "", nameOf(target), isPassword(target)];
+    }
+    case "watch": return watch();
+    case "changes": return changes();
+    default: throw new Error(`unknown op ${arg.op}`);
+  }
+}

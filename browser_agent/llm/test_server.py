@@ -1,0 +1,276 @@
+"""A local OpenAI-compatible chat completions server for tests and benchmarks (stdlib only).
+
+Answers come from a policy function ``(messages, tools) -> LLMReply`` so the real
+``openai`` client path is exercised end to end. One-shot faults can be injected
+(bad JSON arguments, an unknown tool, HTTP 429 and 500, a slow answer), and an
+optional context limit records every request that would not fit a real model.
+When a request carries no ``tools`` (text-actions mode), the policy's tool calls
+are rendered into the content as action blocks, as a plain-text model would write them.
+
+    with start_test_llm_server(policy) as server:
+        client = OpenAIClient("test-model", base_url=server.base_url)
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import threading
+import time
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+from browser_agent.llm.text_actions import render_action
+from browser_agent.llm.types import LLMReply
+
+logger = logging.getLogger("browser_agent.llm.test_server")
+
+Policy = Callable[[list[dict], list[dict]], LLMReply]
+
+FAULTS = ("bad_json_arguments", "unknown_tool", "http_429", "http_500", "slow")
+UNKNOWN_TOOL_NAME = "no_such_tool"
+
+
+def estimate_tokens(messages: list[dict], tools: list[dict]) -> int:
+    """Rough prompt size: characters of the JSON of messages plus tools, divided by 4."""
+    return (len(json.dumps(messages)) + len(json.dumps(tools))) // 4
+
+
+@dataclass
+class ContextViolation:
+    """A request larger than ``max_context_tokens``; it was answered with HTTP 400."""
+
+    estimated_tokens: int
+    max_context_tokens: int
+    request: dict
+
+
+@dataclass
+class Fault:
+    """A one-shot fault for the next request; ``seconds`` is the delay of a ``slow`` fault."""
+
+    kind: str
+    seconds: float = 5.0
+
+
+@dataclass
+class Answer:
+    """An HTTP answer: status, JSON body and extra headers."""
+
+    status: int
+    body: dict
+    headers: dict[str, str] | None = None
+
+
+class LLMTestServer:
+    """The server state and logic; HTTP runs in a daemon thread on ``host:port`` (0 = any free)."""
+
+    def __init__(
+        self,
+        policy: Policy | None = None,
+        host: str = "127.0.0.1",
+        port: int = 0,
+        model: str = "test-model",
+    ):
+        self.policy = policy
+        self.model = model
+        self.requests: list[dict] = []
+        self.violations: list[ContextViolation] = []
+        self.latency_s = 0.0
+        self.max_context_tokens: int | None = None
+        self._faults: deque[Fault] = deque()
+        self._lock = threading.Lock()
+        self._stopping = threading.Event()
+        self._httpd = _HTTPServer((host, port), _Handler)
+        self._httpd.llm_server = self
+        self._thread = threading.Thread(
+            target=self._httpd.serve_forever, name="llm-test-server", daemon=True
+        )
+        self._thread.start()
+
+    @property
+    def base_url(self) -> str:
+        """The OpenAI base URL of this server, e.g. ``http://127.0.0.1:PORT/v1``."""
+        host, port = self._httpd.server_address[:2]
+        return f"http://{host}:{port}/v1"
+
+    def inject(self, fault: str, seconds: float = 5.0) -> None:
+        """Queue a one-shot fault, applied to the next chat request (faults queue up in order)."""
+        if fault not in FAULTS:
+            raise ValueError(f"unknown fault {fault!r}; choose one of {', '.join(FAULTS)}")
+        with self._lock:
+            self._faults.append(Fault(fault, seconds))
+
+    def stop(self) -> None:
+        """Stop serving, wake sleeping handlers, and release the port."""
+        self._stopping.set()
+        self._httpd.shutdown()
+        self._httpd.server_close()
+        self._thread.join()
+
+    def __enter__(self) -> LLMTestServer:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.stop()
+
+    def models(self) -> Answer:
+        """The GET /v1/models answer: the one model this server plays."""
+        model = {"id": self.model, "object": "model", "created": 0, "owned_by": "test-server"}
+        return Answer(200, {"object": "list", "data": [model]})
+
+    def chat(self, body: Any) -> Answer:
+        """Answer a chat completions request: validate, record, apply faults, ask the policy."""
+        if not isinstance(body, dict) or not isinstance(body.get("messages"), list):
+            return _error(400, "request body must be a JSON object with a 'messages' list")
+        if body.get("stream"):
+            return _error(400, "streaming is not supported by the test server")
+        messages, tools = body["messages"], body.get("tools") or []
+        tokens = estimate_tokens(messages, tools)
+        with self._lock:
+            self.requests.append(body)
+            number = len(self.requests)
+            too_long = self.max_context_tokens is not None and tokens > self.max_context_tokens
+            if too_long:
+                self.violations.append(ContextViolation(tokens, self.max_context_tokens, body))
+            fault = self._faults.popleft() if self._faults and not too_long else None
+        self._stopping.wait(
+            self.latency_s + (fault.seconds if fault and fault.kind == "slow" else 0)
+        )
+        if too_long:
+            message = f"{tokens} estimated tokens exceed the limit of {self.max_context_tokens}"
+            return _error(400, message, code="context_length_exceeded")
+        if fault and fault.kind == "http_429":
+            return _error(
+                429, "Rate limit reached (injected fault)", "requests", "rate_limit_exceeded"
+            )
+        if fault and fault.kind == "http_500":
+            return _error(500, "Internal server error (injected fault)", "server_error")
+        try:
+            reply = self._ask_policy(messages, tools)
+        except Exception as exc:  # the policy is test code: report its failure, keep serving
+            logger.exception("test LLM policy failed")
+            return _error(500, f"policy failed: {type(exc).__name__}: {exc}", "server_error")
+        if fault and fault.kind in ("bad_json_arguments", "unknown_tool"):
+            reply = _corrupt_first_call(reply, fault.kind)
+        return Answer(200, self._completion(body, reply, tokens, number))
+
+    def _ask_policy(self, messages: list[dict], tools: list[dict]) -> LLMReply:
+        """The policy's reply; without a policy (later: the offline planner) say what is missing."""
+        if self.policy is None:
+            raise RuntimeError("no policy: pass one to start_test_llm_server(policy)")
+        return self.policy(messages, tools)
+
+    def _completion(self, body: dict, reply: LLMReply, prompt_tokens: int, number: int) -> dict:
+        """A chat.completion for the reply; tool calls become text when no tools were sent."""
+        message: dict[str, Any] = {"role": "assistant", "content": reply.content}
+        if reply.tool_calls and not body.get("tools"):
+            blocks = [render_action(call) for call in reply.tool_calls]
+            message["content"] = "\n\n".join(([reply.content] if reply.content else []) + blocks)
+        elif reply.tool_calls:
+            message["tool_calls"] = [call.to_dict() for call in reply.tool_calls]
+        completion_chars = len(message["content"] or "") + sum(
+            len(call.name) + len(call.arguments) for call in reply.tool_calls
+        )
+        completion_tokens = max(1, completion_chars // 4)
+        return {
+            "id": f"chatcmpl-test-{number}",
+            "object": "chat.completion",
+            "created": int(time.time()),
+            "model": body.get("model") or self.model,
+            "choices": [
+                {
+                    "index": 0,
+                    "message": message,
+                    "finish_reason": "tool_calls" if "tool_calls" in message else "stop",
+                    "logprobs": None,
+                }
+            ],
+            "usage": {
+                "prompt_tokens": prompt_tokens,
+                "completion_tokens": completion_tokens,
+                "total_tokens": prompt_tokens + completion_tokens,
+            },
+        }
+
+
+def start_test_llm_server(
+    policy: Policy | None = None, port: int = 0, model: str = "test-model"
+) -> LLMTestServer:
+    """Start a test LLM server on 127.0.0.1 (port 0: any free port) answering with ``policy``.
+
+    ``policy=None`` is reserved for the default policy, to be filled in by the offline
+    planner; until then a chat request without a policy is answered with HTTP 500.
+    """
+    return LLMTestServer(policy, port=port, model=model)
+
+
+def _corrupt_first_call(reply: LLMReply, kind: str) -> LLMReply:
+    """Corrupt the reply's first tool call (a no-op when the reply has none)."""
+    if not reply.tool_calls:
+        return reply
+    first, *rest = reply.tool_calls
+    if kind == "bad_json_arguments":
+        arguments = first.arguments.strip()
+        first = replace(first, arguments=arguments[: len(arguments) // 2] or "{")
+    elif kind == "unknown_tool":
+        first = replace(first, name=UNKNOWN_TOOL_NAME)
+    return replace(reply, tool_calls=[first, *rest])
+
+
+def _error(
+    status: int, message: str, kind: str = "invalid_request_error", code: str | None = None
+) -> Answer:
+    """An OpenAI-style error answer; 429s carry ``Retry-After: 0`` so retries are immediate."""
+    headers = {"Retry-After": "0"} if status == 429 else None
+    body = {"error": {"message": message, "type": kind, "param": None, "code": code}}
+    return Answer(status, body, headers)
+
+
+class _HTTPServer(ThreadingHTTPServer):
+    """The stdlib threading server, holding the LLMTestServer its handlers answer for."""
+
+    llm_server: LLMTestServer
+
+
+class _Handler(BaseHTTPRequestHandler):
+    """HTTP plumbing: route, parse JSON, write the Answer."""
+
+    server: _HTTPServer
+
+    def do_GET(self) -> None:
+        if self.path.split("?")[0].rstrip("/") == "/v1/models":
+            self._send(self.server.llm_server.models())
+        else:
+            self._send(_error(404, f"no route for GET {self.path}"))
+
+    def do_POST(self) -> None:
+        if self.path.split("?")[0].rstrip("/") != "/v1/chat/completions":
+            self._send(_error(404, f"no route for POST {self.path}"))
+            return
+        raw = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+        try:
+            body = json.loads(raw)
+        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+            self._send(_error(400, f"request body is not valid JSON: {exc}"))
+            return
+        self._send(self.server.llm_server.chat(body))
+
+    def _send(self, answer: Answer) -> None:
+        data = json.dumps(answer.body).encode()
+        try:
+            self.send_response(answer.status)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(data)))
+            for name, value in (answer.headers or {}).items():
+                self.send_header(name, value)
+            self.end_headers()
+            self.wfile.write(data)
+        except (BrokenPipeError, ConnectionResetError):
+            logger.debug("client went away before the answer (e.g. it timed out)")
+
+    def log_message(self, format: str, *args: Any) -> None:
+        logger.debug("%s " + format, self.address_string(), *args)

@@ -1,0 +1,169 @@
+"""Plain-text action format for models without native tool calling.
+
+The model writes its reasoning, then one fenced block::
+
+    ```action
+    {"name": "tool_name", "arguments": {...}}
+    ```
+
+Only the last block of an answer counts; an answer without a block is a final
+answer. History in native shape (assistant ``tool_calls``, ``tool`` messages) is
+rewritten into this text form before it is sent, so the model only ever sees text.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from browser_agent.llm.types import ToolCall
+
+ACTION_BLOCK = re.compile(r"```action[ \t]*\r?\n(.*?)(?:```|\Z)", re.DOTALL | re.IGNORECASE)
+
+FORMAT_INSTRUCTIONS = """\
+# How to act
+You cannot call tools directly. To use a tool, first write your reasoning, then end
+your answer with exactly one action block:
+
+```action
+{"name": "<tool name>", "arguments": {<the tool's arguments as a JSON object>}}
+```
+
+Only the last action block of an answer is executed; its result comes back in the
+next message. To give your final answer, write plain text with no action block.
+
+# Tools
+"""
+
+
+def render_tools_as_text(tools: list[dict]) -> str:
+    """Describe function tool schemas as text: name, description and argument JSON schema."""
+    parts = []
+    for tool in tools:
+        function = tool["function"]
+        parameters = json.dumps(function.get("parameters", {}), ensure_ascii=False)
+        parts.append(
+            f"## {function['name']}\n{function.get('description', '').strip()}\n"
+            f"Arguments (JSON schema): {parameters}"
+        )
+    return "\n\n".join(parts)
+
+
+def parse_text_action(text: str) -> tuple[str, ToolCall | None]:
+    """Split a text answer into its reasoning (text before the last action block) and that action.
+
+    A block whose body is not a JSON object with a string ``name`` still yields a
+    ToolCall, with ``name=""`` and the raw block body as ``arguments``: the agent
+    loop then reports an unreadable action back to the model instead of the
+    answer being mistaken for a final one. An unclosed last block (the model was
+    cut off) is read to the end of the text. Text after the last block is dropped.
+    """
+    blocks = list(ACTION_BLOCK.finditer(text))
+    if not blocks:
+        return text.strip(), None
+    last = blocks[-1]
+    return text[: last.start()].strip(), _block_to_call(last.group(1).strip())
+
+
+def _block_to_call(body: str) -> ToolCall:
+    """Read one action block body into a ToolCall (id ``call_1``: one action per reply)."""
+    try:
+        action = json.loads(body)
+    except json.JSONDecodeError:
+        action = None
+    if not isinstance(action, dict) or not isinstance(action.get("name"), str):
+        return ToolCall(id="call_1", name="", arguments=body)
+    arguments = action.get("arguments", {})
+    if not isinstance(arguments, str):
+        arguments = json.dumps(arguments, ensure_ascii=False)
+    return ToolCall(id="call_1", name=action["name"], arguments=arguments)
+
+
+def render_action(call: ToolCall) -> str:
+    """Write a tool call as an action block, keeping invalid arguments verbatim."""
+    if not call.name:
+        body = call.arguments
+    else:
+        name = json.dumps(call.name, ensure_ascii=False)
+        try:
+            arguments = json.dumps(json.loads(call.arguments), ensure_ascii=False)
+        except json.JSONDecodeError:
+            arguments = call.arguments
+        body = f'{{"name": {name}, "arguments": {arguments}}}'
+    return f"```action\n{body}\n```"
+
+
+def to_text_messages(messages: list[dict], tools: list[dict]) -> list[dict]:
+    """Rewrite a native-shaped history as plain text messages, with the tools in the system prompt.
+
+    Assistant tool calls become action blocks after the assistant's text; tool
+    results become user messages "Result of <tool>: ...", consecutive results
+    merged into one message so that user and assistant turns keep alternating.
+    """
+    converted: list[dict] = []
+    tool_names: dict[str, str] = {}
+    results: dict | None = None
+    for message in messages:
+        if message.get("role") == "tool":
+            text = "\n\n".join(_tool_results(message, tool_names))
+            if results is None:
+                results = {"role": "user", "content": text}
+                converted.append(results)
+            else:
+                results["content"] += "\n\n" + text
+            continue
+        results = None
+        if message.get("role") == "assistant" and message.get("tool_calls"):
+            converted.append(_assistant_as_text(message, tool_names))
+        else:
+            converted.append(dict(message))
+    return _with_instructions(converted, tools) if tools else converted
+
+
+def _assistant_as_text(message: dict, tool_names: dict[str, str]) -> dict:
+    """An assistant message with tool calls as text, remembering call ids for their results."""
+    blocks = []
+    for item in message["tool_calls"]:
+        function = item.get("function", {})
+        call = ToolCall(
+            id=item.get("id", ""),
+            name=function.get("name", ""),
+            arguments=function.get("arguments", ""),
+        )
+        tool_names[call.id] = call.name
+        blocks.append(render_action(call))
+    text = "\n\n".join(([message["content"]] if message.get("content") else []) + blocks)
+    return {"role": "assistant", "content": text}
+
+
+def _tool_results(message: dict, tool_names: dict[str, str]) -> list[str]:
+    """The "Result of <tool>: ..." lines of a tool message, plain or with AutoGen tool_responses."""
+    responses = message.get("tool_responses") or [message]
+    return [
+        f"Result of {tool_names.get(item.get('tool_call_id', ''), 'the action')}: "
+        f"{_text(item.get('content'))}"
+        for item in responses
+    ]
+
+
+def _with_instructions(messages: list[dict], tools: list[dict]) -> list[dict]:
+    """Append the action format and tool list to the first system message, or add one."""
+    instructions = FORMAT_INSTRUCTIONS + render_tools_as_text(tools)
+    if messages and messages[0].get("role") == "system":
+        system = _text(messages[0].get("content"))
+        first = {
+            **messages[0],
+            "content": f"{system}\n\n{instructions}" if system else instructions,
+        }
+        return [first, *messages[1:]]
+    return [{"role": "system", "content": instructions}, *messages]
+
+
+def _text(content: Any) -> str:
+    """Message content as text: strings as-is, content-part lists joined, None as empty."""
+    if content is None:
+        return ""
+    if isinstance(content, list):
+        return "\n".join(part.get("text", "") for part in content if isinstance(part, dict))
+    return str(content)

@@ -1,0 +1,1 @@
+"""Skills the agent can call: primitives (hand-written) and harvested (generated)."""

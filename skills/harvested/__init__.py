@@ -1,0 +1,1 @@
+"""Harvested skills generated from successful runs (see browser_agent.harvest)."""

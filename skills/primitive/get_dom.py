@@ -1,0 +1,21 @@
+"""get_dom: a compact view of the page with mmids to act on."""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from browser_agent.browser.session import session
+from browser_agent.dom.observe import observe_page
+
+
+async def get_dom(
+    content_type: Annotated[
+        Literal["text_only", "input_fields", "all_fields"],
+        "text_only: the visible text; input_fields: things to type into or press, with mmids; "
+        "all_fields: interactive elements plus the text around them, with mmids.",
+    ] = "all_fields",
+) -> str:
+    """Look at the current page. Each element line starts with its [mmid], valid until the
+    page changes."""
+    observation = await observe_page(session(), content_type)
+    return observation.text
