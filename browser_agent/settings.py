@@ -42,6 +42,7 @@ class Settings:
     llm_api_key: str | None = None
     llm_model: str = "gpt-4o-mini"
     llm_timeout_s: float = 60.0
+    llm_text_actions: bool = False  # for models without native tool calls
 
     @property
     def logs_dir(self) -> Path:
@@ -74,4 +75,5 @@ def load_settings() -> Settings:
         llm_api_key=_env("LLM_API_KEY", os.environ.get("OPENAI_API_KEY")),
         llm_model=_env("LLM_MODEL", os.environ.get("OPENAI_MODEL", "gpt-4o-mini")) or "",
         llm_timeout_s=_env_float("LLM_TIMEOUT_S", 60.0),
+        llm_text_actions=_env("LLM_TEXT_ACTIONS", "0") in ("1", "true", "yes"),
     )

@@ -5,7 +5,16 @@ from __future__ import annotations
 import inspect
 import types
 from collections.abc import Callable
-from typing import Annotated, Any, Literal, Union, get_args, get_origin, get_type_hints, is_typeddict
+from typing import (
+    Annotated,
+    Any,
+    Literal,
+    Union,
+    get_args,
+    get_origin,
+    get_type_hints,
+    is_typeddict,
+)
 
 
 def tool_schema(fn: Callable[..., Any]) -> dict[str, Any]:

@@ -168,9 +168,11 @@ async def test_exhausted_retries_raise_llm_error(
     for _ in range(3):
         server.inject("http_500")
 
-    with caplog.at_level(logging.WARNING, logger="browser_agent.llm"):
-        with pytest.raises(LLMError, match="failed after 3 attempts.*HTTP 500") as raised:
-            await llm.complete(MESSAGES, TOOLS)
+    with (
+        caplog.at_level(logging.WARNING, logger="browser_agent.llm"),
+        pytest.raises(LLMError, match="failed after 3 attempts.*HTTP 500") as raised,
+    ):
+        await llm.complete(MESSAGES, TOOLS)
 
     assert raised.value.status_code == 500
     assert len(server.requests) == 3
@@ -262,7 +264,9 @@ async def test_text_actions_send_no_tools_and_parse_the_action(
     assert render_tools_as_text(TOOLS) in system["content"]
     assert sent["messages"][1:] == MESSAGES[1:]
     assert reply.content == "I will open the shop."
-    assert reply.tool_calls == [ToolCall("call_1", "open_url", json.dumps(json.loads(ARGUMENTS)))]
+    assert reply.tool_calls == [
+        ToolCall("call_1", "open_url", json.dumps(json.loads(ARGUMENTS), ensure_ascii=False))
+    ]
 
 
 async def test_text_actions_last_block_wins(

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from contextlib import asynccontextmanager, suppress
 from dataclasses import dataclass, field
 
 from playwright.async_api import Error as PlaywrightError
@@ -58,10 +58,8 @@ async def watching(active: BrowserSession) -> AsyncIterator[Changes]:
 
     dialogs_before = len(active.dialogs)
     notes_before = len(active.notes)
-    try:
+    with suppress(PlaywrightError):  # mid-navigation: the navigation itself is reported
         await run_on_page(page, "watch")
-    except PlaywrightError:
-        pass  # the page is mid-navigation; the navigation itself is reported below
     page.on("framenavigated", on_navigated)
     try:
         yield changes
@@ -83,6 +81,8 @@ async def watching(active: BrowserSession) -> AsyncIterator[Changes]:
             changes.appeared = report["visibleAdded"]
             changes.removed = report["removed"]
             changes.examples = report["examples"]
+    if changes.page_changed:
+        active.page_version += 1
     changes.messages.extend(active.dialogs[dialogs_before:])
     changes.messages.extend(active.notes[notes_before:])
 

@@ -107,8 +107,7 @@ async def _by_selector(active: BrowserSession, selector: str, timeout: float) ->
         message = str(exc).splitlines()[0]
         if "Timeout" in message:
             raise ActionError(
-                f"No element matches {selector} on {page.url} "
-                f"(waited {timeout / 1000:g} s).",
+                f"No element matches {selector} on {page.url} (waited {timeout / 1000:g} s).",
                 kind="not_found",
                 selector=selector,
             ) from exc

@@ -31,6 +31,7 @@ class BrowserSession:
     secrets: set[str] = field(default_factory=set)
     dialogs: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    page_version: int = 0  # bumped whenever an action navigates or adds elements
     crashed: bool = False
 
     @classmethod

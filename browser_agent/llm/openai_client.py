@@ -52,6 +52,7 @@ class OpenAIClient:
             timeout=timeout_s,
             max_retries=0,
         )
+        self._label = f"LLM {model} at {self._client.base_url}"
 
     async def complete(self, messages: list[dict], tools: list[dict]) -> LLMReply:
         """One chat completion; tool calls native or parsed from the text action block."""
@@ -64,7 +65,7 @@ class OpenAIClient:
                 request["tools"] = tools
         response = await self._create_with_retries(request)
         if not response.choices:
-            raise LLMError(f"LLM {self.name} returned no choices")
+            raise LLMError(f"{self._label} returned no choices")
         message = response.choices[0].message
         usage = Usage(
             prompt_tokens=getattr(response.usage, "prompt_tokens", 0) or 0,
@@ -91,17 +92,17 @@ class OpenAIClient:
             except openai.APIError as exc:
                 reason = self._retry_reason(exc)
                 if reason is None:
-                    raise _permanent_error(self.name, exc) from exc
+                    raise self._permanent_error(exc) from exc
                 if attempt > self.max_retries:
                     raise LLMError(
-                        f"LLM {self.name} failed after {attempt} attempts: {reason}",
+                        f"{self._label} failed after {attempt} attempts: {reason}",
                         status_code=getattr(exc, "status_code", None),
                         code=exc.code,
                     ) from exc
                 delay = self._delay(attempt, exc)
                 logger.warning(
-                    "LLM %s: %s; retry %d/%d in %.2fs",
-                    self.name,
+                    "%s: %s; retry %d/%d in %.2fs",
+                    self._label,
                     reason,
                     attempt,
                     self.max_retries,
@@ -116,9 +117,9 @@ class OpenAIClient:
         if isinstance(exc, openai.APIConnectionError):
             return f"connection error ({exc.__cause__ or exc})"
         if isinstance(exc, openai.RateLimitError):
-            return f"rate limited (HTTP 429: {exc.message})"
+            return f"rate limited (HTTP 429: {_message(exc)})"
         if isinstance(exc, openai.APIStatusError) and exc.status_code >= 500:
-            return f"server error (HTTP {exc.status_code}: {exc.message})"
+            return f"server error (HTTP {exc.status_code}: {_message(exc)})"
         return None
 
     def _delay(self, attempt: int, exc: openai.APIError) -> float:
@@ -129,6 +130,25 @@ class OpenAIClient:
                 return min(retry_after, self.backoff_max_s)
         backoff = min(self.backoff_base_s * 2 ** (attempt - 1), self.backoff_max_s)
         return backoff * random.uniform(0.5, 1.0)
+
+    def _permanent_error(self, exc: openai.APIError) -> LLMError:
+        """An LLMError for a failure that retrying would not fix (bad request, auth, ...)."""
+        status = getattr(exc, "status_code", None)
+        what = f"HTTP {status}" if status else type(exc).__name__
+        if exc.code:
+            what += f" {exc.code}"
+        return LLMError(
+            f"{self._label} rejected the request ({what}): {_message(exc)}",
+            status_code=status,
+            code=exc.code,
+        )
+
+
+def _message(exc: openai.APIError) -> str:
+    """The error message from the response body, without the SDK's "Error code: N - " prefix."""
+    if isinstance(exc.body, dict) and isinstance(exc.body.get("message"), str):
+        return exc.body["message"]
+    return exc.message
 
 
 def _native_calls(message: Any) -> list[ToolCall]:
@@ -162,14 +182,3 @@ def _retry_after_s(headers: Any) -> float | None:
         return max(parsedate_to_datetime(value).timestamp() - time(), 0.0)
     except (TypeError, ValueError):
         return None
-
-
-def _permanent_error(model: str, exc: openai.APIError) -> LLMError:
-    """An LLMError for a failure that retrying would not fix (bad request, auth, ...)."""
-    status = getattr(exc, "status_code", None)
-    where = f"HTTP {status}" if status else type(exc).__name__
-    if exc.code:
-        where += f" {exc.code}"
-    return LLMError(
-        f"LLM {model} request rejected ({where}): {exc.message}", status_code=status, code=exc.code
-    )

@@ -87,7 +87,10 @@ class LLMTestServer:
         self._httpd = _HTTPServer((host, port), _Handler)
         self._httpd.llm_server = self
         self._thread = threading.Thread(
-            target=self._httpd.serve_forever, name="llm-test-server", daemon=True
+            target=self._httpd.serve_forever,
+            kwargs={"poll_interval": 0.05},  # how long stop() may wait for the accept loop
+            name="llm-test-server",
+            daemon=True,
         )
         self._thread.start()
 

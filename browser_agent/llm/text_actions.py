@@ -56,8 +56,9 @@ def parse_text_action(text: str) -> tuple[str, ToolCall | None]:
     A block whose body is not a JSON object with a string ``name`` still yields a
     ToolCall, with ``name=""`` and the raw block body as ``arguments``: the agent
     loop then reports an unreadable action back to the model instead of the
-    answer being mistaken for a final one. An unclosed last block (the model was
-    cut off) is read to the end of the text. Text after the last block is dropped.
+    answer being mistaken for a final one. Earlier blocks stay in the reasoning as
+    written but are not executed; text after the last block is dropped; an unclosed
+    last block (the model was cut off) is read to the end of the text.
     """
     blocks = list(ACTION_BLOCK.finditer(text))
     if not blocks:

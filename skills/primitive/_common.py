@@ -25,7 +25,9 @@ async def attempt(action: Awaitable[T], what: str, selector: str | None = None) 
         first = str(exc).splitlines()[0]
         detail = _explain(str(exc))
         kind = "timeout" if "Timeout" in first else "failed"
-        raise ActionError(f"Could not {what}: {detail or first}", kind=kind, selector=selector)
+        raise ActionError(
+            f"Could not {what}: {detail or first}", kind=kind, selector=selector
+        ) from exc
 
 
 def _explain(message: str) -> str:

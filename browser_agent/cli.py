@@ -1,0 +1,215 @@
+"""The browser-agent command line."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+import time
+from dataclasses import asdict
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.markup import escape
+from rich.table import Table
+from sqlmodel import Session, select
+
+from browser_agent.browser.errors import BrowserError
+from browser_agent.browser.session import browser_session
+from browser_agent.dom.observe import observe_page
+from browser_agent.llm.openai_client import OpenAIClient
+from browser_agent.llm.types import LLMClient
+from browser_agent.planner.agent import RunResult, run_command
+from browser_agent.planner.people import console_channel
+from browser_agent.settings import Settings, load_settings
+from browser_agent.store.db import open_store
+from browser_agent.store.models import Run, Step
+
+console = Console()
+
+app = typer.Typer(
+    help="A browser agent that carries out web commands and learns skills from its runs.",
+    no_args_is_help=True,
+    add_completion=False,
+)
+
+
+@app.command("demo-site")
+def demo_site(
+    port: Annotated[int, typer.Option(help="Port on 127.0.0.1 (0 picks a free one).")] = 8811,
+    variant: Annotated[
+        str, typer.Option(help="'normal', or 'redesign' to rename ids and move elements.")
+    ] = "normal",
+) -> None:
+    """Serve the bundled demo shoe shop until stopped (Ctrl-C)."""
+    from browser_agent.demo_site import start_demo_site
+
+    site = start_demo_site(port=port, variant=variant)
+    typer.echo(f"Demo shop ({site.variant}) at {site.url} - press Ctrl-C to stop.")
+    try:
+        while True:
+            time.sleep(3600)
+    except KeyboardInterrupt:
+        typer.echo("Stopped.")
+    finally:
+        site.stop()
+
+
+@app.command()
+def dom(
+    url: Annotated[str, typer.Argument(help="The page to look at.")],
+    content_type: Annotated[
+        str, typer.Option("--content-type", "-t", help="text_only, input_fields or all_fields.")
+    ] = "all_fields",
+) -> None:
+    """Print the distilled DOM of a page, as the planner sees it."""
+    from skills.primitive.open_url import open_url
+
+    async def show() -> str:
+        async with browser_session(load_settings()) as active:
+            await open_url(url)
+            return (await observe_page(active, content_type)).text
+
+    try:
+        typer.echo(asyncio.run(show()))
+    except (BrowserError, ValueError) as exc:
+        typer.secho(str(exc), fg="red", err=True)
+        raise typer.Exit(2) from exc
+    except Exception as exc:  # an ActionError from open_url, worded for people
+        typer.secho(str(exc), fg="red", err=True)
+        raise typer.Exit(1) from exc
+
+
+def make_llm(settings: Settings, model: str | None, text_actions: bool = False) -> LLMClient:
+    """The configured model client; a clear error when none is configured."""
+    chosen = model or settings.llm_model
+    if settings.llm_base_url is None and settings.llm_api_key is None:
+        raise typer.BadParameter(
+            "No LLM endpoint is configured. Set OPENAI_API_KEY (and OPENAI_BASE_URL for a "
+            "local or self-hosted server such as Ollama, vLLM or llama.cpp), or the "
+            "BROWSER_AGENT_LLM_* settings.",
+            param_hint="--model",
+        )
+    return OpenAIClient(
+        chosen,
+        base_url=settings.llm_base_url,
+        api_key=settings.llm_api_key,
+        timeout_s=settings.llm_timeout_s,
+        text_actions=text_actions or settings.llm_text_actions,
+    )
+
+
+def _target(arguments: str) -> str:
+    """The most telling argument of a step, for the progress line."""
+    try:
+        parsed = json.loads(arguments or "{}")
+    except json.JSONDecodeError:
+        return arguments[:40]
+    if not isinstance(parsed, dict):
+        return ""
+    for key in ("url", "selector", "text_selector", "content_type", "option", "keys", "answer"):
+        if key in parsed:
+            return str(parsed[key])[:50]
+    return ""
+
+
+def _print_step(step: Step) -> None:
+    mark = "[green]ok[/]" if step.ok else "[red]error[/]"
+    response = step.response.replace("\n", " ")
+    console.print(
+        f"{step.index:>3} {step.tool:<22} {escape(_target(step.arguments)):<28} {mark} "
+        f"{step.duration_s:5.2f}s  [dim]{escape(response[:70])}[/]"
+    )
+
+
+def print_summary(result: RunResult) -> None:
+    """The answer and what the run cost."""
+    colour = "green" if result.status == "succeeded" else "red"
+    console.print(f"\n[bold {colour}]{result.status}[/]: {escape(result.answer)}")
+    console.print(
+        f"[dim]run {result.run_id}: {result.steps} steps, {result.llm_calls} LLM calls, "
+        f"{result.prompt_tokens + result.completion_tokens} tokens, {result.seconds:.1f} s; "
+        f"log {result.log_path}[/]"
+    )
+
+
+@app.command()
+def run(
+    command: Annotated[str, typer.Argument(help="What to do, in plain words.")],
+    url: Annotated[str | None, typer.Option("--url", help="Page to start from.")] = None,
+    max_steps: Annotated[int, typer.Option(help="Stop after this many tool calls.")] = 30,
+    headed: Annotated[bool, typer.Option(help="Show the browser window.")] = False,
+    model: Annotated[str | None, typer.Option(help="Model name at the endpoint.")] = None,
+    text_actions: Annotated[
+        bool, typer.Option(help="For models without tool calling: plain-text actions.")
+    ] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the result as JSON.")] = False,
+) -> None:
+    """Carry out a web command with the planner; every step is logged and stored."""
+    settings = load_settings()
+    if headed:
+        settings = settings.with_overrides(headless=False)
+    llm = make_llm(settings, model, text_actions)
+    interactive = sys.stdin.isatty() and not as_json
+    result = asyncio.run(
+        run_command(
+            command,
+            llm,
+            settings,
+            start_url=url,
+            max_steps=max_steps,
+            channel=console_channel(interactive),
+            on_step=None if as_json else _print_step,
+        )
+    )
+    if as_json:
+        typer.echo(json.dumps(asdict(result), indent=2))
+    else:
+        print_summary(result)
+    raise typer.Exit(0 if result.status == "succeeded" else 1)
+
+
+@app.command()
+def runs(
+    limit: Annotated[int, typer.Option(help="How many recent runs to list.")] = 20,
+) -> None:
+    """List recent runs with their outcome and cost."""
+    engine = open_store(load_settings())
+    with Session(engine) as db:
+        rows = db.exec(select(Run).order_by(Run.started_at.desc()).limit(limit)).all()
+    table = Table("run", "status", "steps", "LLM calls", "started", "command")
+    for row in rows:
+        table.add_row(
+            row.id,
+            row.status,
+            str(row.steps),
+            str(row.llm_calls),
+            f"{row.started_at:%Y-%m-%d %H:%M}",
+            escape(row.command[:60]),
+        )
+    console.print(table if rows else "No runs yet: try browser-agent demo.")
+
+
+@app.command()
+def show(
+    run_id: Annotated[str, typer.Argument(help="The run id (see browser-agent runs).")],
+) -> None:
+    """Print one run's steps: tool, arguments, response."""
+    engine = open_store(load_settings())
+    with Session(engine) as db:
+        found = db.get(Run, run_id)
+        if found is None:
+            typer.secho(f"No run {run_id!r}.", fg="red", err=True)
+            raise typer.Exit(1)
+        steps = db.exec(select(Step).where(Step.run_id == run_id).order_by(Step.index)).all()
+    console.print(f"[bold]{escape(found.command)}[/] ({found.status}, model {found.model})")
+    for step in steps:
+        mark = "ok" if step.ok else "error"
+        console.print(f"{step.index:>3} {step.tool}({escape(step.arguments)}) {mark}")
+        console.print(f"    [dim]{escape(step.response[:300])}[/]")
+    console.print(f"Answer: {escape(found.answer or '')}\nLog: {found.log_path}")
+
+
+if __name__ == "__main__":
+    app()

@@ -1,0 +1,328 @@
+"""The planner loop (System 2): the model calls tools until the command is done.
+
+Each model answer is appended to the history, its tool calls run in order, and each
+answer of a tool comes back as a tool message. Malformed calls, errors and loops are
+described to the model; bounded counters end runs that do not recover.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import json
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Annotated, Any
+
+from playwright.async_api import Browser
+from sqlalchemy import Engine
+
+from browser_agent.browser.errors import ActionError, BrowserError
+from browser_agent.browser.session import BrowserSession, browser_session
+from browser_agent.llm.types import LLMClient, LLMError, LLMReply, ToolCall
+from browser_agent.planner.people import Channel, ask_user, tell_user, use_channel
+from browser_agent.planner.prompts import prompt, task_message
+from browser_agent.planner.records import RunRecorder
+from browser_agent.settings import Settings
+from browser_agent.store.db import open_store
+from browser_agent.store.models import Step
+from browser_agent.tools import tool_schema
+from skills.primitive import PRIMITIVES
+
+TERMINATE = "##TERMINATE##"
+MAX_CONSECUTIVE_FAILURES = 5
+LOOP_REPEATS = 3
+
+
+async def finish(
+    answer: Annotated[str, "The result for the person: what was found or done, final URL."],
+    success: Annotated[bool, "False when the task could not be done."] = True,
+) -> str:
+    """Finish the task with the final answer."""
+    return answer
+
+
+@dataclass
+class RunResult:
+    """How a run ended and what it cost."""
+
+    run_id: str
+    status: str
+    answer: str
+    steps: int
+    llm_calls: int
+    prompt_tokens: int
+    completion_tokens: int
+    seconds: float
+    log_path: str
+    final_url: str | None = None
+
+
+@dataclass
+class Outcome:
+    """The answer of one tool call, as the model will read it."""
+
+    text: str
+    ok: bool
+    error: str | None = None
+
+
+@dataclass
+class Tools:
+    """The callables the model may use, by name, and their schemas."""
+
+    functions: dict[str, Callable[..., Any]] = field(default_factory=dict)
+
+    @classmethod
+    def default(cls) -> Tools:
+        return cls({**PRIMITIVES, "ask_user": ask_user, "tell_user": tell_user, "finish": finish})
+
+    def schemas(self) -> list[dict[str, Any]]:
+        return [tool_schema(fn) for fn in self.functions.values()]
+
+
+async def execute(call: ToolCall, tools: Tools) -> Outcome:
+    """Run one tool call; anything wrong with it becomes an answer the model can act on."""
+    fn = tools.functions.get(call.name)
+    if not call.name:
+        return Outcome(
+            f"Error: your action could not be read ({call.arguments[:200]!r}). Write one action "
+            'block holding a JSON object such as {"name": "get_dom", "arguments": {}}.',
+            False,
+            "unreadable_action",
+        )
+    if fn is None:
+        known = ", ".join(tools.functions)
+        return Outcome(
+            f"Error: there is no tool named {call.name!r}. Tools: {known}.", False, "unknown_tool"
+        )
+    try:
+        arguments = json.loads(call.arguments or "{}")
+    except json.JSONDecodeError as exc:
+        return Outcome(
+            f"Error: the arguments of {call.name} are not valid JSON ({exc.msg} at character "
+            f"{exc.pos}). Send them again as one JSON object.",
+            False,
+            "bad_arguments",
+        )
+    if not isinstance(arguments, dict):
+        return Outcome(
+            f"Error: the arguments of {call.name} must be a JSON object.", False, "bad_arguments"
+        )
+    try:
+        inspect.signature(fn).bind(**arguments)
+    except TypeError as exc:
+        return Outcome(f"Error: wrong arguments for {call.name}: {exc}.", False, "bad_arguments")
+    try:
+        return Outcome(str(await fn(**arguments)), True)
+    except ActionError as exc:
+        return Outcome(f"Error: {exc}", False, exc.kind)
+    except (ValueError, TypeError) as exc:
+        return Outcome(f"Error: {exc}", False, "bad_arguments")
+
+
+@dataclass
+class Agent:
+    """One run of the planner: the model, its tools, the records, the browser session."""
+
+    llm: LLMClient
+    settings: Settings
+    recorder: RunRecorder
+    tools: Tools
+    max_steps: int
+    on_step: Callable[[Step], None] | None = None
+    messages: list[dict[str, Any]] = field(default_factory=list)
+    llm_calls: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    failures: int = 0
+    recent: list[tuple[str, str, str]] = field(default_factory=list)
+    warned_loop: bool = False
+
+    async def run(self, active: BrowserSession, command: str, start_url: str | None) -> str:
+        """Drive the model until it finishes; returns the final answer or raises RunFailed."""
+        self.messages = [
+            {"role": "system", "content": prompt("system").strip()},
+            {"role": "user", "content": task_message(command, start_url)},
+        ]
+        schemas = self.tools.schemas()
+        while True:
+            reply = await self._ask(schemas)
+            if not reply.tool_calls:
+                return (reply.content or "").replace(TERMINATE, "").strip()
+            for index, call in enumerate(reply.tool_calls):
+                if call.name == "finish":
+                    return self._finish(call)
+                if self.recorder.step_count >= self.max_steps:
+                    raise RunFailed(f"The step limit ({self.max_steps}) was reached.")
+                version = active.page_version
+                await self._step(active, call, reply if index == 0 else None)
+                rest = reply.tool_calls[index + 1 :]
+                if rest and active.page_version != version:
+                    self._skip(rest, active)
+                    break
+
+    async def _ask(self, schemas: list[dict[str, Any]]) -> LLMReply:
+        context = list(self.messages)
+        try:
+            reply = await self.llm.complete(context, schemas)
+        except LLMError as exc:
+            raise RunFailed(f"The model could not be reached: {exc}") from exc
+        self.llm_calls += 1
+        self.prompt_tokens += reply.usage.prompt_tokens
+        self.completion_tokens += reply.usage.completion_tokens
+        self.messages.append(reply.to_message())
+        self.recorder.add_iteration(
+            {
+                "iteration": self.llm_calls,
+                "context": context,
+                "reasoning": reply.content,
+                "actions": [c.to_dict() for c in reply.tool_calls],
+                "usage": {
+                    "prompt": reply.usage.prompt_tokens,
+                    "completion": reply.usage.completion_tokens,
+                },
+            }
+        )
+        return reply
+
+    def _finish(self, call: ToolCall) -> str:
+        try:
+            arguments = json.loads(call.arguments or "{}")
+        except json.JSONDecodeError:
+            arguments = {"answer": call.arguments}
+        answer = str(arguments.get("answer", "")).replace(TERMINATE, "").strip()
+        self._answer_call(call, "Finished.")
+        if arguments.get("success") is False:
+            raise RunFailed(answer or "The model gave up.", answer=answer)
+        return answer
+
+    async def _step(self, active: BrowserSession, call: ToolCall, reply: LLMReply | None) -> None:
+        started = time.perf_counter()
+        outcome = await execute(call, self.tools)
+        outcome = self._check_loop(call, outcome)
+        self._answer_call(call, outcome.text)
+        step = Step(
+            run_id=self.recorder.run.id,
+            index=0,
+            tool=call.name,
+            arguments=call.arguments,
+            response=outcome.text,
+            ok=outcome.ok,
+            error=outcome.error,
+            duration_s=round(time.perf_counter() - started, 3),
+            llm_calls=1 if reply else 0,
+            prompt_tokens=reply.usage.prompt_tokens if reply else 0,
+            completion_tokens=reply.usage.completion_tokens if reply else 0,
+            url_after=_url(active),
+        )
+        self.recorder.add_step(step)
+        self.recorder.write_log(self.messages)
+        if self.on_step:
+            self.on_step(step)
+        self.failures = 0 if outcome.ok else self.failures + 1
+        if self.failures >= MAX_CONSECUTIVE_FAILURES:
+            raise RunFailed(f"{self.failures} tool calls in a row failed; the last: {outcome.text}")
+
+    def _check_loop(self, call: ToolCall, outcome: Outcome) -> Outcome:
+        self.recent = [*self.recent, (call.name, call.arguments, outcome.text)][-LOOP_REPEATS:]
+        if len(self.recent) < LOOP_REPEATS or len(set(self.recent)) != 1:
+            return outcome
+        if self.warned_loop:
+            raise RunFailed(f"The model kept repeating {call.name} with the same result.")
+        self.warned_loop = True
+        return Outcome(
+            f"{outcome.text}\nYou have made this same call {LOOP_REPEATS} times with the same "
+            "result: you are looping. Do something else or finish.",
+            outcome.ok,
+            outcome.error or "loop",
+        )
+
+    def _skip(self, calls: list[ToolCall], active: BrowserSession) -> None:
+        note = (
+            f"Not executed: the page changed after the previous action (now {_url(active)}). "
+            "Look at the page again (get_dom) before acting; earlier mmids may be stale."
+        )
+        for call in calls:
+            self._answer_call(call, note)
+
+    def _answer_call(self, call: ToolCall, text: str) -> None:
+        self.messages.append({"role": "tool", "tool_call_id": call.id, "content": text})
+
+
+class RunFailed(Exception):
+    """The run ended without doing the task; the message says why."""
+
+    def __init__(self, reason: str, answer: str | None = None) -> None:
+        super().__init__(reason)
+        self.answer = answer
+
+
+def _url(active: BrowserSession) -> str | None:
+    try:
+        return active.current_page().url
+    except BrowserError:
+        return None
+
+
+async def run_command(
+    command: str,
+    llm: LLMClient,
+    settings: Settings,
+    *,
+    start_url: str | None = None,
+    max_steps: int = 30,
+    channel: Channel | None = None,
+    browser: Browser | None = None,
+    engine: Engine | None = None,
+    on_step: Callable[[Step], None] | None = None,
+) -> RunResult:
+    """Carry out ``command`` with the planner and record everything; never raises for a
+    failed task (the result says so), but re-raises Ctrl-C after recording it."""
+    if not command.strip():
+        raise ValueError("The command is empty: say what the agent should do.")
+    engine = engine or open_store(settings)
+    recorder = RunRecorder.start(engine, settings.logs_dir, command, start_url, llm.name)
+    agent = Agent(llm, settings, recorder, Tools.default(), max_steps, on_step)
+    use_channel(channel or Channel(ask=None, tell=lambda _text: None))
+    started = time.perf_counter()
+    status, answer, error, final_url = "failed", "", None, None
+    try:
+        async with browser_session(settings, browser) as active:
+            recorder.secrets = active.secrets  # passwords typed are masked from now on
+            try:
+                answer = await agent.run(active, command, start_url)
+                status = "succeeded"
+            except RunFailed as exc:
+                answer, error = exc.answer or f"Could not finish: {exc}", str(exc)
+            final_url = _url(active)
+    except BrowserError as exc:
+        error = str(exc)
+        answer = f"Could not finish: {exc}"
+    except (asyncio.CancelledError, KeyboardInterrupt):
+        status, error = "interrupted", "Interrupted by the user."
+        raise
+    finally:
+        recorder.finish(
+            agent.messages,
+            status,
+            answer=answer,
+            error=error,
+            final_url=final_url,
+            llm_calls=agent.llm_calls,
+            prompt_tokens=agent.prompt_tokens,
+            completion_tokens=agent.completion_tokens,
+        )
+    return RunResult(
+        run_id=recorder.run.id,
+        status=status,
+        answer=recorder.run.answer or "",
+        steps=recorder.step_count,
+        llm_calls=agent.llm_calls,
+        prompt_tokens=agent.prompt_tokens,
+        completion_tokens=agent.completion_tokens,
+        seconds=round(time.perf_counter() - started, 2),
+        log_path=recorder.run.log_path,
+        final_url=final_url,
+    )

@@ -1,0 +1,142 @@
+"""Everything a run leaves behind: the chat log, iteration records and Run/Step rows.
+
+Written as the run goes, so a failure or Ctrl-C keeps what happened up to that point.
+Secrets are masked in every file and row.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import secrets as random_tokens
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import Engine
+from sqlmodel import Session
+
+from browser_agent.planner.redact import redact
+from browser_agent.store.models import Run, Step
+
+
+def new_run_id() -> str:
+    """Sortable, unique run id such as 20261130-013700-3fa9c2."""
+    return f"{datetime.now(UTC):%Y%m%d-%H%M%S}-{random_tokens.token_hex(3)}"
+
+
+def log_message(message: dict[str, Any]) -> dict[str, Any]:
+    """A planner message in the chat-log shape: tool messages also carry tool_responses."""
+    if message.get("role") != "tool":
+        return message
+    return {
+        **message,
+        "tool_responses": [
+            {
+                "tool_call_id": message.get("tool_call_id"),
+                "role": "tool",
+                "content": message.get("content"),
+            }
+        ],
+    }
+
+
+def _write_json(path: Path, data: Any) -> None:
+    """Replace ``path`` atomically, so a crash never leaves half a file."""
+    tmp = path.with_suffix(path.suffix + ".tmp")
+    tmp.write_text(json.dumps(data, indent=2, ensure_ascii=False), encoding="utf-8")
+    os.replace(tmp, path)
+
+
+@dataclass
+class RunRecorder:
+    """Keeps a run's log files and store rows up to date, with secrets masked."""
+
+    engine: Engine
+    logs_dir: Path
+    run: Run
+    secrets: set[str] = field(default_factory=set)
+    step_count: int = 0
+
+    @classmethod
+    def start(
+        cls, engine: Engine, logs_dir: Path, command: str, start_url: str | None, model: str
+    ) -> RunRecorder:
+        logs_dir.mkdir(parents=True, exist_ok=True)
+        run_id = new_run_id()
+        run = Run(
+            id=run_id,
+            command=command,
+            start_url=start_url,
+            model=model,
+            log_path=str(logs_dir / f"{run_id}.json"),
+        )
+        recorder = cls(engine=engine, logs_dir=logs_dir, run=run)
+        recorder._save_run()
+        return recorder
+
+    @property
+    def log_path(self) -> Path:
+        return Path(self.run.log_path)
+
+    @property
+    def meta_path(self) -> Path:
+        return self.log_path.with_suffix(".meta.json")
+
+    @property
+    def iterations_path(self) -> Path:
+        return self.log_path.with_suffix(".iterations.jsonl")
+
+    def write_log(self, messages: list[dict[str, Any]]) -> None:
+        """Rewrite the chat log and the metadata beside it."""
+        _write_json(self.log_path, redact([log_message(m) for m in messages], self.secrets))
+        _write_json(self.meta_path, redact(self.run.model_dump(mode="json"), self.secrets))
+
+    def add_iteration(self, record: dict[str, Any]) -> None:
+        """Append one planner iteration: context sent, reasoning, actions and results."""
+        with self.iterations_path.open("a", encoding="utf-8") as out:
+            out.write(json.dumps(redact(record, self.secrets), ensure_ascii=False) + "\n")
+
+    def add_step(self, step: Step) -> None:
+        """Store one tool call at once, so it survives an interrupted run."""
+        self.step_count += 1
+        step.index = self.step_count
+        step.run_id = self.run.id
+        step.arguments = redact(step.arguments, self.secrets)
+        step.response = redact(step.response, self.secrets)
+        with Session(self.engine) as db:
+            db.add(step)
+            db.commit()
+        self.run.steps = self.step_count
+        self._save_run()
+
+    def finish(self, messages: list[dict[str, Any]], status: str, **fields: Any) -> None:
+        """Close the run: final row, final log, and secrets masked in everything written."""
+        self.run.status = status
+        self.run.finished_at = datetime.now(UTC)
+        for key, value in fields.items():
+            setattr(self.run, key, value)
+        self.write_log(messages)
+        self._save_run()
+        self._mask_written()
+
+    def _save_run(self) -> None:
+        row = Run.model_validate(redact(self.run.model_dump(), self.secrets))
+        with Session(self.engine) as db:
+            db.merge(row)
+            db.commit()
+
+    def _mask_written(self) -> None:
+        """Secrets learnt late (typed after the command named them) are masked after the fact."""
+        if not self.secrets:
+            return
+        if self.iterations_path.exists():
+            text = self.iterations_path.read_text(encoding="utf-8")
+            self.iterations_path.write_text(redact(text, self.secrets), encoding="utf-8")
+        with Session(self.engine) as db:
+            for step in db.query(Step).filter(Step.run_id == self.run.id):
+                step.arguments = redact(step.arguments, self.secrets)
+                step.response = redact(step.response, self.secrets)
+                db.add(step)
+            db.commit()

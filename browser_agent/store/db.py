@@ -1,0 +1,31 @@
+"""Opening the store: an engine for the configured URL with every table created."""
+
+from __future__ import annotations
+
+from sqlalchemy import Engine, event
+from sqlmodel import SQLModel, create_engine
+
+from browser_agent.settings import Settings
+
+
+def open_store(settings: Settings) -> Engine:
+    """Engine for the settings' database (SQLite file in the workspace by default)."""
+    url = settings.db_url
+    if url.startswith("sqlite:///"):
+        settings.workspace.mkdir(parents=True, exist_ok=True)
+    engine = create_engine(url)
+    if url.startswith("sqlite"):
+        event.listen(engine, "connect", _sqlite_pragmas)
+    import browser_agent.store.models  # noqa: F401  (registers the tables)
+
+    SQLModel.metadata.create_all(engine)
+    return engine
+
+
+def _sqlite_pragmas(connection, _record) -> None:  # type: ignore[no-untyped-def]
+    """WAL lets the validator and a run write at once; a busy timeout avoids lock errors."""
+    cursor = connection.cursor()
+    cursor.execute("PRAGMA journal_mode=WAL")
+    cursor.execute("PRAGMA busy_timeout=5000")
+    cursor.execute("PRAGMA foreign_keys=ON")
+    cursor.close()
