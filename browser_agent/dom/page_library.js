@@ -229,12 +229,10 @@
       const shown = el.checkVisibility({ checkOpacity: true, checkVisibilityCSS: true });
       const role = roleOf(el);
       let interactive = false;
-      if (shown && !inside) {
-        interactive = isInteractive(el, role);
-        if (interactive) {
-          const rect = el.getBoundingClientRect();
-          interactive = rect.width > 0 && rect.height > 0;
-        }
+      if (shown && !inside && isInteractive(el, role)) {
+        const rect = el.getBoundingClientRect();
+        if (rect.width === 0 || rect.height === 0) continue; // nobody can click a zero-size box
+        interactive = true;
       }
       if (shown && el.tagName === "DIALOG" && el.open && !modal) modal = el;
       if (shown && role === "dialog" && el.getAttribute("aria-modal") === "true" && !modal) {

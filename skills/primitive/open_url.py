@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Annotated
 from urllib.parse import urlparse
 
@@ -11,6 +12,8 @@ from browser_agent.browser.errors import ActionError
 from browser_agent.browser.session import session
 
 ALLOWED_SCHEMES = ("http", "https", "file", "about")
+# A scheme, but not a host name followed by a port ("localhost:8080").
+_SCHEME = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*:(?!\d)")
 
 
 def normalize_url(url: str) -> str:
@@ -18,7 +21,7 @@ def normalize_url(url: str) -> str:
     url = url.strip()
     if not url:
         raise ActionError("No URL was given.", kind="invalid")
-    if "://" not in url and not url.startswith("about:"):
+    if not _SCHEME.match(url):
         local = url.startswith(("localhost", "127.", "[::1]"))
         url = ("http://" if local else "https://") + url
     scheme = urlparse(url).scheme.lower()

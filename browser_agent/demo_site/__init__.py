@@ -1,0 +1,9 @@
+"""A deterministic shoe shop for driving the agent against: ``start_demo_site()``.
+
+See :mod:`browser_agent.demo_site.pages` for the pages and the redesign variant,
+and :mod:`browser_agent.demo_site.catalog` for the products and the search rule.
+"""
+
+from browser_agent.demo_site.server import DemoSite, start_demo_site
+
+__all__ = ["DemoSite", "start_demo_site"]

@@ -1,0 +1,33 @@
+"""Serve the demo shop until Ctrl-C: ``python -m browser_agent.demo_site [--port N]``."""
+
+from __future__ import annotations
+
+import argparse
+import threading
+
+from browser_agent.demo_site.pages import VARIANTS
+from browser_agent.demo_site.server import start_demo_site
+
+DEFAULT_PORT = 8811
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Parse the options, start the site, print its URL and wait for Ctrl-C."""
+    parser = argparse.ArgumentParser(
+        prog="python -m browser_agent.demo_site", description="Serve the demo shoe shop."
+    )
+    parser.add_argument(
+        "--port", type=int, default=DEFAULT_PORT, help="port on 127.0.0.1; 0 picks a free one"
+    )
+    parser.add_argument("--variant", choices=VARIANTS, default="normal")
+    args = parser.parse_args(argv)
+    with start_demo_site(port=args.port, variant=args.variant) as site:
+        print(f"Demo shop ({site.variant}) at {site.url} - press Ctrl-C to stop", flush=True)
+        try:
+            threading.Event().wait()
+        except KeyboardInterrupt:
+            print("Stopped.", flush=True)
+
+
+if __name__ == "__main__":
+    main()
