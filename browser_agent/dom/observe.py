@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from typing import Literal
 
@@ -31,11 +32,13 @@ async def observe_page(
             f"Unknown content type {content_type!r}: use one of {', '.join(CONTENT_TYPES)}."
         )
     page = active.current_page()
-    result = await run_on_page(
-        page,
-        "observe",
-        contentType=content_type,
-        budget=budget or active.settings.dom_budget_chars,
+    result = json.loads(
+        await run_on_page(
+            page,
+            "observe",
+            contentType=content_type,
+            budget=budget or active.settings.dom_budget_chars,
+        )
     )
     if content_type != "text_only":
         active.observed = {

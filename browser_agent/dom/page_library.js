@@ -114,6 +114,17 @@
     return JSON.stringify(value);
   }
 
+  // Attribute values: bare when they are one simple token, quoted otherwise.
+  function av(value) {
+    return /^[\w\-./:#?=&%+]+$/.test(value) ? value : JSON.stringify(value);
+  }
+
+  // Input types a role already says, so listing them again only costs tokens.
+  const IMPLIED_TYPES = {
+    textbox: "text", searchbox: "search", checkbox: "checkbox", radio: "radio",
+    spinbutton: "number", slider: "range",
+  };
+
   function describe(el) {
     const tag = el.tagName.toLowerCase();
     const parts = [tag];
@@ -152,11 +163,11 @@
     for (const attr of ["id", "name", "type", "data-testid", "placeholder", "aria-label"]) {
       const v = el.getAttribute(attr);
       if (v === null || v === "") continue;
-      if (attr === "aria-label" && squash(v, 120) === name) continue;
-      if (attr === "placeholder" && squash(v, 120) === name) continue;
-      bits.push(`${attr}=${q(squash(v, 60))}`);
+      if ((attr === "aria-label" || attr === "placeholder") && squash(v, 120) === name) continue;
+      if (attr === "type" && (el.tagName !== "INPUT" || IMPLIED_TYPES[role] === v)) continue;
+      bits.push(`${attr}=${av(squash(v, 60))}`);
     }
-    if (el.tagName === "A") bits.push(`href=${q(squash(el.getAttribute("href"), 80))}`);
+    if (el.tagName === "A") bits.push(`href=${av(squash(el.getAttribute("href"), 80))}`);
     if (el.tagName === "SELECT") {
       const options = Array.from(el.options);
       const shown = options.slice(0, 30).map((o) => {
@@ -170,7 +181,7 @@
       } else if (!["checkbox", "radio", "submit", "button", "reset"].includes(el.type)) {
         if (el.value) bits.push(`value=${q(squash(el.value, 60))}`);
       } else if (["checkbox", "radio"].includes(el.type) && el.value !== "on") {
-        bits.push(`value=${q(squash(el.value, 40))}`);
+        bits.push(`value=${av(squash(el.value, 40))}`);
       }
     }
     const states = stateOf(el);
@@ -270,10 +281,10 @@
           if (annotate) {
             for (const old of doc.querySelectorAll("[mmid]")) old.removeAttribute("mmid");
           }
-          if (mode !== "text_only") emit(`[${mmid}] iframe ${q(label)} src=${q(src)}:`);
+          if (mode !== "text_only") emit(`[${mmid}] iframe ${q(label)} src=${av(src)}:`);
           pushChildren(doc.body, inside);
         } else if (mode !== "text_only") {
-          emit(`[${mmid}] iframe ${q(label)} src=${q(src)} (cross-origin, not inspected)`);
+          emit(`[${mmid}] iframe ${q(label)} src=${av(src)} (cross-origin, not inspected)`);
         }
         continue;
       }
@@ -375,7 +386,8 @@
   }
 
   switch (arg.op) {
-    case "observe": return observe(arg);
+    // One JSON string crosses the wire much faster than a large structured value.
+    case "observe": return JSON.stringify(observe(arg));
     case "describe": return describe(target);
     case "identity": {
       const role = roleOf(target);
