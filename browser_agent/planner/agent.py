@@ -21,6 +21,7 @@ from sqlalchemy import Engine
 from browser_agent.browser.errors import ActionError, BrowserError
 from browser_agent.browser.session import BrowserSession, browser_session
 from browser_agent.llm.types import LLMClient, LLMError, LLMReply, ToolCall
+from browser_agent.memory.context import ContextMemory
 from browser_agent.planner.people import Channel, ask_user, tell_user, use_channel
 from browser_agent.planner.prompts import prompt, task_message
 from browser_agent.planner.records import RunRecorder
@@ -28,7 +29,7 @@ from browser_agent.settings import Settings
 from browser_agent.store.db import open_store
 from browser_agent.store.models import Step
 from browser_agent.tools import tool_schema
-from skills.primitive import PRIMITIVES
+from skills.primitive import OBSERVATION_ONLY, PRIMITIVES
 
 TERMINATE = "##TERMINATE##"
 MAX_CONSECUTIVE_FAILURES = 5
@@ -139,6 +140,18 @@ class Agent:
     failures: int = 0
     recent: list[tuple[str, str, str]] = field(default_factory=list)
     warned_loop: bool = False
+    memory: ContextMemory | None = None  # None: the memory the settings describe
+
+    def __post_init__(self) -> None:
+        if self.memory is None:
+            self.memory = ContextMemory.from_settings(
+                self.settings,
+                self.llm,
+                self.recorder.engine,
+                self.recorder.run.id,
+                lambda: self.recorder.secrets,
+            )
+        self.tools.functions.update(self.memory.tools())
 
     async def run(self, active: BrowserSession, command: str, start_url: str | None) -> str:
         """Drive the model until it finishes; returns the final answer or raises RunFailed."""
@@ -151,21 +164,21 @@ class Agent:
             reply = await self._ask(schemas)
             if not reply.tool_calls:
                 return (reply.content or "").replace(TERMINATE, "").strip()
+            version = active.page_version
             for index, call in enumerate(reply.tool_calls):
                 if call.name == "finish":
                     return self._finish(call)
+                if active.page_version != version and call.name not in OBSERVATION_ONLY:
+                    self._skip(call, active)  # acting blind on a changed page
+                    continue
                 if self.recorder.step_count >= self.max_steps:
                     raise RunFailed(f"The step limit ({self.max_steps}) was reached.")
-                version = active.page_version
                 await self._step(active, call, reply if index == 0 else None)
-                rest = reply.tool_calls[index + 1 :]
-                if rest and active.page_version != version:
-                    self._skip(rest, active)
-                    break
 
     async def _ask(self, schemas: list[dict[str, Any]]) -> LLMReply:
-        context = list(self.messages)
+        assert self.memory is not None  # set in __post_init__
         try:
+            context = await self.memory.fit(self.messages, schemas)
             reply = await self.llm.complete(context, schemas)
         except LLMError as exc:
             raise RunFailed(f"The model could not be reached: {exc}") from exc
@@ -201,7 +214,7 @@ class Agent:
     async def _step(self, active: BrowserSession, call: ToolCall, reply: LLMReply | None) -> None:
         started = time.perf_counter()
         outcome = await execute(call, self.tools)
-        outcome = self._check_loop(call, outcome)
+        outcome, looping = self._check_loop(call, outcome)
         self._answer_call(call, outcome.text)
         step = Step(
             run_id=self.recorder.run.id,
@@ -221,31 +234,33 @@ class Agent:
         self.recorder.write_log(self.messages)
         if self.on_step:
             self.on_step(step)
+        if looping:
+            raise RunFailed(f"The model kept repeating {call.name} with the same result.")
         self.failures = 0 if outcome.ok else self.failures + 1
         if self.failures >= MAX_CONSECUTIVE_FAILURES:
             raise RunFailed(f"{self.failures} tool calls in a row failed; the last: {outcome.text}")
 
-    def _check_loop(self, call: ToolCall, outcome: Outcome) -> Outcome:
+    def _check_loop(self, call: ToolCall, outcome: Outcome) -> tuple[Outcome, bool]:
+        """Warn a model that repeats itself; the second time, say the run must stop."""
         self.recent = [*self.recent, (call.name, call.arguments, outcome.text)][-LOOP_REPEATS:]
         if len(self.recent) < LOOP_REPEATS or len(set(self.recent)) != 1:
-            return outcome
+            return outcome, False
         if self.warned_loop:
-            raise RunFailed(f"The model kept repeating {call.name} with the same result.")
+            return outcome, True
         self.warned_loop = True
         return Outcome(
             f"{outcome.text}\nYou have made this same call {LOOP_REPEATS} times with the same "
             "result: you are looping. Do something else or finish.",
             outcome.ok,
             outcome.error or "loop",
-        )
+        ), False
 
-    def _skip(self, calls: list[ToolCall], active: BrowserSession) -> None:
-        note = (
-            f"Not executed: the page changed after the previous action (now {_url(active)}). "
-            "Look at the page again (get_dom) before acting; earlier mmids may be stale."
+    def _skip(self, call: ToolCall, active: BrowserSession) -> None:
+        self._answer_call(
+            call,
+            f"Not executed: the page changed after an earlier action (now {_url(active)}). "
+            "Look at the page again (get_dom) before acting; earlier mmids may be stale.",
         )
-        for call in calls:
-            self._answer_call(call, note)
 
     def _answer_call(self, call: ToolCall, text: str) -> None:
         self.messages.append({"role": "tool", "tool_call_id": call.id, "content": text})
@@ -310,18 +325,18 @@ async def run_command(
             answer=answer,
             error=error,
             final_url=final_url,
-            llm_calls=agent.llm_calls,
-            prompt_tokens=agent.prompt_tokens,
-            completion_tokens=agent.completion_tokens,
+            llm_calls=agent.llm_calls + agent.memory.usage.llm_calls,
+            prompt_tokens=agent.prompt_tokens + agent.memory.usage.prompt_tokens,
+            completion_tokens=agent.completion_tokens + agent.memory.usage.completion_tokens,
         )
     return RunResult(
         run_id=recorder.run.id,
         status=status,
         answer=recorder.run.answer or "",
         steps=recorder.step_count,
-        llm_calls=agent.llm_calls,
-        prompt_tokens=agent.prompt_tokens,
-        completion_tokens=agent.completion_tokens,
+        llm_calls=agent.llm_calls + agent.memory.usage.llm_calls,
+        prompt_tokens=agent.prompt_tokens + agent.memory.usage.prompt_tokens,
+        completion_tokens=agent.completion_tokens + agent.memory.usage.completion_tokens,
         seconds=round(time.perf_counter() - started, 2),
         log_path=recorder.run.log_path,
         final_url=final_url,

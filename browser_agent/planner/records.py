@@ -15,9 +15,10 @@ from pathlib import Path
 from typing import Any
 
 from sqlalchemy import Engine
-from sqlmodel import Session
+from sqlmodel import Session, select
 
 from browser_agent.planner.redact import redact
+from browser_agent.store.db import forget_old_versions
 from browser_agent.store.models import Run, Step
 
 
@@ -135,8 +136,9 @@ class RunRecorder:
             text = self.iterations_path.read_text(encoding="utf-8")
             self.iterations_path.write_text(redact(text, self.secrets), encoding="utf-8")
         with Session(self.engine) as db:
-            for step in db.query(Step).filter(Step.run_id == self.run.id):
+            for step in db.exec(select(Step).where(Step.run_id == self.run.id)):
                 step.arguments = redact(step.arguments, self.secrets)
                 step.response = redact(step.response, self.secrets)
                 db.add(step)
             db.commit()
+        forget_old_versions(self.engine)

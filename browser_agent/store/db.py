@@ -16,10 +16,18 @@ def open_store(settings: Settings) -> Engine:
     engine = create_engine(url)
     if url.startswith("sqlite"):
         event.listen(engine, "connect", _sqlite_pragmas)
+    import browser_agent.store.memory_models  # noqa: F401
     import browser_agent.store.models  # noqa: F401  (registers the tables)
 
     SQLModel.metadata.create_all(engine)
     return engine
+
+
+def forget_old_versions(engine: Engine) -> None:
+    """Fold the write-ahead log into the database so replaced rows leave no copy on disk."""
+    if engine.url.get_backend_name() == "sqlite":
+        with engine.connect() as connection:
+            connection.exec_driver_sql("PRAGMA wal_checkpoint(TRUNCATE)")
 
 
 def _sqlite_pragmas(connection, _record) -> None:  # type: ignore[no-untyped-def]
@@ -28,4 +36,5 @@ def _sqlite_pragmas(connection, _record) -> None:  # type: ignore[no-untyped-def
     cursor.execute("PRAGMA journal_mode=WAL")
     cursor.execute("PRAGMA busy_timeout=5000")
     cursor.execute("PRAGMA foreign_keys=ON")
+    cursor.execute("PRAGMA secure_delete=ON")  # masked secrets leave no old copy behind
     cursor.close()

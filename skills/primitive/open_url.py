@@ -45,6 +45,7 @@ async def open_url(
             f"Could not open {target}: {first}", kind="navigation", selector=None
         ) from exc
     active.observed.clear()
+    active.page_version += 1
     status = f" (HTTP {response.status})" if response is not None and response.status >= 400 else ""
     title = await page.title()
     return f"Page loaded: {page.url}{status}, title {title!r}."
