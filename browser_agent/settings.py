@@ -26,6 +26,10 @@ def _env_float(name: str, default: float) -> float:
         raise ValueError(f"BROWSER_AGENT_{name} must be a number, got {raw!r}") from exc
 
 
+def _path(raw: str | None) -> Path | None:
+    return Path(raw).expanduser().resolve() if raw else None
+
+
 @dataclass(frozen=True)
 class Settings:
     """All knobs of the agent. Build with :func:`load_settings`; override with ``replace``."""
@@ -43,6 +47,21 @@ class Settings:
     llm_model: str = "gpt-4o-mini"
     llm_timeout_s: float = 60.0
     llm_text_actions: bool = False  # for models without native tool calls
+
+    # Memory (browser_agent.memory). The planner's history is fitted into
+    # context_limit_tokens - answer_reserve_tokens - (system prompt, command, tools).
+    context_limit_tokens: int = 128_000  # the model's context window
+    answer_reserve_tokens: int = 4_096  # kept free for the model's answer
+    short_term_share: float = 0.75  # recent messages; the long-term summary gets the rest
+    summary_token_limit: int = 2_000  # most a summary may use (also capped by its share)
+    evict_target_share: float = 0.5  # an eviction leaves the window this full: batched summaries
+    memory_prompts_dir: Path | None = None  # overrides browser_agent/memory/prompts/*.txt
+    memory_manager: bool = False  # memory across runs and the recall tool
+    memory_chat_context_tokens: int = 4_000  # the manager's chat context size
+    memory_chat_compression_ratio: float = 0.5  # oldest share of it turned into key points
+    memory_short_term_size: int = 30  # short-term memory entries before consolidation
+    memory_short_term_compression_ratio: float = 0.5  # oldest share consolidated to long-term
+    memory_recall_tokens: int = 4_000  # most memory text one recall reads
 
     @property
     def logs_dir(self) -> Path:
@@ -76,4 +95,16 @@ def load_settings() -> Settings:
         llm_model=_env("LLM_MODEL", os.environ.get("OPENAI_MODEL", "gpt-4o-mini")) or "",
         llm_timeout_s=_env_float("LLM_TIMEOUT_S", 60.0),
         llm_text_actions=_env("LLM_TEXT_ACTIONS", "0") in ("1", "true", "yes"),
+        context_limit_tokens=int(_env_float("CONTEXT_LIMIT_TOKENS", 128_000)),
+        answer_reserve_tokens=int(_env_float("ANSWER_RESERVE_TOKENS", 4_096)),
+        short_term_share=_env_float("SHORT_TERM_SHARE", 0.75),
+        summary_token_limit=int(_env_float("SUMMARY_TOKEN_LIMIT", 2_000)),
+        evict_target_share=_env_float("EVICT_TARGET_SHARE", 0.5),
+        memory_prompts_dir=_path(_env("MEMORY_PROMPTS_DIR")),
+        memory_manager=_env("MEMORY_MANAGER", "0") in ("1", "true", "yes"),
+        memory_chat_context_tokens=int(_env_float("MEMORY_CHAT_CONTEXT_TOKENS", 4_000)),
+        memory_chat_compression_ratio=_env_float("MEMORY_CHAT_COMPRESSION_RATIO", 0.5),
+        memory_short_term_size=int(_env_float("MEMORY_SHORT_TERM_SIZE", 30)),
+        memory_short_term_compression_ratio=_env_float("MEMORY_SHORT_TERM_COMPRESSION_RATIO", 0.5),
+        memory_recall_tokens=int(_env_float("MEMORY_RECALL_TOKENS", 4_000)),
     )

@@ -1,0 +1,68 @@
+"""``browser-agent memory``: list, search and clear what the agent remembers across runs."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.markup import escape
+from rich.table import Table
+
+from browser_agent.memory.manager import clear_entries, entries
+from browser_agent.settings import load_settings
+from browser_agent.store.db import open_store
+from browser_agent.store.memory_models import KINDS, MemoryEntry
+
+console = Console()
+
+app = typer.Typer(
+    help="What the agent remembers across runs (enable with BROWSER_AGENT_MEMORY_MANAGER=1).",
+    no_args_is_help=True,
+)
+
+
+def _print(rows: list[MemoryEntry], empty: str) -> None:
+    table = Table("id", "kind", "saved", "run", "memory")
+    for row in rows:
+        table.add_row(
+            str(row.id),
+            row.kind,
+            f"{row.created_at:%Y-%m-%d %H:%M}",
+            row.run_id or "",
+            escape(row.text),
+        )
+    console.print(table if rows else empty)
+
+
+@app.command("list")
+def list_memories(
+    kind: Annotated[str | None, typer.Option(help="Only this kind: chat, short or long.")] = None,
+    limit: Annotated[int, typer.Option(help="How many to show, oldest first.")] = 100,
+) -> None:
+    """List remembered entries: chat context, short-term and long-term memory."""
+    if kind is not None and kind not in KINDS:
+        raise typer.BadParameter(f"use one of {', '.join(KINDS)}", param_hint="--kind")
+    rows = entries(open_store(load_settings()), kind=kind, limit=limit)
+    _print(rows, "Nothing remembered yet.")
+
+
+@app.command()
+def search(
+    text: Annotated[str, typer.Argument(help="Text to look for (case-insensitive).")],
+) -> None:
+    """Show the memories that contain TEXT."""
+    rows = entries(open_store(load_settings()), contains=text)
+    _print(rows, f"No memory contains {text!r}.")
+
+
+@app.command()
+def clear(
+    yes: Annotated[bool, typer.Option("--yes", help="Really delete every memory.")] = False,
+) -> None:
+    """Forget everything remembered across runs."""
+    if not yes:
+        typer.secho("This deletes every memory; run again with --yes to do it.", fg="red", err=True)
+        raise typer.Exit(1)
+    count = clear_entries(open_store(load_settings()))
+    typer.echo(f"Deleted {count} memories.")
