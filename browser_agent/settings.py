@@ -47,6 +47,7 @@ class Settings:
     llm_model: str = "gpt-4o-mini"
     llm_timeout_s: float = 60.0
     llm_text_actions: bool = False  # for models without native tool calls
+    use_skills: bool = True  # route commands to healthy harvested skills, offer them as tools
 
     # Memory (browser_agent.memory). The planner's history is fitted into
     # context_limit_tokens - answer_reserve_tokens - (system prompt, command, tools).
@@ -95,6 +96,7 @@ def load_settings() -> Settings:
         llm_model=_env("LLM_MODEL", os.environ.get("OPENAI_MODEL", "gpt-4o-mini")) or "",
         llm_timeout_s=_env_float("LLM_TIMEOUT_S", 60.0),
         llm_text_actions=_env("LLM_TEXT_ACTIONS", "0") in ("1", "true", "yes"),
+        use_skills=_env("USE_SKILLS", "1") not in ("0", "false", "no"),
         context_limit_tokens=int(_env_float("CONTEXT_LIMIT_TOKENS", 128_000)),
         answer_reserve_tokens=int(_env_float("ANSWER_RESERVE_TOKENS", 4_096)),
         short_term_share=_env_float("SHORT_TERM_SHARE", 0.75),

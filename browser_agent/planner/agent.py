@@ -20,14 +20,17 @@ from sqlalchemy import Engine
 
 from browser_agent.browser.errors import ActionError, BrowserError
 from browser_agent.browser.session import BrowserSession, browser_session
+from browser_agent.harvest.loader import SkillLoadError, load_skill
 from browser_agent.llm.types import LLMClient, LLMError, LLMReply, ToolCall
 from browser_agent.memory.context import ContextMemory
 from browser_agent.planner.people import Channel, ask_user, tell_user, use_channel
 from browser_agent.planner.prompts import prompt, task_message
 from browser_agent.planner.records import RunRecorder
+from browser_agent.planner.router import Route, SkillOutcome, call_skill, route, skill_tools
 from browser_agent.settings import Settings
 from browser_agent.store.db import open_store
 from browser_agent.store.models import Step
+from browser_agent.store.skills import current_skills
 from browser_agent.tools import tool_schema
 from skills.primitive import OBSERVATION_ONLY, PRIMITIVES
 
@@ -153,12 +156,26 @@ class Agent:
             )
         self.tools.functions.update(self.memory.tools())
 
-    async def run(self, active: BrowserSession, command: str, start_url: str | None) -> str:
-        """Drive the model until it finishes; returns the final answer or raises RunFailed."""
+    async def run(
+        self,
+        active: BrowserSession,
+        command: str,
+        start_url: str | None,
+        routed: Route | None = None,
+    ) -> str:
+        """Drive the model until it finishes; returns the final answer or raises RunFailed.
+
+        A routed skill runs first, with no model call; if it fails, the model takes over
+        from the page as it is, seeing the skill's failure as the answer to its call.
+        """
         self.messages = [
             {"role": "system", "content": prompt("system").strip()},
             {"role": "user", "content": task_message(command, start_url)},
         ]
+        if routed is not None:
+            answer = await self._follow(active, routed, start_url)
+            if answer is not None:
+                return answer
         schemas = self.tools.schemas()
         while True:
             reply = await self._ask(schemas)
@@ -174,6 +191,31 @@ class Agent:
                 if self.recorder.step_count >= self.max_steps:
                     raise RunFailed(f"The step limit ({self.max_steps}) was reached.")
                 await self._step(active, call, reply if index == 0 else None)
+
+    async def _follow(
+        self, active: BrowserSession, routed: Route, start_url: str | None
+    ) -> str | None:
+        """Run the routed skill as the first step; its answer, or None when it failed."""
+        arguments = dict(routed.arguments)
+        if start_url:
+            arguments["start_url"] = start_url
+        call = ToolCall("route_1", routed.skill.name, json.dumps(arguments))
+        self.messages.append({"role": "assistant", "content": None, "tool_calls": [call.to_dict()]})
+        started = time.perf_counter()
+        try:
+            function = load_skill(routed.skill)
+            outcome = await call_skill(self.recorder.engine, routed.skill, function, arguments)
+        except SkillLoadError as exc:
+            outcome = SkillOutcome(f"The harvested skill could not be loaded: {exc}", False)
+        self._answer_call(call, outcome.text)
+        self._record(
+            active,
+            call,
+            Outcome(outcome.text, outcome.ok, None if outcome.ok else "skill_failed"),
+            None,
+            started,
+        )
+        return outcome.text if outcome.ok else None
 
     async def _ask(self, schemas: list[dict[str, Any]]) -> LLMReply:
         assert self.memory is not None  # set in __post_init__
@@ -216,6 +258,22 @@ class Agent:
         outcome = await execute(call, self.tools)
         outcome, looping = self._check_loop(call, outcome)
         self._answer_call(call, outcome.text)
+        self._record(active, call, outcome, reply, started)
+        if looping:
+            raise RunFailed(f"The model kept repeating {call.name} with the same result.")
+        self.failures = 0 if outcome.ok else self.failures + 1
+        if self.failures >= MAX_CONSECUTIVE_FAILURES:
+            raise RunFailed(f"{self.failures} tool calls in a row failed; the last: {outcome.text}")
+
+    def _record(
+        self,
+        active: BrowserSession,
+        call: ToolCall,
+        outcome: Outcome,
+        reply: LLMReply | None,
+        started: float,
+    ) -> None:
+        """Store the step, rewrite the log and show progress."""
         step = Step(
             run_id=self.recorder.run.id,
             index=0,
@@ -234,11 +292,6 @@ class Agent:
         self.recorder.write_log(self.messages)
         if self.on_step:
             self.on_step(step)
-        if looping:
-            raise RunFailed(f"The model kept repeating {call.name} with the same result.")
-        self.failures = 0 if outcome.ok else self.failures + 1
-        if self.failures >= MAX_CONSECUTIVE_FAILURES:
-            raise RunFailed(f"{self.failures} tool calls in a row failed; the last: {outcome.text}")
 
     def _check_loop(self, call: ToolCall, outcome: Outcome) -> tuple[Outcome, bool]:
         """Warn a model that repeats itself; the second time, say the run must stop."""
@@ -299,7 +352,12 @@ async def run_command(
         raise ValueError("The command is empty: say what the agent should do.")
     engine = engine or open_store(settings)
     recorder = RunRecorder.start(engine, settings.logs_dir, command, start_url, llm.name)
-    agent = Agent(llm, settings, recorder, Tools.default(), max_steps, on_step)
+    tools = Tools.default()
+    routed = None
+    if settings.use_skills:
+        tools.functions.update(skill_tools(engine, command))
+        routed = route(command, current_skills(engine, "healthy"))
+    agent = Agent(llm, settings, recorder, tools, max_steps, on_step)
     use_channel(channel or Channel(ask=None, tell=lambda _text: None))
     started = time.perf_counter()
     status, answer, error, final_url = "failed", "", None, None
@@ -307,7 +365,7 @@ async def run_command(
         async with browser_session(settings, browser) as active:
             recorder.secrets = active.secrets  # passwords typed are masked from now on
             try:
-                answer = await agent.run(active, command, start_url)
+                answer = await agent.run(active, command, start_url, routed)
                 status = "succeeded"
             except RunFailed as exc:
                 answer, error = exc.answer or f"Could not finish: {exc}", str(exc)

@@ -47,3 +47,47 @@ class Step(SQLModel, table=True):
     prompt_tokens: int = 0
     completion_tokens: int = 0
     url_after: str | None = None
+
+
+class Skill(SQLModel, table=True):
+    """One version of a harvested skill. JSON columns hold lists and objects as text."""
+
+    id: int | None = Field(default=None, primary_key=True)
+    name: str = Field(index=True)
+    version: int = 1
+    current: bool = Field(default=True, index=True)
+    status: str = Field(default="candidate", index=True)  # candidate healthy stale retired
+    module_path: str
+    shape: str = Field(index=True)  # the command template, normalised, for re-harvesting
+    command_templates: str = "[]"
+    signature: str = "{}"  # the tool schema
+    docstring: str = ""
+    example_args: str = "{}"
+    start_url: str = ""
+    expected_end: str = ""  # URL path and query reached with the example arguments
+    selectors: str = "[]"  # the element records the skill acts on
+    source_runs: str = "[]"
+    healed: str = "{}"  # step -> selector found by healing, for the next version
+    uses: int = 0
+    successes: int = 0
+    failures: int = 0
+    last_error: str | None = None
+    last_validated_at: datetime | None = None
+    created_at: datetime = Field(default_factory=utcnow)
+
+
+class Validation(SQLModel, table=True):
+    """One replay of a skill by the validator (or verification right after harvesting)."""
+
+    id: int | None = Field(default=None, primary_key=True)
+    skill_id: int = Field(foreign_key="skill.id", index=True)
+    skill_name: str
+    version: int
+    passed: bool
+    step: int | None = None
+    selector: str | None = None
+    error: str | None = None
+    screenshot: str | None = None
+    final_url: str | None = None
+    seconds: float = 0.0
+    checked_at: datetime = Field(default_factory=utcnow)

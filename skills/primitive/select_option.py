@@ -29,8 +29,9 @@ async def select_option(
     )
     wanted = option.strip()
     match = next((v for v, label in choices if wanted in (v, label)), None)
-    if match is None:
-        match = next((v for v, label in choices if wanted.lower() == label.lower()), None)
+    if match is None:  # "price low to high" for "Price: low to high"
+        key = _plain(wanted)
+        match = next((v for v, label in choices if key in (_plain(v), _plain(label))), None)
     if match is None:
         listed = ", ".join(f"{v!r} ({label})" for v, label in choices[:20]) or "none"
         raise ActionError(
@@ -49,3 +50,8 @@ async def select_option(
             ) from exc
     label = dict(choices)[match]
     return f"Selected option {match!r} ({label}) in {target.tag}. {changes.summary()}".strip()
+
+
+def _plain(text: str) -> str:
+    """Only the letters and digits of ``text``, lower-cased."""
+    return "".join(c for c in text.lower() if c.isalnum())

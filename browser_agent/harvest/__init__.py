@@ -1,0 +1,1 @@
+"""Harvesting: from run logs to typed async skills (read, decide, generate, register)."""

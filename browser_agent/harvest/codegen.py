@@ -1,0 +1,307 @@
+"""Generating a skill module from a SkillPlan, as a libcst syntax tree.
+
+Every value that came from a log (page text, commands, typed text, selectors) enters the
+tree as a string-literal node, so no quote, newline or code inside it can change what the
+generated module does. Identifiers are made by ``snake`` and checked before use.
+"""
+
+from __future__ import annotations
+
+import inspect
+import keyword
+import re
+from typing import Any
+from urllib.parse import urlsplit
+
+import libcst as cst
+from libcst.helpers import parse_template_expression, parse_template_statement
+
+from browser_agent.harvest.plan import ByRoleName, Param, PlannedStep, SkillPlan, snake
+from skills.primitive import PRIMITIVES
+
+_IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+_STOPWORDS = {
+    "the",
+    "a",
+    "an",
+    "in",
+    "on",
+    "to",
+    "by",
+    "for",
+    "and",
+    "of",
+    "with",
+    "at",
+    "from",
+    "as",
+    "then",
+    "please",
+    "my",
+    "me",
+    "it",
+    "its",
+    "this",
+    "that",
+    "into",
+    "onto",
+    "up",
+}
+
+
+def identifier(name: str) -> cst.Name:
+    """A Name node, refusing anything that is not a plain, non-keyword identifier."""
+    if not _IDENTIFIER.match(name) or keyword.iskeyword(name):
+        raise ValueError(f"not a safe identifier: {name!r}")
+    return cst.Name(name)
+
+
+def string(value: str) -> cst.SimpleString:
+    """A string literal node holding exactly ``value``."""
+    return cst.SimpleString(repr(value))
+
+
+def docstring(text: str, indent: str = "") -> cst.SimpleString:
+    """A readable triple-quoted docstring when ``text`` allows it, else a plain literal."""
+    safe = all(c.isprintable() or c == "\n" for c in text)
+    if safe and "\\" not in text and '"' not in text:
+        lines = text.strip().splitlines()
+        body = "\n".join([lines[0], *[f"{indent}{line}" if line else "" for line in lines[1:]]])
+        closing = f"\n{indent}" if len(lines) > 1 else ""
+        return cst.SimpleString(f'"""{body}{closing}"""')
+    return string(text)
+
+
+def skill_name(template: str) -> str:
+    """snake_case verb_object name from the command template."""
+    plain = re.sub(r"\{[^}]*\}", " ", template.lower())
+    words = [w for w in re.findall(r"[a-z]+", plain) if w not in _STOPWORDS]
+    return snake(" ".join(words[:4]) or "do_task")
+
+
+_NO_SPACE = cst.AssignEqual(
+    whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace("")
+)
+
+
+def keyword_arg(name: str, value: cst.BaseExpression) -> cst.Arg:
+    """``name=value`` as PEP 8 writes keyword arguments."""
+    return cst.Arg(value, keyword=identifier(name), equal=_NO_SPACE)
+
+
+def _one_per_line(count: int, index: int, indent: str = "    ") -> cst.Comma:
+    """The comma after item ``index`` of ``count``, putting each item on its own line."""
+    last = index == count - 1
+    return cst.Comma(
+        whitespace_after=cst.ParenthesizedWhitespace(
+            first_line=cst.TrailingWhitespace(),
+            indent=False,
+            last_line=cst.SimpleWhitespace("" if last else indent),
+        )
+    )
+
+
+def _value(value: Any) -> cst.BaseExpression:
+    if isinstance(value, Param):
+        return identifier(value.name)
+    if isinstance(value, bool):
+        return cst.Name("True" if value else "False")
+    if isinstance(value, int):
+        return cst.Integer(str(value))
+    if isinstance(value, float):
+        return cst.Float(repr(value))
+    if isinstance(value, str):
+        return string(value)
+    raise ValueError(f"cannot put a {type(value).__name__} into a skill")
+
+
+def _target_constant(name: str, step: int, key: str, planned: PlannedStep) -> cst.BaseStatement:
+    record = planned.targets[key]
+    attributes = cst.Dict(
+        [cst.DictElement(string(k), string(v)) for k, v in sorted(record.attributes.items())]
+    )
+    return parse_template_statement(
+        "{name} = Target(\n"
+        "    step={step},\n"
+        "    selector={selector},\n"
+        "    role={role},\n"
+        "    name={label},\n"
+        "    tag={tag},\n"
+        "    text={text},\n"
+        "    attributes={attributes},\n"
+        "    xpath={xpath},\n"
+        "    intent={intent},\n"
+        ")\n",
+        name=identifier(name),
+        step=cst.Integer(str(step)),
+        selector=string(record.selector),
+        role=string(record.role),
+        label=string(record.name),
+        tag=string(record.tag),
+        text=string(record.text),
+        attributes=attributes,
+        xpath=string(record.xpath),
+        intent=string(f"{planned.primitive} on the {record.role} {record.name!r}"),
+    )
+
+
+def _step_statements(step: int, planned: PlannedStep, names: dict[str, str]) -> list:
+    """The statements of one step: guarded primitive call, then its effect check."""
+    fn = PRIMITIVES[planned.primitive]
+    allowed = set(inspect.signature(fn).parameters)
+    args: list[cst.Arg] = []
+    for key, value in planned.arguments.items():
+        if key not in allowed:
+            raise ValueError(f"{planned.primitive} has no parameter {key!r}")
+        if key in planned.targets:
+            finder = parse_template_expression(
+                "await find({target})", target=identifier(names[key])
+            )
+            if isinstance(value, ByRoleName):
+                finder = parse_template_expression(
+                    "await find({target}, name={param})",
+                    target=identifier(names[key]),
+                    param=identifier(value.param.name),
+                )
+            args.append(keyword_arg(key, finder))
+        else:
+            args.append(keyword_arg(key, _value(value)))
+    call = cst.Await(cst.Call(identifier(planned.primitive), args))
+    if planned.primitive == "open_url":
+        return [cst.SimpleStatementLine([cst.Expr(call)])]
+    statements = [cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(cst.Name("said"))], call)])]
+    first_target = identifier(names[next(iter(planned.targets))]) if planned.targets else None
+    checks = []
+    if planned.navigated_to is not None:
+        path = urlsplit(planned.navigated_to).path
+        checks.append(keyword_arg("navigated_to", string(path)))
+    elif planned.appeared:
+        checks.append(keyword_arg("appeared", cst.Name("True")))
+    if checks:
+        expect_args = [
+            cst.Arg(first_target or cst.Name("None")),
+            cst.Arg(cst.Name("said")),
+            *checks,
+        ]
+        statements.append(
+            cst.SimpleStatementLine(
+                [cst.Expr(cst.Await(cst.Call(cst.Name("expect"), expect_args)))]
+            )
+        )
+    return statements
+
+
+def _signature(plan: SkillPlan) -> cst.Parameters:
+    params = []
+    for param in plan.params:
+        annotation = parse_template_expression(
+            "Annotated[str, {description}]", description=string(param.description)
+        )
+        params.append(cst.Param(identifier(param.name), cst.Annotation(annotation), star=""))
+    start = parse_template_expression(
+        "Annotated[str, {description}]",
+        description=string("The page the skill starts from (the site's address)."),
+    )
+    params.append(
+        cst.Param(
+            cst.Name("start_url"),
+            cst.Annotation(start),
+            default=string(plan.start_url),
+            equal=cst.AssignEqual(),
+        )
+    )
+    laid_out = [p.with_changes(comma=_one_per_line(len(params), i)) for i, p in enumerate(params)]
+    return cst.Parameters(params=laid_out)
+
+
+def _function_doc(plan: SkillPlan, summary: str) -> str:
+    lines = [summary, "", f"Harvested from the command {plan.command!r}.", "", "Args:"]
+    lines += [f"    {p.name}: {p.description}" for p in plan.params]
+    lines += [
+        "    start_url: The page the skill starts from.",
+        "",
+        "Returns:",
+        "    What was done and the final page URL.",
+    ]
+    return "\n".join(lines)
+
+
+def generate_module(plan: SkillPlan, name: str) -> str:
+    """Source code of the skill module for ``plan``, with one async function ``name``."""
+    summary = plan.template[:1].upper() + plan.template[1:]
+    if not summary.endswith("."):
+        summary += "."
+    names: dict[tuple[int, str], str] = {}
+    constants: list[cst.BaseStatement] = []
+    body: list[cst.BaseStatement] = [
+        cst.SimpleStatementLine([cst.Expr(docstring(_function_doc(plan, summary), "    "))])
+    ]
+    for number, planned in enumerate(plan.steps, start=1):
+        step_names = {}
+        for key in planned.targets:
+            suffix = "" if len(planned.targets) == 1 else f"_{key.split('_')[0].upper()}"
+            constant = f"STEP_{number}{suffix}"
+            step_names[key] = constant
+            constants.append(_target_constant(constant, number, key, planned))
+        names.update({(number, k): v for k, v in step_names.items()})
+        body.extend(_step_statements(number, planned, step_names))
+    filled_in = [keyword_arg(p.name, identifier(p.name)) for p in plan.params]
+    done_call = cst.Call(cst.Name("done"), [cst.Arg(string(summary)), *filled_in])
+    body.append(cst.SimpleStatementLine([cst.Return(cst.Await(done_call))]))
+    function = cst.FunctionDef(
+        whitespace_before_params=cst.ParenthesizedWhitespace(
+            first_line=cst.TrailingWhitespace(), last_line=cst.SimpleWhitespace("    ")
+        ),
+        name=identifier(name),
+        params=_signature(plan),
+        body=cst.IndentedBlock(body),
+        returns=cst.Annotation(cst.Name("str")),
+        asynchronous=cst.Asynchronous(),
+    )
+    used = sorted({s.primitive for s in plan.steps})
+    runtime_names = ["Target", "done", "expect", "find"]
+    module = cst.Module(
+        header=[cst.EmptyLine(comment=cst.Comment("# ruff: noqa: E501"))],
+        body=[
+            cst.SimpleStatementLine(
+                [
+                    cst.Expr(
+                        docstring(
+                            f"Harvested skill {name}: {plan.template}\n\n"
+                            f"Generated from run {plan.source}; harvest again, do not edit.\n"
+                        )
+                    )
+                ]
+            ),
+            _spaced(parse_template_statement("from typing import Annotated\n"), 1),
+            _spaced(
+                cst.SimpleStatementLine(
+                    [
+                        cst.ImportFrom(
+                            module=cst.parse_expression("browser_agent.harvest.runtime"),
+                            names=[cst.ImportAlias(cst.Name(n)) for n in runtime_names],
+                        )
+                    ]
+                ),
+                1,
+            ),
+            cst.SimpleStatementLine(
+                [
+                    cst.ImportFrom(
+                        module=cst.parse_expression("skills.primitive"),
+                        names=[cst.ImportAlias(identifier(n)) for n in used],
+                    )
+                ]
+            ),
+            *[_spaced(c, 1) for c in constants],
+            _spaced(function, 2),
+        ],
+    )
+    code = module.code
+    compile(code, "<harvested skill>", "exec")  # never write a module that does not parse
+    return code
+
+
+def _spaced(statement: cst.BaseStatement, blank_lines: int) -> cst.BaseStatement:
+    """The statement with ``blank_lines`` empty lines before it, as PEP 8 lays out modules."""
+    return statement.with_changes(leading_lines=[cst.EmptyLine()] * blank_lines)

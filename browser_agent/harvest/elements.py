@@ -1,0 +1,217 @@
+"""What a log says about an element, and a stable way to find it again.
+
+Tool responses name elements by their opening tag (``<input id="q" name="q">``); get_dom
+lines name them by mmid, role and accessible name. From these, an ElementRecord keeps
+everything needed to find the element again in stages and to know it is the same control.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import re
+from dataclasses import asdict, dataclass, field
+
+_TAG = re.compile(
+    r"<([a-zA-Z][a-zA-Z0-9-]*)((?:\s+[^\s=>/]+(?:=(?:\"[^\"]*\"|'[^']*'|[^\s>]+))?)*)\s*/?>"
+    r"(?:([^<]{0,200})</\1>)?"
+)
+_ATTR = re.compile(r"""([^\s=>/]+)(?:=("[^"]*"|'[^']*'|[^\s>]+))?""")
+_MMID = re.compile(r"""\[\s*mmid\s*=\s*["']?(\d+)["']?\s*\]""")
+_DOM_LINE = re.compile(r'^\[(\d+)\] (\S+)(?: ("(?:[^"\\]|\\.)*"))?(.*)$')
+
+# Ids that a framework or a build generated: they change between page loads or releases.
+_GENERATED_ID = re.compile(
+    r"(^(ember|react-|:r|radix-|mui-|headlessui-|ng-|yui_|ext-gen|gwt-|j_id|__next|svelte-))"
+    r"|([0-9a-f]{8,})|(\d{3,})|([0-9a-f]{8}-[0-9a-f]{4}-)",
+    re.IGNORECASE,
+)
+
+_ROLE_OF_INPUT = {
+    "button": "button",
+    "submit": "button",
+    "reset": "button",
+    "image": "button",
+    "checkbox": "checkbox",
+    "radio": "radio",
+    "range": "slider",
+    "number": "spinbutton",
+    "search": "searchbox",
+}
+
+
+@dataclass
+class Tag:
+    """An element as a response printed it: tag name, attributes, visible text."""
+
+    tag: str
+    attributes: dict[str, str]
+    text: str = ""
+    start: int = 0
+
+
+@dataclass
+class ElementRecord:
+    """Everything recorded about one element a skill acts on."""
+
+    selector: str
+    role: str
+    name: str
+    tag: str
+    text: str = ""
+    attributes: dict[str, str] = field(default_factory=dict)
+    xpath: str = ""
+
+    def as_dict(self) -> dict:
+        return asdict(self)
+
+
+def find_tags(text: str) -> list[Tag]:
+    """Every opening tag in free text, with its attributes and the text that follows it."""
+    found = []
+    for match in _TAG.finditer(text or ""):
+        attributes = {}
+        for name, value in _ATTR.findall(match.group(2) or ""):
+            if value[:1] in "\"'":
+                value = value[1:-1]
+            attributes[name.lower()] = html.unescape(value)
+        inner = html.unescape((match.group(3) or "").strip())
+        found.append(Tag(match.group(1).lower(), attributes, inner, match.start()))
+    return found
+
+
+def tag_for_selector(response: str, selector: str) -> Tag | None:
+    """The tag a response printed for ``selector``: the one named next to it, else the first."""
+    tags = find_tags(response)
+    if not tags:
+        return None
+    position = response.find(selector) if selector else -1
+    if position < 0:
+        mmid = _MMID.search(selector or "")
+        position = _mmid_position(response, mmid.group(1)) if mmid else -1
+    if position < 0 or len(tags) == 1:
+        return tags[0]
+    return min(tags, key=lambda t: abs(t.start - position))
+
+
+def _mmid_position(text: str, mmid: str) -> int:
+    for match in _MMID.finditer(text):
+        if match.group(1) == mmid:
+            return match.start()
+    return -1
+
+
+def observed_elements(dom_text: str) -> dict[str, tuple[str, str]]:
+    """mmid -> (role, accessible name) from a get_dom answer."""
+    seen = {}
+    for line in (dom_text or "").splitlines():
+        match = _DOM_LINE.match(line)
+        if not match:
+            continue
+        name = ""
+        if match.group(3):
+            try:
+                name = json.loads(match.group(3))
+            except json.JSONDecodeError:
+                name = match.group(3).strip('"')
+        seen[match.group(1)] = (match.group(2), name)
+    return seen
+
+
+def looks_generated(identifier: str) -> bool:
+    """True for ids that a framework or build made up (long hex or digit runs, prefixes)."""
+    return bool(_GENERATED_ID.search(identifier))
+
+
+def role_of(tag: Tag) -> str:
+    """The implicit ARIA role of a tag, as the page library computes it."""
+    explicit = tag.attributes.get("role")
+    if explicit:
+        return explicit.split()[0]
+    if tag.tag == "input":
+        return _ROLE_OF_INPUT.get(tag.attributes.get("type", "text").lower(), "textbox")
+    return {
+        "a": "link",
+        "button": "button",
+        "select": "combobox",
+        "textarea": "textbox",
+        "summary": "button",
+    }.get(tag.tag, tag.tag)
+
+
+def _css(value: str) -> str:
+    return json.dumps(value)
+
+
+def stable_selector(tag: Tag, role: str, name: str) -> str | None:
+    """The first stable selector in the documented order, or None when there is none.
+
+    Order: a meaningful id, then name, data-testid, aria-label, placeholder, option value,
+    then role plus visible text.
+    """
+    attrs = tag.attributes
+    element_id = attrs.get("id", "")
+    if element_id and not looks_generated(element_id):
+        return (
+            f"#{element_id}"
+            if re.fullmatch(r"[A-Za-z][\w-]*", element_id)
+            else (f"[id={_css(element_id)}]")
+        )
+    for attribute in ("name", "data-testid", "aria-label", "placeholder"):
+        value = attrs.get(attribute)
+        if value and not (attribute == "name" and looks_generated(value)):
+            return f"{tag.tag}[{attribute}={_css(value)}]"
+    if tag.tag == "option" and attrs.get("value"):
+        return f"option[value={_css(attrs['value'])}]"
+    label = name or tag.text
+    if label:
+        return f"role={role}[name={_css(label)}]"
+    return None
+
+
+def xpath_of(tag: Tag, name: str) -> str:
+    """An XPath from static attributes, a last resort when CSS and roles fail."""
+    for attribute in ("id", "name", "data-testid", "aria-label", "placeholder"):
+        value = tag.attributes.get(attribute)
+        if value and "'" not in value:
+            return f"//{tag.tag}[@{attribute}='{value}']"
+    text = tag.text or name
+    if text and "'" not in text:
+        return f"//{tag.tag}[normalize-space()='{text}']"
+    return ""
+
+
+STATIC_ATTRIBUTES = (
+    "id",
+    "name",
+    "type",
+    "data-testid",
+    "aria-label",
+    "placeholder",
+    "href",
+    "title",
+    "alt",
+    "role",
+)
+
+
+def element_record(tag: Tag, role: str | None, name: str | None) -> ElementRecord | None:
+    """The record of an acted-on element, or None when it cannot be found again stably."""
+    role = role or role_of(tag)
+    name = (
+        name
+        if name is not None
+        else (tag.attributes.get("aria-label") or tag.text or tag.attributes.get("placeholder", ""))
+    )
+    selector = stable_selector(tag, role, name)
+    if selector is None:
+        return None
+    return ElementRecord(
+        selector=selector,
+        role=role,
+        name=name,
+        tag=tag.tag,
+        text=tag.text,
+        attributes={k: v for k, v in tag.attributes.items() if k in STATIC_ATTRIBUTES},
+        xpath=xpath_of(tag, name),
+    )

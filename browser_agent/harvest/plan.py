@@ -1,0 +1,277 @@
+"""Deciding what of a run can become a skill: which steps, which parameters, where it ends.
+
+Observation-only calls are dropped, failed attempts skipped, every mmid replaced by a
+stable selector, and values that came from the command become parameters. The stretch
+ends at the first step that needed reasoning over varying page content.
+"""
+
+from __future__ import annotations
+
+import keyword
+import re
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import urlsplit
+
+from browser_agent.harvest.elements import (
+    ElementRecord,
+    element_record,
+    find_tags,
+    observed_elements,
+    tag_for_selector,
+)
+from browser_agent.harvest.logs import Call, ChatLog
+from browser_agent.planner.redact import MASK
+
+OBSERVE = {"get_dom", "get_url", "tell_user"}
+SELECTOR_ARGS = ("selector", "text_selector", "click_selector")
+VALUE_ARGS = ("text", "option")
+ACTIONS = {
+    "open_url",
+    "click",
+    "enter_text",
+    "enter_text_and_click",
+    "select_option",
+    "press_key_combination",
+    "hover",
+    "scroll",
+    "go_back",
+    "bulk_enter_text",
+}
+_ERROR = re.compile(r"^\s*(error|failed|unable|could not)\b", re.IGNORECASE)
+_NAVIGATED = re.compile(
+    r"(?:navigated to|page loaded:|loaded|now on|url(?: is)?:?)\s+(https?://[^\s'\"<>]+?)[.,;]?(?:\s|$)",
+    re.IGNORECASE,
+)
+_APPEARED = re.compile(r"\bnew elements? appeared|elements? (?:were )?added", re.IGNORECASE)
+
+
+class NotHarvestable(ValueError):
+    """The log holds nothing worth a skill; the message says why."""
+
+
+@dataclass
+class Param:
+    """A skill parameter: a value that came from the command."""
+
+    name: str
+    description: str
+    example: str
+
+
+@dataclass
+class ByRoleName:
+    """A selector whose accessible name is a parameter: ``role=link[name=<param>]``."""
+
+    role: str
+    param: Param
+
+
+@dataclass
+class PlannedStep:
+    """One primitive call of the skill. Arguments are literals or ``Param`` references."""
+
+    primitive: str
+    arguments: dict[str, Any]
+    targets: dict[str, ElementRecord] = field(default_factory=dict)
+    navigated_to: str | None = None  # path (and query, for the example) after the step
+    appeared: bool = False
+
+
+@dataclass
+class SkillPlan:
+    """Everything the code generator and the store need for one skill."""
+
+    command: str
+    template: str
+    params: list[Param]
+    steps: list[PlannedStep]
+    start_url: str
+    end_url: str
+    ended_because: str
+    source: str
+
+
+def url_after(response: str) -> str | None:
+    """The URL a response says the page went to, if any."""
+    match = _NAVIGATED.search(response or "")
+    return match.group(1) if match else None
+
+
+def _relative(url: str) -> str:
+    parts = urlsplit(url)
+    return parts.path + (f"?{parts.query}" if parts.query else "")
+
+
+def snake(text: str) -> str:
+    """A safe Python identifier made of the words of ``text``."""
+    words = re.findall(r"[a-z0-9]+", text.lower())
+    name = "_".join(words[:4]) or "value"
+    if name[0].isdigit():
+        name = f"value_{name}"
+    return f"{name}_" if keyword.iskeyword(name) else name
+
+
+def _param_name(element: ElementRecord | None, argument: str) -> str:
+    if element is None:
+        return snake(argument)
+    attrs = element.attributes
+    if element.role == "searchbox" or attrs.get("name") in {"q", "query", "search"}:
+        return "search_term"
+    if attrs.get("type") == "password":
+        return "password"
+    return snake(element.name or attrs.get("name") or attrs.get("placeholder") or argument)
+
+
+@dataclass
+class _Builder:
+    """Walks a log's calls and collects the harvestable stretch."""
+
+    log: ChatLog
+    steps: list[PlannedStep] = field(default_factory=list)
+    params: list[Param] = field(default_factory=list)
+    observed: dict[str, tuple[str, str]] = field(default_factory=dict)
+    start_url: str = ""
+    end_url: str = ""
+    ended: str = "the run ended"
+
+    def build(self) -> SkillPlan:
+        for call in self.log.calls:
+            reason = self._take(call)
+            if reason:
+                self.ended = reason
+                break
+        actions = [s for s in self.steps if s.primitive != "open_url"]
+        if not actions:
+            raise NotHarvestable(f"{self.log.path}: no reusable actions ({self.ended})")
+        return SkillPlan(
+            command=self.log.command,
+            template=self._template(),
+            params=self.params,
+            steps=self.steps,
+            start_url=self.start_url,
+            end_url=self.end_url,
+            ended_because=self.ended,
+            source=self.log.run_id or self.log.path,
+        )
+
+    def _take(self, call: Call) -> str | None:
+        """Add one call to the skill; a non-empty answer says why the skill ends here."""
+        if call.response is None:
+            return f"the log stops before {call.name} was answered"
+        if call.name in OBSERVE:
+            if call.name == "get_dom":
+                self.observed = observed_elements(call.response)
+            return None
+        if _ERROR.match(call.response):
+            return None  # a failed attempt: the model tried again in a later call
+        if call.name not in ACTIONS:
+            return f"{call.name} needs judgement over page content"
+        if "__invalid__" in call.arguments:
+            return f"{call.name} had arguments that are not JSON"
+        if call.name == "open_url":
+            return self._open(call)
+        step = PlannedStep(call.name, {})
+        for key, value in call.arguments.items():
+            if key in SELECTOR_ARGS:
+                problem = self._target(step, key, str(value), call.response)
+                if problem:
+                    return problem
+            elif key == "entries" and call.name == "bulk_enter_text":
+                return "bulk form filling is not harvested yet"
+            else:
+                step.arguments[key] = self._value(step, key, value)
+        navigated = url_after(call.response)
+        if navigated:
+            self.end_url = navigated
+            step.navigated_to = _relative(navigated)
+        step.appeared = bool(_APPEARED.search(call.response))
+        self.steps.append(step)
+        if navigated:
+            self.observed = {}
+        return None
+
+    def _open(self, call: Call) -> str | None:
+        url = str(call.arguments.get("url", ""))
+        loaded = url_after(call.response) or url
+        if not self.steps:
+            self.start_url = loaded
+            self.steps.append(PlannedStep("open_url", {"url": Param("start_url", "", loaded)}))
+        else:
+            self.steps.append(PlannedStep("open_url", {"url": self._value(None, "url", loaded)}))
+        self.end_url = loaded
+        self.observed = {}
+        return None
+
+    def _target(self, step: PlannedStep, key: str, selector: str, response: str) -> str | None:
+        tag = tag_for_selector(response, selector)
+        mmid = re.search(r"mmid\s*=\s*['\"]?(\d+)", selector)
+        if tag is None:
+            if mmid:
+                return f"the element {selector} of {step.primitive} is not described in the log"
+            step.arguments[key] = selector  # the model wrote a selector of its own
+            return None
+        role, name = self.observed.get(mmid.group(1), (None, None)) if mmid else (None, None)
+        record = element_record(tag, role, name)
+        if record is None:
+            return f"the element of {step.primitive} has nothing stable to find it by"
+        if record.selector.startswith("role=link") and not _in_command(record.name, self.log):
+            return f"clicking the link {record.name!r} was a choice among page content"
+        if record.selector.startswith("role=") and _in_command(record.name, self.log):
+            param = self._param(
+                _param_name(None, "item"), f"Name of the {record.role}", record.name
+            )
+            step.arguments[key] = {"role_name": record.role, "param": param}
+        step.targets[key] = record
+        step.arguments.setdefault(key, record.selector)
+        return None
+
+    def _value(self, step: PlannedStep | None, key: str, value: Any) -> Any:
+        if not isinstance(value, str) or key not in (*VALUE_ARGS, "url"):
+            return value
+        element = next(iter(step.targets.values()), None) if step else None
+        if value == MASK:
+            return self._param("password", "The password (never stored)", "")
+        if _in_command(value, self.log):
+            name = _param_name(element, key)
+            label = element.name if element and element.name else key
+            return self._param(name, f"{label} (example: {value})", value)
+        return value
+
+    def _param(self, name: str, description: str, example: str) -> Param:
+        for existing in self.params:
+            if existing.example == example and existing.name.startswith(name):
+                return existing
+        taken = {p.name for p in self.params}
+        unique, n = name, 2
+        while unique in taken or unique == "start_url":
+            unique, n = f"{name}_{n}", n + 1
+        param = Param(unique, description, example)
+        self.params.append(param)
+        return param
+
+    def _template(self) -> str:
+        template = self.log.command.replace("{", "{{").replace("}", "}}")
+        for param in sorted(self.params, key=lambda p: len(p.example), reverse=True):
+            example = MASK if param.name.startswith("password") else param.example
+            if not example:
+                continue
+            pattern = re.compile(re.escape(example), re.IGNORECASE)
+            template = pattern.sub("{" + param.name + "}", template, count=1)
+        return template
+
+
+def _in_command(value: str, log: ChatLog) -> bool:
+    value = value.strip()
+    return len(value) >= 2 and value.lower() in log.command.lower()
+
+
+def plan_skill(log: ChatLog) -> SkillPlan:
+    """The harvestable stretch of a successful run, or NotHarvestable saying why not."""
+    if not log.succeeded:
+        raise NotHarvestable(f"{log.path}: the run did not succeed")
+    if not log.calls:
+        raise NotHarvestable(f"{log.path}: the run made no tool calls")
+    if not find_tags(" ".join(c.response or "" for c in log.calls)):
+        raise NotHarvestable(f"{log.path}: no response names the elements acted on")
+    return _Builder(log).build()

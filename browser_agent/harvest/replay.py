@@ -1,0 +1,103 @@
+"""Replaying a skill in a fresh browser context and checking its recorded end state."""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from urllib.parse import urlsplit
+
+from playwright.async_api import Browser
+
+from browser_agent.browser.errors import ActionError, BrowserError
+from browser_agent.browser.session import browser_session
+from browser_agent.harvest.loader import SkillLoadError, load_skill
+from browser_agent.harvest.runtime import SkillStale
+from browser_agent.settings import Settings
+from browser_agent.store.models import Skill
+
+
+@dataclass
+class Replay:
+    """How one replay went; ``step`` and ``selector`` locate a stale step."""
+
+    passed: bool
+    final_url: str | None = None
+    step: int | None = None
+    selector: str | None = None
+    error: str | None = None
+    screenshot: str | None = None
+    seconds: float = 0.0
+
+
+def relative(url: str) -> str:
+    parts = urlsplit(url)
+    return parts.path + (f"?{parts.query}" if parts.query else "")
+
+
+def example_arguments(skill: Skill, start_url: str | None) -> dict[str, str] | None:
+    """The arguments to replay with, or None when a secret is needed that was never kept."""
+    arguments = json.loads(skill.example_args or "{}")
+    if any(value == "" for value in arguments.values()):
+        return None
+    if start_url:
+        arguments["start_url"] = start_url
+    return arguments
+
+
+async def replay(
+    skill: Skill,
+    settings: Settings,
+    browser: Browser | None = None,
+    *,
+    start_url: str | None = None,
+    screenshot_dir: Path | None = None,
+) -> Replay:
+    """Run ``skill`` with its example arguments in a fresh context; passed means it reached
+    its recorded end state (same path and query)."""
+    started = time.perf_counter()
+    arguments = example_arguments(skill, start_url)
+    if arguments is None:
+        return Replay(False, error="needs a secret (a password) that is never stored")
+    try:
+        function = load_skill(skill)
+    except SkillLoadError as exc:
+        return Replay(False, error=str(exc))
+    async with browser_session(settings, browser) as active:
+        try:
+            await function(**arguments)
+        except (ActionError, BrowserError) as exc:
+            shot = await _screenshot(active.page, screenshot_dir, skill)
+            return Replay(
+                False,
+                final_url=active.page.url,
+                step=exc.step if isinstance(exc, SkillStale) else None,
+                selector=getattr(exc, "selector", None),
+                error=str(exc),
+                screenshot=shot,
+                seconds=time.perf_counter() - started,
+            )
+        final = active.current_page().url
+        seconds = time.perf_counter() - started
+        if skill.expected_end and relative(final) != skill.expected_end:
+            return Replay(
+                False,
+                final_url=final,
+                error=f"ended on {relative(final)} instead of {skill.expected_end}",
+                screenshot=await _screenshot(active.page, screenshot_dir, skill),
+                seconds=seconds,
+            )
+        return Replay(True, final_url=final, seconds=seconds)
+
+
+async def _screenshot(page, directory: Path | None, skill: Skill) -> str | None:  # type: ignore[no-untyped-def]
+    if directory is None:
+        return None
+    directory.mkdir(parents=True, exist_ok=True)
+    path = directory / f"{skill.name}-v{skill.version}-{int(time.time())}.png"
+    try:
+        await page.screenshot(path=str(path))
+    except Exception:  # a screenshot is a courtesy; the failure itself is what counts
+        return None
+    return str(path)
