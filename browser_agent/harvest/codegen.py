@@ -16,7 +16,14 @@ from urllib.parse import urlsplit
 import libcst as cst
 from libcst.helpers import parse_template_expression, parse_template_statement
 
-from browser_agent.harvest.plan import ByRoleName, Param, PlannedStep, SkillPlan, snake
+from browser_agent.harvest.plan import (
+    RESERVED_NAMES,
+    ByRoleName,
+    Param,
+    PlannedStep,
+    SkillPlan,
+    snake,
+)
 from skills.primitive import PRIMITIVES
 
 _IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
@@ -73,10 +80,15 @@ def docstring(text: str, indent: str = "") -> cst.SimpleString:
 
 
 def skill_name(template: str) -> str:
-    """snake_case verb_object name from the command template."""
+    """snake_case verb_object name from the command template (a lone verb takes the first
+    parameter as its object: ``find {search_term}`` is ``find_search_term``)."""
+    params = re.findall(r"\{(\w+)\}", template)
     plain = re.sub(r"\{[^}]*\}", " ", template.lower())
-    words = [w for w in re.findall(r"[a-z]+", plain) if w not in _STOPWORDS]
-    return snake(" ".join(words[:4]) or "do_task")
+    words = [w for w in re.findall(r"[a-z]+", plain) if w not in _STOPWORDS][:4]
+    if len(words) < 2:
+        words += params[:1] or ["task"]
+    name = snake(" ".join(words))
+    return f"{name}_skill" if name in RESERVED_NAMES else name
 
 
 _NO_SPACE = cst.AssignEqual(

@@ -157,6 +157,36 @@ def _responses(messages: list[dict[str, Any]]) -> dict[str, str]:
     return found
 
 
+# Other agents' tool names for our primitives, and their argument names for ours.
+TOOL_ALIASES = {
+    "openurl": "open_url",
+    "geturl": "get_url",
+    "get_dom_with_content_type": "get_dom",
+    "entertext": "enter_text",
+    "bulk_enter_text": "bulk_enter_text",
+    "press_key_combination": "press_key_combination",
+    "click": "click",
+    "select_option": "select_option",
+    "hover": "hover",
+    "go_back": "go_back",
+}
+ARGUMENT_ALIASES = {"query_selector": "selector", "key_combination": "keys"}
+DROPPED_ARGUMENTS = {"timeout", "wait_before_execution"}
+
+
+def normalise(name: str, arguments: dict[str, Any]) -> tuple[str, dict[str, Any]]:
+    """Another agent's call in our primitives' terms (``entertext(entry=...)`` and such)."""
+    name = TOOL_ALIASES.get(name.lower(), name)
+    if isinstance(arguments.get("entry"), dict) and len(arguments) == 1:
+        arguments = arguments["entry"]
+    renamed = {
+        ARGUMENT_ALIASES.get(key, key): value
+        for key, value in arguments.items()
+        if key not in DROPPED_ARGUMENTS
+    }
+    return name, renamed
+
+
 def _call(path: Path | str, raw: Any, responses: dict[str, str]) -> Call:
     if not isinstance(raw, dict) or not isinstance(raw.get("function"), dict):
         raise LogError(path, "a tool call has no function")
@@ -169,8 +199,5 @@ def _call(path: Path | str, raw: Any, responses: dict[str, str]) -> Call:
             arguments = {"__invalid__": arguments}
     if not isinstance(arguments, dict):
         arguments = {"__invalid__": arguments}
-    return Call(
-        name=str(function.get("name") or ""),
-        arguments=arguments,
-        response=responses.get(str(raw.get("id"))),
-    )
+    name, arguments = normalise(str(function.get("name") or ""), arguments)
+    return Call(name=name, arguments=arguments, response=responses.get(str(raw.get("id"))))

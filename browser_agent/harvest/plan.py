@@ -16,7 +16,6 @@ from urllib.parse import urlsplit
 from browser_agent.harvest.elements import (
     ElementRecord,
     element_record,
-    find_tags,
     observed_elements,
     tag_for_selector,
 )
@@ -24,6 +23,27 @@ from browser_agent.harvest.logs import Call, ChatLog
 from browser_agent.planner.redact import MASK
 
 OBSERVE = {"get_dom", "get_url", "tell_user"}
+# Names a generated module defines or imports; parameters and skills must not shadow them.
+RESERVED_NAMES = {
+    "start_url",
+    "said",
+    "Annotated",
+    "Target",
+    "done",
+    "expect",
+    "find",
+    "str",
+    "open_url",
+    "click",
+    "enter_text",
+    "enter_text_and_click",
+    "select_option",
+    "press_key_combination",
+    "hover",
+    "scroll",
+    "go_back",
+    "bulk_enter_text",
+}
 SELECTOR_ARGS = ("selector", "text_selector", "click_selector")
 VALUE_ARGS = ("text", "option")
 ACTIONS = {
@@ -219,9 +239,9 @@ class _Builder:
             return f"clicking the link {record.name!r} was a choice among page content"
         if record.selector.startswith("role=") and _in_command(record.name, self.log):
             param = self._param(
-                _param_name(None, "item"), f"Name of the {record.role}", record.name
+                snake(f"{record.role} name"), f"Name of the {record.role}", record.name
             )
-            step.arguments[key] = {"role_name": record.role, "param": param}
+            step.arguments[key] = ByRoleName(record.role, param)
         step.targets[key] = record
         step.arguments.setdefault(key, record.selector)
         return None
@@ -234,7 +254,10 @@ class _Builder:
             return self._param("password", "The password (never stored)", "")
         if _in_command(value, self.log):
             name = _param_name(element, key)
-            label = element.name if element and element.name else key
+            label = key
+            if element is not None:
+                attrs = element.attributes
+                label = element.name or attrs.get("placeholder") or attrs.get("name") or key
             return self._param(name, f"{label} (example: {value})", value)
         return value
 
@@ -242,9 +265,9 @@ class _Builder:
         for existing in self.params:
             if existing.example == example and existing.name.startswith(name):
                 return existing
-        taken = {p.name for p in self.params}
+        taken = {p.name for p in self.params} | RESERVED_NAMES
         unique, n = name, 2
-        while unique in taken or unique == "start_url":
+        while unique in taken:
             unique, n = f"{name}_{n}", n + 1
         param = Param(unique, description, example)
         self.params.append(param)
@@ -272,6 +295,4 @@ def plan_skill(log: ChatLog) -> SkillPlan:
         raise NotHarvestable(f"{log.path}: the run did not succeed")
     if not log.calls:
         raise NotHarvestable(f"{log.path}: the run made no tool calls")
-    if not find_tags(" ".join(c.response or "" for c in log.calls)):
-        raise NotHarvestable(f"{log.path}: no response names the elements acted on")
     return _Builder(log).build()
