@@ -18,8 +18,11 @@ from sqlmodel import Session, select
 from browser_agent.browser.errors import BrowserError
 from browser_agent.browser.session import browser_session
 from browser_agent.dom.observe import observe_page
+from browser_agent.harvest.cli import harvest_command, skills_app
+from browser_agent.llm.offline import OfflinePlanner
 from browser_agent.llm.openai_client import OpenAIClient
 from browser_agent.llm.types import LLMClient
+from browser_agent.memory.cli import app as memory_app
 from browser_agent.planner.agent import RunResult, run_command
 from browser_agent.planner.people import console_channel
 from browser_agent.settings import Settings, load_settings
@@ -28,11 +31,18 @@ from browser_agent.store.models import Run, Step
 
 console = Console()
 
+OFFLINE_MODEL = "offline"
+MODEL_HELP = "Model at the endpoint; 'offline' for the built-in planner (the default without one)."
+DEMO_COMMAND = "search for trail shoes and sort by price low to high"
+
 app = typer.Typer(
     help="A browser agent that carries out web commands and learns skills from its runs.",
     no_args_is_help=True,
     add_completion=False,
 )
+app.add_typer(memory_app, name="memory")
+app.command("harvest")(harvest_command)
+app.add_typer(skills_app, name="skills")
 
 
 @app.command("demo-site")
@@ -82,15 +92,11 @@ def dom(
 
 
 def make_llm(settings: Settings, model: str | None, text_actions: bool = False) -> LLMClient:
-    """The configured model client; a clear error when none is configured."""
+    """The configured model client; the offline planner when asked for (``--model offline``)
+    or when no endpoint is configured, so the product runs without a network."""
     chosen = model or settings.llm_model
-    if settings.llm_base_url is None and settings.llm_api_key is None:
-        raise typer.BadParameter(
-            "No LLM endpoint is configured. Set OPENAI_API_KEY (and OPENAI_BASE_URL for a "
-            "local or self-hosted server such as Ollama, vLLM or llama.cpp), or the "
-            "BROWSER_AGENT_LLM_* settings.",
-            param_hint="--model",
-        )
+    if chosen == OFFLINE_MODEL or (settings.llm_base_url is None and settings.llm_api_key is None):
+        return OfflinePlanner()
     return OpenAIClient(
         chosen,
         base_url=settings.llm_base_url,
@@ -140,7 +146,7 @@ def run(
     url: Annotated[str | None, typer.Option("--url", help="Page to start from.")] = None,
     max_steps: Annotated[int, typer.Option(help="Stop after this many tool calls.")] = 30,
     headed: Annotated[bool, typer.Option(help="Show the browser window.")] = False,
-    model: Annotated[str | None, typer.Option(help="Model name at the endpoint.")] = None,
+    model: Annotated[str | None, typer.Option(help=MODEL_HELP)] = None,
     text_actions: Annotated[
         bool, typer.Option(help="For models without tool calling: plain-text actions.")
     ] = False,
@@ -167,6 +173,26 @@ def run(
         typer.echo(json.dumps(asdict(result), indent=2))
     else:
         print_summary(result)
+    raise typer.Exit(0 if result.status == "succeeded" else 1)
+
+
+@app.command()
+def demo(
+    command: Annotated[str, typer.Argument(help="What to do in the demo shop.")] = DEMO_COMMAND,
+    model: Annotated[str | None, typer.Option(help=MODEL_HELP)] = None,
+    headed: Annotated[bool, typer.Option(help="Show the browser window.")] = False,
+) -> None:
+    """Start the bundled demo shop and carry out a command in it with the planner."""
+    from browser_agent.demo_site import start_demo_site
+
+    settings = load_settings().with_overrides(headless=False if headed else None)
+    llm = make_llm(settings, model)
+    with start_demo_site(port=0) as site:
+        console.print(f"Demo shop at {site.url}, planner {llm.name}: [bold]{escape(command)}[/]")
+        result = asyncio.run(
+            run_command(command, llm, settings, start_url=f"{site.url}/", on_step=_print_step)
+        )
+    print_summary(result)
     raise typer.Exit(0 if result.status == "succeeded" else 1)
 
 

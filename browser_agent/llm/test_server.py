@@ -1,9 +1,9 @@
 """A local OpenAI-compatible chat completions server for tests and benchmarks (stdlib only).
 
-Answers come from a policy function ``(messages, tools) -> LLMReply`` so the real
-``openai`` client path is exercised end to end. One-shot faults can be injected
-(bad JSON arguments, an unknown tool, HTTP 429 and 500, a slow answer), and an
-optional context limit records every request that would not fit a real model.
+Answers come from a policy function ``(messages, tools) -> LLMReply`` (by default the
+offline planner) so the real ``openai`` client path is exercised end to end. One-shot
+faults can be injected (bad JSON arguments, an unknown tool, HTTP 429 and 500, a slow
+answer), and an optional context limit records every request that would not fit a real model.
 When a request carries no ``tools`` (text-actions mode), the policy's tool calls
 are rendered into the content as action blocks, as a plain-text model would write them.
 
@@ -23,6 +23,7 @@ from dataclasses import dataclass, replace
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+from browser_agent.llm.offline import OfflinePlanner
 from browser_agent.llm.text_actions import render_action
 from browser_agent.llm.types import LLMReply
 
@@ -162,10 +163,9 @@ class LLMTestServer:
         return Answer(200, self._completion(body, reply, tokens, number))
 
     def _ask_policy(self, messages: list[dict], tools: list[dict]) -> LLMReply:
-        """The policy's reply; without a policy (later: the offline planner) say what is missing."""
-        if self.policy is None:
-            raise RuntimeError("no policy: pass one to start_test_llm_server(policy)")
-        return self.policy(messages, tools)
+        """The policy's reply; without a policy the offline planner answers."""
+        policy = self.policy or OfflinePlanner()
+        return policy(messages, tools)
 
     def _completion(self, body: dict, reply: LLMReply, prompt_tokens: int, number: int) -> dict:
         """A chat.completion for the reply; tool calls become text when no tools were sent."""
@@ -205,8 +205,8 @@ def start_test_llm_server(
 ) -> LLMTestServer:
     """Start a test LLM server on 127.0.0.1 (port 0: any free port) answering with ``policy``.
 
-    ``policy=None`` is reserved for the default policy, to be filled in by the offline
-    planner; until then a chat request without a policy is answered with HTTP 500.
+    With ``policy=None`` the offline planner answers, so end-to-end tests need no
+    hand-written answers.
     """
     return LLMTestServer(policy, port=port, model=model)
 

@@ -106,7 +106,7 @@ class RunRecorder:
         step.run_id = self.run.id
         step.arguments = redact(step.arguments, self.secrets)
         step.response = redact(step.response, self.secrets)
-        with Session(self.engine) as db:
+        with Session(self.engine, expire_on_commit=False) as db:  # callers read it afterwards
             db.add(step)
             db.commit()
         self.run.steps = self.step_count

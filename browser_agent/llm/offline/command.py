@@ -1,0 +1,491 @@
+"""Turning a command into a plan: an ordered list of small tasks, each done on some page.
+
+The command is cut into clauses at a connector followed by a verb ("..., then sort
+by ...", "... and add it to the cart"), never inside quotes. Each clause is read by
+the first pattern that fits it. The plan holds what the command says; which element
+serves each task is decided later, on the page, by matching words.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from browser_agent.llm.offline.words import content_words, unquote
+
+
+@dataclass(frozen=True)
+class Goto:
+    """Open a URL."""
+
+    url: str
+
+    def describe(self) -> str:
+        return f"open {self.url}"
+
+
+@dataclass(frozen=True)
+class Reach:
+    """Get to the page named by ``phrase``: follow its link, or search the site for it."""
+
+    phrase: str
+    search: bool = True
+
+    def describe(self) -> str:
+        return f'open "{self.phrase}"'
+
+
+@dataclass(frozen=True)
+class Search:
+    """Type ``query`` into the site's search box, or the box of the ``scope`` ("stores")."""
+
+    query: str
+    scope: str = ""
+
+    def describe(self) -> str:
+        where = f" {self.scope}" if self.scope else ""
+        return f'search{where} for "{self.query}"'
+
+
+@dataclass(frozen=True)
+class Assign:
+    """Give a field its value: ``text`` is "label value" split on the page, or keys + value.
+
+    A text that names a checkbox or radio button ticks it; with ``clicks`` a text that
+    names a button or link clicks it.
+    """
+
+    text: str = ""
+    keys: tuple[str, ...] = ()
+    value: str = ""
+    via: tuple[str, ...] = ()
+    clicks: bool = False
+
+    def describe(self) -> str:
+        if self.keys:
+            return f'set {self.keys[0]} to "{self.value}"'
+        return f'set "{self.text}"'
+
+
+@dataclass(frozen=True)
+class Press:
+    """Click the button, link or tab named by one of ``phrases``."""
+
+    phrases: tuple[str, ...]
+    role: str = ""
+    via: tuple[str, ...] = ()
+
+    def describe(self) -> str:
+        return f'click "{self.phrases[0]}"'
+
+
+@dataclass(frozen=True)
+class Dismiss:
+    """Close a modal dialog or cookie banner, by ``choice`` (accept, reject) or any way."""
+
+    choice: str = ""
+    via: tuple[str, ...] = ()
+
+    def describe(self) -> str:
+        return f"{self.choice or 'dismiss'} the dialog"
+
+
+@dataclass(frozen=True)
+class Read:
+    """Read something off the page: a ``price``, a ``count`` or a ``text`` about ``subject``."""
+
+    what: str
+    subject: str = ""
+
+    def describe(self) -> str:
+        return f'read the {self.what} of "{self.subject}"' if self.subject else f"read {self.what}"
+
+
+Task = Goto | Reach | Search | Assign | Press | Dismiss | Read
+
+
+@dataclass
+class Plan:
+    """The tasks of a command, or the reason it could not be planned."""
+
+    tasks: list[Task] = field(default_factory=list)
+    problem: str = ""
+
+
+CAN_DO = (
+    "I can open a site or a named page, search, sort, add a product to the cart, log in, "
+    "fill a form, click a named button or link, dismiss a cookie banner, and read a price, "
+    "a count or a text."
+)
+LOGIN_VIA = ("log in", "login", "sign in")
+CHECKOUT_VIA = ("checkout", "check out")
+PRONOUNS = frozenset({"it", "this", "that", "them", "one", "this one", "the product", "this shoe"})
+SORT_SYNONYMS = {
+    "cheapest": "price low to high",
+    "cheapest first": "price low to high",
+    "lowest price": "price low to high",
+    "price ascending": "price low to high",
+    "most expensive": "price high to low",
+    "highest price": "price high to low",
+    "price descending": "price high to low",
+    "popularity": "best seller",
+    "most popular": "best seller",
+    "best selling": "best seller",
+    "bestseller": "best seller",
+    "bestsellers": "best seller",
+    "best sellers": "best seller",
+    "top rated": "customer rating",
+    "highest rated": "customer rating",
+    "rating": "customer rating",
+}
+
+_VERBS = (
+    r"search|find|look|sort|sorted|order by|open|go|visit|navigate|browse|head|show|view|"
+    r"take me|add|put|buy|purchase|log ?in|sign ?in|log on|fill|complete|enter|type|"
+    r"check ?out|place|submit|confirm|send|write|leave|click|press|tap|hit|select|choose|"
+    r"pick|accept|reject|decline|dismiss|close|deny|allow|refuse|tick|check|agree|"
+    r"subscribe|sign up|read|tell me|what|how many|how much"
+)
+_SPLIT = re.compile(
+    rf"\s*(?:[,;]|\.\s|\band\b|\bthen\b)\s*(?:(?:and|then|also|finally)\s+)*(?=(?:{_VERBS})\b)"
+    r"|\s+(?=sorted by\b)",
+    re.IGNORECASE,
+)
+_QUOTES = re.compile(r"\"[^\"]*\"|\u201c[^\u201d]*\u201d|(?<!\w)'[^']*'(?!\w)")
+_LEAD = re.compile(r"^(?:please|and|then|also|now|first|finally|next)\s+", re.IGNORECASE)
+_URL = re.compile(
+    r"^(?:https?://\S+|(?:localhost|\d{1,3}(?:\.\d{1,3}){3}|(?:[a-z0-9-]+\.)+[a-z]{2,})"
+    r"(?::\d+)?(?:/\S*)?)$",
+    re.IGNORECASE,
+)
+_ITEM_SPLIT = re.compile(r"\s*(?:,|;|\band\b)\s*", re.IGNORECASE)
+
+
+def make_plan(command: str, start_url: str | None) -> Plan:
+    """The plan of ``command``; it starts by opening the named site or the start URL."""
+    tasks: list[Task] = []
+    for clause in split_clauses(command):
+        parsed = parse_clause(clause)
+        if parsed is None:
+            return Plan(problem=f'I could not understand "{clause}". {CAN_DO}')
+        tasks.extend(parsed)
+    tasks = _resolve_pronouns(tasks)
+    if not tasks:
+        return Plan(problem=f"I could not find anything to do in the command. {CAN_DO}")
+    if not isinstance(tasks[0], Goto):
+        if not start_url:
+            return Plan(
+                problem="I could not tell which site to open: name it in the command "
+                "(e.g. 'open example.com and ...') or give a start URL."
+            )
+        tasks.insert(0, Goto(start_url))
+    return Plan(tasks)
+
+
+def split_clauses(command: str) -> list[str]:
+    """The clauses of a command, cut at connectors before verbs but never inside quotes."""
+    masked = _mask_quotes(command)
+    cuts = [(m.start(), m.end()) for m in _SPLIT.finditer(masked)]
+    clauses, start = [], 0
+    for begin, end in cuts:
+        clauses.append(command[start:begin])
+        start = end
+    clauses.append(command[start:])
+    cleaned = [_LEAD.sub("", clause.strip()).strip().rstrip(".!") for clause in clauses]
+    return [clause for clause in cleaned if clause]
+
+
+def _mask_quotes(text: str) -> str:
+    """The text with quoted parts replaced by x's of the same length (positions kept)."""
+    return _QUOTES.sub(lambda m: m.group(0)[0] + "x" * (len(m.group(0)) - 2) + m.group(0)[-1], text)
+
+
+def items(text: str) -> list[str]:
+    """The "label value" items of a list such as "name Ada, email ada@example.com and city X"."""
+    masked = _mask_quotes(text)
+    parts, start = [], 0
+    for match in _ITEM_SPLIT.finditer(masked):
+        parts.append(text[start : match.start()])
+        start = match.end()
+    parts.append(text[start:])
+    return [part.strip() for part in parts if part.strip()]
+
+
+def is_url(text: str) -> bool:
+    return _URL.match(text.strip()) is not None
+
+
+def _url(text: str) -> str:
+    text = text.strip().rstrip(".,")
+    return text if "://" in text else f"https://{text}"
+
+
+def _resolve_pronouns(tasks: list[Task]) -> list[Task]:
+    """'open it' means the last thing searched for or opened; with nothing before, drop it."""
+    resolved: list[Task] = []
+    subject = ""
+    for task in tasks:
+        if isinstance(task, Reach) and task.phrase.lower() in PRONOUNS:
+            if subject:
+                resolved.append(Reach(subject, task.search))
+            continue
+        if isinstance(task, Search | Reach):
+            subject = task.query if isinstance(task, Search) else task.phrase
+        resolved.append(task)
+    return resolved
+
+
+# ---- clause patterns -------------------------------------------------------------------
+
+Handler = Callable[[re.Match[str]], list[Task] | None]
+_PATTERNS: list[tuple[re.Pattern[str], Handler]] = []
+
+
+def _pattern(regex: str) -> Callable[[Handler], Handler]:
+    """Register a clause pattern (case-insensitive, whole clause) and its handler."""
+
+    def register(handler: Handler) -> Handler:
+        _PATTERNS.append((re.compile(rf"^(?:{regex})$", re.IGNORECASE), handler))
+        return handler
+
+    return register
+
+
+def parse_clause(clause: str) -> list[Task] | None:
+    """The tasks of one clause, or None when no pattern reads it."""
+    for regex, handler in _PATTERNS:
+        match = regex.match(clause)
+        if match:
+            tasks = handler(match)
+            if tasks is not None:
+                return tasks
+    return None
+
+
+@_pattern(r"(?:on|at)\s+(?P<x>\S+)")
+def _site(m: re.Match[str]) -> list[Task] | None:
+    return [Goto(_url(m["x"]))] if is_url(m["x"]) else None
+
+
+@_pattern(
+    r"(?:what(?:'s|\s+is|\s+does)\s+the\s+(?:price|cost)\s+(?:of|for)"
+    r"|how\s+much\s+(?:is|are|does|do|for|costs?)|(?:tell\s+me|get|find|read)\s+the\s+price\s+of)"
+    r"\s+(?:the\s+|a\s+)?(?P<x>.+?)(?:\s+costs?)?\s*\??"
+)
+def _price(m: re.Match[str]) -> list[Task]:
+    return [Read("price", unquote(m["x"]))]
+
+
+@_pattern(
+    r"how\s+many\s+(?P<noun>[\w-]+)(?:\s+(?:are\s+there|are|do\s+you\s+have|were\s+found|exist))?"
+    r"(?:\s+(?:for|matching|that\s+match|match|about|named|called|when\s+(?:searching|i\s+search)"
+    r"\s+for|in\s+a\s+search\s+for))?\s*(?P<q>.*?)\s*\??"
+)
+def _count(m: re.Match[str]) -> list[Task]:
+    query = unquote(m["q"])
+    search: list[Task] = [Search(query)] if query else []
+    return [*search, Read("count", m["noun"])]
+
+
+@_pattern(
+    r"(?:what(?:'s|\s+is|\s+are)|tell\s+me|read(?:\s+me)?|report)\s+(?:the\s+)?(?P<x>.+?)\s*\??"
+)
+def _read_text(m: re.Match[str]) -> list[Task]:
+    return [Read("text", unquote(m["x"]))]
+
+
+@_pattern(
+    r"(?:sort|order|sorted|ordered)(?:\s+(?:them|it|the\s+results|results|the\s+products|"
+    r"products|the\s+list))?\s+by\s+(?P<v>.+)"
+)
+def _sort(m: re.Match[str]) -> list[Task]:
+    value = unquote(m["v"])
+    return [Assign(keys=("sort", "order"), value=SORT_SYNONYMS.get(value.lower(), value))]
+
+
+@_pattern(r"(?:search|look)(?:\s+(?:for|up))?\s+(?P<x>.+)|find\s+(?P<y>.+)")
+def _search(m: re.Match[str]) -> list[Task]:
+    wanted = re.sub(
+        r"\s+(?:on|in|at)\s+(?:the\s+)?(?:site|shop|store|website)$", "", m["x"] or m["y"]
+    )
+    scoped = re.match(
+        r"^(?:the\s+)?(?:nearest\s+|closest\s+)?(?P<scope>[\w-]+)\s+"
+        r"(?:near|around|close\s+to|in\s+the\s+area\s+of)\s+(?P<q>.+)$",
+        wanted,
+        re.IGNORECASE,
+    )
+    if scoped:
+        return [Search(unquote(scoped["q"]), scoped["scope"])]
+    return [Search(unquote(wanted))]
+
+
+@_pattern(
+    r"(?:add|put)\s+(?P<x>.+?)\s+(?:to|in|into)\s+(?:the\s+|my\s+)?(?:shopping\s+)?"
+    r"(?:cart|basket|bag)\b(?P<rest>.*)|(?:buy|purchase)\s+(?P<y>.+)"
+)
+def _add(m: re.Match[str]) -> list[Task]:
+    text = f"{m['x'] or m['y']} {m['rest'] or ''}"
+    options: list[Task] = []
+    size = re.search(r"\b(?:in\s+)?(?:a\s+)?size\s+(?P<v>[\w.]+)", text, re.IGNORECASE)
+    quantity = re.search(
+        r"\b(?:(?:quantity|qty)\s*(?:of\s+)?(?P<a>\d+)|(?P<b>\d+)\s+(?:pairs?|x|items?|units?)\b"
+        r"(?:\s+of)?)",
+        text,
+        re.IGNORECASE,
+    )
+    for found, label in ((size, "size"), (quantity, "quantity")):
+        if found:
+            value = next(group for group in found.groups() if group)
+            options.append(Assign(f"{label} {value}"))
+            text = text.replace(found.group(0), " ")
+    product = re.sub(r"^(?:(?:a|an|the|one|some)\s+)?(?:pair\s+of\s+)?", "", _squash(text))
+    product = re.sub(r"\s+(?:with|in|and)$", "", product, flags=re.IGNORECASE)
+    reach: list[Task] = [Reach(unquote(product))] if product else []
+    button = Press(("add to cart", "add to basket", "add to bag"), role="button")
+    return [*reach, *options, button]
+
+
+@_pattern(
+    r"(?:log\s*in|sign\s*in|log\s+on)(?:\s+(?:to|on)\s+(?:the\s+|my\s+)?(?:site|shop|account))?"
+    r"(?:\s+as\s+(?P<user>\S+))?(?:\s+(?:with|using)\s+(?P<rest>.+))?"
+)
+def _login(m: re.Match[str]) -> list[Task]:
+    keys = ("username", "user", "email", "login")
+    user = [Assign(keys=keys, value=unquote(m["user"]), via=LOGIN_VIA)] if m["user"] else []
+    fields = [Assign(item, via=LOGIN_VIA) for item in items(m["rest"] or "")]
+    return [*user, *fields, Press(LOGIN_VIA, role="button", via=LOGIN_VIA)]
+
+
+@_pattern(r"(?:check\s*out|pay)(?:\s+(?:with|using)\s+(?P<rest>.+))?")
+def _checkout(m: re.Match[str]) -> list[Task]:
+    if not m["rest"]:
+        return [Reach("checkout", search=False)]
+    return [Assign(item, via=CHECKOUT_VIA) for item in items(m["rest"])]
+
+
+@_pattern(
+    r"(?:fill(?:\s+(?:in|out))?|complete)\s+(?:the\s+|a\s+|my\s+)?(?P<form>[\w\s-]*?)\s*form"
+    r"(?:\s+(?:with|using)\s+(?P<rest>.+))?"
+)
+def _fill_form(m: re.Match[str]) -> list[Task]:
+    via = _via(m["form"])
+    return [Assign(item, via=via) for item in items(m["rest"] or "")] or None
+
+
+@_pattern(r"fill(?:\s+in|\s+out)?\s+(?:the\s+)?(?P<f>.+?)(?:\s+field)?\s+with\s+(?P<v>.+)")
+def _fill_field(m: re.Match[str]) -> list[Task]:
+    return [Assign(keys=(m["f"],), value=unquote(m["v"]))]
+
+
+@_pattern(r"(?:send|write|leave)\s+(?:us\s+)?(?:a\s+|the\s+)?(?:message|note)\b\s*(?P<rest>.*)")
+def _message(m: re.Match[str]) -> list[Task] | None:
+    rest = m["rest"]
+    via: tuple[str, ...] = ()
+    form = re.search(
+        r"\s*\b(?:through|via|using|with|in|on)\s+(?:the\s+)?(?P<f>[\w\s-]+?)\s+(?:form|page)\b",
+        rest,
+        re.IGNORECASE,
+    )
+    if form:
+        via = _via(form["f"])
+        rest = rest[: form.start()] + rest[form.end() :]
+    quoted = _QUOTES.search(rest)
+    if quoted:
+        message, rest = unquote(quoted.group(0)), rest[: quoted.start()] + rest[quoted.end() :]
+    else:
+        split = re.split(r"\s+(?:as|from)\s+", rest, maxsplit=1, flags=re.IGNORECASE)
+        message, rest = unquote(split[0]), f"as {split[1]}" if len(split) > 1 else ""
+    if not message:
+        return None
+    tasks: list[Task] = [Assign(keys=("message", "comment", "question"), value=message, via=via)]
+    name = re.search(r"\b(?:as|from|with\s+(?:the\s+)?name|name)\s+(?P<n>.+)$", rest.strip(), re.I)
+    if name:
+        tasks.append(Assign(keys=("name", "full name"), value=unquote(name["n"]), via=via))
+    return [*tasks, Press(("send", "submit"), role="button", via=via)]
+
+
+@_pattern(
+    r"(?:subscribe|sign\s+up)(?:\s+(?:to|for)\s+(?:the\s+)?(?:newsletter|deals|emails?))?"
+    r"(?:\s+(?:with|using|as)\s+(?:(?:my|the)\s+)?(?:e-?mail(?:\s+address)?\s+)?(?P<email>\S+))?"
+)
+def _subscribe(m: re.Match[str]) -> list[Task]:
+    email: list[Task] = [Assign(keys=("email", "e-mail"), value=m["email"])] if m["email"] else []
+    return [*email, Press(("subscribe", "sign up"), role="button")]
+
+
+@_pattern(
+    r"(?:type|enter|write)\s+(?P<v>.+?)\s+(?:in|into)\s+(?:the\s+)?(?P<f>.+?)"
+    r"(?:\s+(?:field|box|input))?"
+)
+def _type(m: re.Match[str]) -> list[Task]:
+    return [Assign(keys=(m["f"],), value=unquote(m["v"]))]
+
+
+@_pattern(
+    r"(?P<verb>accept|reject|decline|dismiss|close|deny|allow|refuse)\s+(?:all\s+)?(?:the\s+)?"
+    r"(?P<x>.*?)(?:\s+(?:on|at|in)\s+(?:the\s+)?(?P<where>.+?)(?:\s+page)?)?"
+)
+def _dismiss(m: re.Match[str]) -> list[Task]:
+    verb, target = m["verb"].lower(), m["x"] or ""
+    modal = re.search(r"cookie|banner|modal|pop-?up|dialog|consent|overlay|notice", target, re.I)
+    if modal or not target:
+        return [Dismiss(verb, _via(m["where"] or ""))]
+    if verb in ("accept", "allow"):
+        return [Assign(unquote(target), clicks=True)]
+    return [Press((unquote(target),))]
+
+
+@_pattern(
+    r"(?:tick|check|agree\s+to|select|choose|pick)\s+(?:the\s+)?(?P<x>.+?)"
+    r"(?:\s+(?:box|checkbox|option|radio(?:\s+button)?))?"
+)
+def _check(m: re.Match[str]) -> list[Task]:
+    return [Assign(unquote(m["x"]), clicks=True)]
+
+
+@_pattern(
+    r"(?:click|press|tap|hit)(?:\s+on)?\s+(?:the\s+)?(?P<x>.+?)"
+    r"(?:\s+(?P<role>button|link|tab|checkbox|icon|menu\s+item))?"
+)
+def _click(m: re.Match[str]) -> list[Task]:
+    role = (m["role"] or "").lower().replace("menu item", "menuitem").replace("icon", "")
+    return [Press((unquote(m["x"]),), role=role)]
+
+
+@_pattern(r"(?:place|submit|confirm|complete|finish)\s+(?:the\s+|my\s+|this\s+)?(?P<x>[\w\s]*)")
+def _submit(m: re.Match[str]) -> list[Task] | None:
+    what = (m["x"] or "").strip().lower()
+    if what in ("order", "purchase", "payment"):
+        phrases = ("place order", "confirm order", "submit order", "complete order", "buy now")
+        return [Press(phrases, role="button")]
+    if what in ("", "it", "form", "the form"):
+        return [Press(("submit", "send", "save"), role="button")]
+    return None
+
+
+@_pattern(
+    r"(?:(?:go|navigate|browse|head|return)\s+(?:back\s+)?to|open|visit|show(?:\s+me)?|view"
+    r"|take\s+me\s+to|see)\s+(?P<x>.+)"
+)
+def _navigate(m: re.Match[str]) -> list[Task]:
+    target = m["x"].strip()
+    if is_url(target):
+        return [Goto(_url(target))]
+    phrase = re.sub(
+        r"^(?:the\s+)?(?:(?:product\s+)?(?:page|details)\s+(?:of|for)\s+)?", "", target, flags=re.I
+    )
+    phrase = re.sub(r"\s+(?:product\s+page|page|tab|section|product)$", "", phrase, flags=re.I)
+    return [Reach(unquote(phrase))]
+
+
+def _via(form: str) -> tuple[str, ...]:
+    """Phrases of links that may lead to a named form or page: the name, then each word."""
+    form = form.strip()
+    if not form:
+        return ()
+    return (form, *(word for word in content_words(form) if word != form.lower()))
+
+
+def _squash(text: str) -> str:
+    return re.sub(r"\s+", " ", re.sub(r"\s*,\s*", " ", text)).strip(" ,")

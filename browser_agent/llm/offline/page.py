@@ -1,0 +1,161 @@
+"""Reading get_dom output back into elements the offline planner can match against."""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from urllib.parse import urlsplit
+
+from browser_agent.llm.offline.words import words
+
+_HEADER = re.compile(r'^Page ("(?:[^"\\]|\\.)*") at (\S+)$')
+_LINE = re.compile(r'^\[(\d+)\] (\S+)(?: ("(?:[^"\\]|\\.)*"))?(.*)$')
+_QUOTED = r'"(?:[^"\\]|\\.)*"'
+_TOKEN = re.compile(
+    rf"\s*(?:(?P<key>[\w-]+)=(?P<val>{_QUOTED}|[\w\-./:#?=&%+]+)"
+    rf"|options=\[(?P<opts>(?:{_QUOTED}:{_QUOTED}\*?(?:, )?|…\d+ more)*)\]"
+    r"|\((?P<state>[^()]*)\)|(?P<colon>:))"
+)
+_OPTION = re.compile(rf"({_QUOTED}):({_QUOTED})(\*?)")
+
+#: Roles a person types into, and roles a person clicks.
+TEXT_ROLES = frozenset({"textbox", "searchbox", "spinbutton"})
+CHOICE_ROLES = frozenset({"combobox", "listbox"})
+TOGGLE_ROLES = frozenset({"checkbox", "radio", "switch"})
+CLICK_ROLES = frozenset(
+    {"button", "link", "tab", "menuitem", "menuitemcheckbox", "menuitemradio", "option",
+     "treeitem", *TOGGLE_ROLES}
+)  # fmt: skip
+
+
+@dataclass(frozen=True)
+class Option:
+    """One option of a drop-down."""
+
+    value: str
+    label: str
+    selected: bool
+
+
+@dataclass(frozen=True)
+class Element:
+    """One line of the distilled DOM: an mmid with its role, name and identifying attributes."""
+
+    mmid: str
+    role: str
+    name: str
+    attrs: dict[str, str] = field(default_factory=dict)
+    options: tuple[Option, ...] = ()
+    states: frozenset[str] = frozenset()
+    position: int = 0
+
+    @property
+    def selector(self) -> str:
+        return f"[mmid='{self.mmid}']"
+
+    @property
+    def is_text(self) -> bool:
+        return self.role == "text" or re.fullmatch(r"h[1-6]", self.role) is not None
+
+    @property
+    def is_heading(self) -> bool:
+        return re.fullmatch(r"h[1-6]", self.role) is not None
+
+    @property
+    def is_password(self) -> bool:
+        return self.attrs.get("type") == "password"
+
+    @property
+    def label_words(self) -> set[str]:
+        """Every word that names the element: name, placeholder, aria-label, id and name."""
+        found = set(words(self.name))
+        for key in ("placeholder", "aria-label", "title", "id", "name"):
+            found.update(words(self.attrs.get(key, "")))
+        return found
+
+    def describe(self) -> str:
+        """How the planner's messages refer to this element."""
+        return f'the {self.role} "{self.name}"' if self.name else f"the {self.role} {self.mmid}"
+
+
+@dataclass
+class Page:
+    """One observation: title, URL, whether a modal covers the page, and its lines."""
+
+    title: str = ""
+    url: str = ""
+    modal: bool = False
+    elements: list[Element] = field(default_factory=list)
+    texts: list[str] = field(default_factory=list)
+
+    @property
+    def path(self) -> str:
+        return urlsplit(self.url).path or "/"
+
+    def interactive(self) -> list[Element]:
+        return [e for e in self.elements if not e.is_text and e.role != "iframe"]
+
+    def headings(self) -> list[Element]:
+        return [e for e in self.elements if e.is_heading]
+
+    def following(self, anchor: Element) -> list[Element]:
+        """The elements after ``anchor`` up to the next link, button or heading."""
+        after = self.elements[anchor.position + 1 :]
+        run: list[Element] = []
+        for element in after:
+            if element.is_heading or element.role in ("link", "button"):
+                break
+            run.append(element)
+        return run
+
+
+def parse_page(text: str) -> Page:
+    """A Page from get_dom output of any content type (text_only lines carry no mmids)."""
+    page = Page()
+    for raw in text.splitlines():
+        line = raw.strip()
+        header = _HEADER.match(line)
+        if header and not page.url:
+            page.title, page.url = json.loads(header.group(1)), header.group(2)
+        elif line.startswith("A modal dialog is open"):
+            page.modal = True
+        elif match := _LINE.match(line):
+            element = _element(match, len(page.elements))
+            page.elements.append(element)
+            if element.name:
+                page.texts.append(element.name)
+        elif line and not line.startswith("… output cut"):
+            page.texts.append(line)
+    return page
+
+
+def _value(raw: str) -> str:
+    """An attribute value: JSON-quoted, or bare when it is one simple token."""
+    return json.loads(raw) if raw.startswith('"') else raw
+
+
+def _element(match: re.Match[str], position: int) -> Element:
+    mmid, role, name, rest = match.groups()
+    attrs: dict[str, str] = {}
+    options: list[Option] = []
+    states: set[str] = set()
+    for token in _TOKEN.finditer(rest):
+        if token.group("key"):
+            attrs[token.group("key")] = _value(token.group("val"))
+        elif token.group("opts") is not None:
+            options = [
+                Option(json.loads(v), json.loads(label), star == "*")
+                for v, label, star in _OPTION.findall(token.group("opts"))
+            ]
+        elif token.group("state") is not None:
+            states.update(s.strip() for s in token.group("state").split(","))
+    return Element(
+        mmid=mmid,
+        role=role,
+        name=json.loads(name) if name else "",
+        attrs=attrs,
+        options=tuple(options),
+        states=frozenset(states),
+        position=position,
+    )

@@ -1,0 +1,514 @@
+"""Choosing, for one plan task and the page as last observed, the tool call that does it.
+
+Every choice is a word match between the task and the page's elements (names,
+labels, placeholders, ids, values, option labels, text). When nothing matches well
+enough the task is Blocked with a "could not" reason; nothing is ever clicked on a
+guess.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from browser_agent.llm.offline.command import (
+    Assign,
+    Dismiss,
+    Goto,
+    Press,
+    Reach,
+    Read,
+    Search,
+    Task,
+)
+from browser_agent.llm.offline.page import (
+    CHOICE_ROLES,
+    CLICK_ROLES,
+    TEXT_ROLES,
+    TOGGLE_ROLES,
+    Element,
+    Option,
+    Page,
+)
+from browser_agent.llm.offline.words import (
+    closeness,
+    content_words,
+    covers,
+    joined,
+    precision,
+    unquote,
+    words,
+)
+
+_PRICE = re.compile(r"(?:[$€£]\s?\d[\d,]*(?:\.\d{2})?|\d[\d,]*(?:\.\d{2})?\s?(?:USD|EUR|GBP|€))")
+_COUNT = re.compile(
+    r"\b\d+\s+(?:results?|products?|items?|matches|hits|stores?\b|deals?)|\bshowing all \d+"
+    r"|\bno (?:products|results|items|stores)\b",
+    re.IGNORECASE,
+)
+_ACCEPT = ("accept", "agree", "allow", "ok", "got it")
+_REJECT = ("reject", "decline", "deny", "refuse", "necessary only")
+_CLOSE = ("close", "dismiss", *_REJECT, "no thanks", "not now", "cancel", *_ACCEPT)
+#: Buttons that close a dialog, by the verb of the command, in order of preference.
+_CONSENT = {
+    **dict.fromkeys(("accept", "allow"), _ACCEPT),
+    **dict.fromkeys(("reject", "decline", "deny", "refuse"), _REJECT),
+    **dict.fromkeys(("dismiss", "close"), _CLOSE),
+}
+_CONSENT_WORDS = frozenset(w for phrases in _CONSENT.values() for p in phrases for w in words(p))
+_VALUE_LEAD = re.compile(r"^(?:is|=|:|as|to|of)\s+", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class Action:
+    """A tool call that serves the task; ``phase`` is act (the task's own step) or prepare."""
+
+    tool: str
+    arguments: dict[str, Any]
+    note: str
+    phase: str = "act"
+    kind: str = ""  # what a prepare step does: link, search or modal
+
+
+@dataclass(frozen=True)
+class Done:
+    """The task needs no action on this page (already so); ``note`` is a text it read."""
+
+    note: str = ""
+
+
+@dataclass(frozen=True)
+class Blocked:
+    """The task cannot be done here; ``reason`` says why, starting with "could not"."""
+
+    reason: str
+
+
+Outcome = Action | Done | Blocked
+
+
+@dataclass(frozen=True)
+class Fill:
+    """A field found for an Assign: the element, the value, and how to set it."""
+
+    element: Element
+    value: str
+    how: str  # type, select, tick or click
+
+
+@dataclass
+class Situation:
+    """The page as last observed and what was already tried for the current task."""
+
+    page: Page
+    prepared: list[str] = field(default_factory=list)
+
+
+def resolve(task: Task, situation: Situation) -> Outcome:
+    """The next step of ``task`` on the page."""
+    if isinstance(task, Goto):
+        return Action("open_url", {"url": task.url}, f"open {task.url}")
+    if isinstance(task, Dismiss):
+        return _dismiss(task, situation)
+    if isinstance(task, Read):
+        return _read(task, situation)
+    modal = _modal_first(task, situation)
+    if modal is not None:
+        return modal
+    if isinstance(task, Reach):
+        return _reach(task, situation)
+    if isinstance(task, Search):
+        return _search(task, situation)
+    if isinstance(task, Assign):
+        return _assign(task, situation)
+    return _press(task, situation)
+
+
+def find_fill(task: Assign, page: Page) -> Fill | None:
+    """The field an Assign sets on this page, with the value to give it."""
+    if task.keys:
+        return _field_by_keys(task, page)
+    return _field_by_text(task, page)
+
+
+def where(page: Page) -> str:
+    return f'"{page.title}" at {page.url}'
+
+
+# ---- tasks -----------------------------------------------------------------------------
+
+
+def _reach(task: Reach, situation: Situation) -> Outcome:
+    page = situation.page
+    if any(covers(h.name, task.phrase) for h in page.headings() if h.role == "h1"):
+        return Done()
+    link = _best_clickable(page, (task.phrase,), prefer=("link", "tab", "menuitem"))
+    if link is not None and not _points_here(link, page):
+        return Action("click", {"selector": link.selector}, f"open {link.describe()}")
+    searched = "search" in situation.prepared
+    box = _search_box(page)
+    if task.search and not searched and box is not None:
+        return Action(
+            "enter_text",
+            {"selector": box.selector, "text": task.phrase, "press_enter": True},
+            f'search the site for "{task.phrase}" to find its link',
+            phase="prepare",
+            kind="search",
+        )
+    tried = " (I searched the site for it)" if searched else ""
+    return Blocked(f'could not find a link to "{task.phrase}" on {where(page)}{tried}')
+
+
+def _search(task: Search, situation: Situation) -> Outcome:
+    page = situation.page
+    via = (task.scope,) if task.scope else ()
+    early = _route_first(page, via, situation)
+    if early is not None:
+        return early
+    box = _scoped_box(page, task.scope) if task.scope else _search_box(page)
+    if box is not None:
+        return Action(
+            "enter_text",
+            {"selector": box.selector, "text": task.query, "press_enter": True},
+            f'search for "{task.query}" in {box.describe()}',
+        )
+    route = _route(page, via, situation)
+    if route is not None:
+        return route
+    what = f"{task.scope} search box" if task.scope else "search box"
+    return Blocked(f"could not find a {what} on {where(page)}")
+
+
+def _assign(task: Assign, situation: Situation) -> Outcome:
+    page = situation.page
+    early = _route_first(page, task.via, situation)
+    if early is not None:
+        return early
+    fill = find_fill(task, page)
+    if fill is None:
+        route = _route(page, task.via, situation)
+        if route is not None:
+            return route
+        return Blocked(f"could not find a field or option for {_wanted(task)} on {where(page)}")
+    element = fill.element
+    if fill.how == "type":
+        return Action(
+            "enter_text",
+            {"selector": element.selector, "text": fill.value},
+            f'type "{_shown(element, fill.value)}" into {element.describe()}',
+        )
+    if fill.how == "select":
+        option = best_option(element.options, fill.value)
+        if option is None:
+            listed = ", ".join(o.label for o in element.options if o.value)
+            return Blocked(
+                f'could not find the option "{fill.value}" in {element.describe()} on '
+                f"{where(page)}; its options are: {listed}"
+            )
+        if option.selected:
+            return Done()
+        return Action(
+            "select_option",
+            {"selector": element.selector, "option": option.value},
+            f'choose "{option.label}" in {element.describe()}',
+        )
+    if "checked" in element.states:
+        return Done()
+    return Action("click", {"selector": element.selector}, f"click {element.describe()}")
+
+
+def _press(task: Press, situation: Situation) -> Outcome:
+    page = situation.page
+    early = _route_first(page, task.via, situation)
+    if early is not None:
+        return early
+    prefer = (task.role,) if task.role else ("button", "link", "tab")
+    target = _best_clickable(page, task.phrases, prefer=prefer)
+    if target is not None:
+        if target.role in TOGGLE_ROLES and "checked" in target.states:
+            return Done()
+        return Action("click", {"selector": target.selector}, f"click {target.describe()}")
+    route = _route(page, task.via, situation)
+    if route is not None:
+        return route
+    kind = task.role or "button or link"
+    return Blocked(f'could not find a {kind} named "{task.phrases[0]}" on {where(page)}')
+
+
+def _dismiss(task: Dismiss, situation: Situation) -> Outcome:
+    page = situation.page
+    if not page.modal and task.via and "link" not in situation.prepared:
+        route = _route(page, task.via, situation)
+        if route is not None:
+            return route
+    button = _consent_button(page, task.choice or "dismiss")
+    if button is None:
+        wanted = task.choice or "dismiss"
+        return Blocked(f"could not find a dialog or cookie banner to {wanted} on {where(page)}")
+    return Action("click", {"selector": button.selector}, f"click {button.describe()}")
+
+
+def _read(task: Read, situation: Situation) -> Outcome:
+    page = situation.page
+    if task.what == "count":
+        lines = [t for t in page.texts if _COUNT.search(t) or _counts(t, task.subject)]
+        if lines:
+            return Done(f"The page says: {lines[0]}")
+        return Blocked(f"could not find how many {task.subject} there are on {where(page)}")
+    if task.what == "text":
+        lines = _lines_about(page, task.subject)
+        if lines:
+            return Done(f"The {task.subject}: {' '.join(lines)}")
+        return Blocked(f'could not find "{task.subject}" on {where(page)}')
+    return _read_price(task, situation)
+
+
+def _read_price(task: Read, situation: Situation) -> Outcome:
+    page = situation.page
+    anchors = [e for e in page.elements if e.is_heading and covers(e.name, task.subject)]
+    anchors += [e for e in page.elements if e.role == "link" and covers(e.name, task.subject)]
+    for anchor in anchors:
+        for element in page.following(anchor):
+            price = _PRICE.search(element.name) if element.is_text else None
+            if price:
+                return Done(f"The price of {task.subject} is {price.group(0)}")
+    if anchors:
+        return _open_anchor(anchors, page)
+    step = _reach(Reach(task.subject), situation)  # find the subject first: a prepare step
+    if isinstance(step, Action):
+        return replace(step, phase="prepare", kind=step.kind or "link")
+    return step
+
+
+def _open_anchor(anchors: list[Element], page: Page) -> Outcome:
+    """The subject is named but no price follows it: open its own page (a prepare step)."""
+    link = next((a for a in anchors if a.role == "link" and not _points_here(a, page)), None)
+    if link is None:
+        return Blocked(f"could not find a price next to {anchors[0].describe()} on {where(page)}")
+    return Action(
+        "click", {"selector": link.selector}, f"open {link.describe()}", "prepare", "link"
+    )
+
+
+# ---- matching --------------------------------------------------------------------------
+
+
+def _modal_first(task: Task, situation: Situation) -> Action | None:
+    """A modal covers the page: close it first, unless the task's target is in it."""
+    page = situation.page
+    if not page.modal or "modal" in situation.prepared:
+        return None
+    if isinstance(task, Press) and any(set(words(p)) & _CONSENT_WORDS for p in task.phrases):
+        return None
+    button = _consent_button(page, "dismiss")
+    if button is None:
+        return None
+    return Action(
+        "click",
+        {"selector": button.selector},
+        f"close the dialog that covers the page ({button.describe()})",
+        "prepare",
+        "modal",
+    )
+
+
+def _consent_button(page: Page, choice: str) -> Element | None:
+    buttons = [e for e in page.interactive() if e.role in ("button", "link")]
+    for phrase in _CONSENT.get(choice, _CONSENT["dismiss"]):
+        for button in buttons:
+            if covers(button.name, phrase) and precision(phrase, button.name) >= 0.5:
+                return button
+    return None
+
+
+def _route_first(page: Page, via: tuple[str, ...], situation: Situation) -> Action | None:
+    """A link to the task's page when the page shown is not it (its headings and title say)."""
+    texts = [page.title, *(h.name for h in page.headings())]
+    if not via or any(covers(text, phrase) for text in texts for phrase in via):
+        return None
+    return _route(page, via, situation)
+
+
+def _route(page: Page, via: tuple[str, ...], situation: Situation) -> Action | None:
+    """A link towards the page where the task can be done, at most two hops per task."""
+    if not via or situation.prepared.count("link") >= 2:
+        return None
+    link = _best_clickable(page, via, prefer=("link", "tab", "menuitem", "button"))
+    if link is None or _points_here(link, page) or link.role in TOGGLE_ROLES:
+        return None
+    return Action(
+        "click",
+        {"selector": link.selector},
+        f"open {link.describe()} to get to the right page",
+        "prepare",
+        "link",
+    )
+
+
+def _best_clickable(
+    page: Page, phrases: tuple[str, ...], prefer: tuple[str, ...] = ()
+) -> Element | None:
+    """The clickable element whose name (or label) holds every word of one of the phrases."""
+    scored = []
+    for element in page.interactive():
+        if element.role not in CLICK_ROLES:
+            continue
+        for rank, phrase in enumerate(phrases):
+            if not _names(element, phrase):
+                continue
+            exact = joined(element.name) == joined(phrase)
+            scored.append(
+                (
+                    element.role in prefer,
+                    exact,
+                    -rank,
+                    covers(element.name, phrase),
+                    precision(phrase, element.name),
+                    -element.position,
+                    element,
+                )
+            )
+    return max(scored, key=lambda s: s[:-1])[-1] if scored else None
+
+
+def _names(element: Element, phrase: str) -> bool:
+    """True when the element's name or identifying attributes hold every word of the phrase."""
+    wanted = content_words(phrase)
+    if not wanted:
+        return False
+    if covers(element.name, phrase):
+        return True
+    return all(w in element.label_words for w in wanted)
+
+
+def _search_box(page: Page) -> Element | None:
+    fields = [e for e in page.interactive() if e.role in TEXT_ROLES and not e.is_password]
+    boxes = [e for e in fields if e.role == "searchbox"]
+    boxes += [e for e in fields if {"search", "query", "q"} & e.label_words]
+    return boxes[0] if boxes else None
+
+
+def _scoped_box(page: Page, scope: str) -> Element | None:
+    """The text field for a scoped search: labelled with the scope, or just before its button."""
+    fields = [e for e in page.interactive() if e.role in TEXT_ROLES and not e.is_password]
+    for element in fields:
+        if all(w in element.label_words for w in content_words(scope)):
+            return element
+    interactive = page.interactive()
+    for index, element in enumerate(interactive):
+        if element.role == "button" and covers(element.name, scope) and index > 0:
+            before = interactive[index - 1]
+            if before in fields:
+                return before
+    return None
+
+
+def _field_by_keys(task: Assign, page: Page) -> Fill | None:
+    fields = [e for e in page.interactive() if e.role in TEXT_ROLES | CHOICE_ROLES]
+    for key in task.keys:
+        wanted = content_words(key)
+        found = [e for e in fields if wanted and all(w in e.label_words for w in wanted)]
+        if found:
+            best = max(found, key=lambda e: (_completeness(wanted, e), -e.position))
+            how = "select" if best.role in CHOICE_ROLES else "type"
+            return Fill(best, task.value, how)
+    return None
+
+
+def _field_by_text(task: Assign, page: Page) -> Fill | None:
+    """Split "label value" by the page's labels; or find the toggle or button the text names."""
+    tokens = list(re.finditer(r"\S+", task.text))
+    best: tuple[tuple[int, float, int], Fill] | None = None
+    for element in page.interactive():
+        if element.role not in TEXT_ROLES | CHOICE_ROLES:
+            continue
+        matched, start = _label_prefix(tokens, element)
+        if not matched or start >= len(task.text):
+            continue
+        value = unquote(_VALUE_LEAD.sub("", task.text[start:].strip()))
+        if not value:
+            continue
+        score = (matched, _completeness(content_words(task.text), element), -element.position)
+        how = "select" if element.role in CHOICE_ROLES else "type"
+        if best is None or score > best[0]:
+            best = (score, Fill(element, value, how))
+    if best is not None:
+        return best[1]
+    toggles = [
+        e for e in page.interactive() if e.role in TOGGLE_ROLES and covers(e.name, task.text)
+    ]
+    if toggles:
+        return Fill(max(toggles, key=lambda e: precision(task.text, e.name)), "", "tick")
+    if task.clicks:
+        target = _best_clickable(page, (task.text,), prefer=("button", "link", "tab"))
+        if target is not None:
+            return Fill(target, "", "click")
+    return None
+
+
+def _label_prefix(tokens: list[re.Match[str]], element: Element) -> tuple[int, int]:
+    """How many words at the start of the text name this element, and where the rest begins."""
+    labels = element.label_words
+    matched, start = 0, 0
+    for token in tokens:
+        token_words = content_words(token.group(0))
+        if not token_words:
+            if matched:
+                break
+            start = token.end()
+            continue
+        if not all(w in labels for w in token_words):
+            break
+        matched += len(token_words)
+        start = token.end()
+    return matched, start
+
+
+def _completeness(wanted: list[str], element: Element) -> float:
+    """The share of the element's name that the wanted words account for."""
+    name = content_words(element.name) or list(element.label_words)
+    return sum(1 for w in name if w in wanted) / len(name) if name else 0.0
+
+
+def best_option(options: tuple[Option, ...], wanted: str) -> Option | None:
+    """The option whose label or value says ``wanted`` ("price low to high" -> "Price: low to
+    high", never "Price: high to low")."""
+    scored = []
+    for option in options:
+        if not option.value:
+            continue
+        if joined(option.label) == joined(wanted) or option.value.lower() == wanted.lower():
+            return option
+        if covers(option.label, wanted) or covers(wanted, option.label):
+            scored.append((closeness(option.label, wanted), option))
+    return max(scored, key=lambda s: s[0])[1] if scored else None
+
+
+def _counts(text: str, noun: str) -> bool:
+    return bool(re.search(r"\d", text)) and covers(text, noun)
+
+
+def _lines_about(page: Page, subject: str) -> list[str]:
+    """Text lines that mention the subject, each with the line after it (a value often follows)."""
+    lines: list[str] = []
+    for index, text in enumerate(page.texts):
+        if covers(text, subject):
+            lines.append(text)
+            if index + 1 < len(page.texts):
+                lines.append(page.texts[index + 1])
+            break
+    return lines
+
+
+def _points_here(element: Element, page: Page) -> bool:
+    href = element.attrs.get("href", "")
+    return bool(href) and (href == page.path or href == page.url)
+
+
+def _wanted(task: Assign) -> str:
+    return f'{task.keys[0]} "{task.value}"' if task.keys else f'"{task.text}"'
+
+
+def _shown(element: Element, value: str) -> str:
+    return "(the password)" if element.is_password else value

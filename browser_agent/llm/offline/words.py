@@ -1,0 +1,71 @@
+"""Word matching for the offline planner: normalize, stem, and compare phrases with page text."""
+
+from __future__ import annotations
+
+import re
+from difflib import SequenceMatcher
+
+_WORD = re.compile(r"[a-z0-9]+")
+
+#: Words that carry no meaning when a command names a target ("click THE Apply button").
+STOPWORDS = frozenset(
+    {
+        *("a", "an", "the", "to", "of", "on", "in", "at", "for", "with", "and", "or", "by"),
+        *("my", "me", "please", "this", "that", "it", "its", "your", "our", "is", "are", "be"),
+        *("page", "button", "link", "tab", "field", "box", "input", "form", "into", "from"),
+    }
+)
+
+
+def stem(word: str) -> str:
+    """A crude singular: 'results' -> 'result', 'cookies' -> 'cookie', 'glass' stays."""
+    if len(word) > 3 and word.endswith("s") and not word.endswith("ss"):
+        return word[:-1]
+    return word
+
+
+def words(text: str) -> list[str]:
+    """Lower-case alphanumeric words of ``text``, stemmed, in order."""
+    return [stem(w) for w in _WORD.findall(text.lower())]
+
+
+def content_words(text: str) -> list[str]:
+    """The words of ``text`` without stopwords, in order."""
+    return [w for w in words(text) if w not in STOPWORDS]
+
+
+def joined(text: str) -> str:
+    """The words run together, so 'log in' meets 'Login' and 'check out' meets 'Checkout'."""
+    return "".join(_WORD.findall(text.lower()))
+
+
+def covers(haystack: str, phrase: str) -> bool:
+    """True when every content word of ``phrase`` occurs in ``haystack`` (or they are one word)."""
+    wanted = content_words(phrase)
+    if not wanted:
+        return False
+    have = set(words(haystack))
+    return all(w in have for w in wanted) or joined(phrase) == joined(haystack)
+
+
+def closeness(a: str, b: str) -> float:
+    """How alike two phrases are as word sequences, 0..1 (order matters: 'low to high')."""
+    return SequenceMatcher(None, words(a), words(b)).ratio()
+
+
+def precision(phrase: str, text: str) -> float:
+    """The share of the words of ``text`` that the phrase accounts for (fewer extras is better)."""
+    have = words(text)
+    if not have:
+        return 0.0
+    wanted = set(words(phrase))
+    return sum(1 for w in have if w in wanted) / len(have)
+
+
+def unquote(text: str) -> str:
+    """Strip surrounding quotes and sentence punctuation from a value taken from a command."""
+    text = text.strip().rstrip(".!?;,").strip()
+    pairs = {'"': '"', "'": "'", "\u201c": "\u201d", "\u2018": "\u2019"}
+    if len(text) >= 2 and pairs.get(text[0]) == text[-1]:
+        return text[1:-1].strip()
+    return text
