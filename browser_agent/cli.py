@@ -5,8 +5,10 @@ from __future__ import annotations
 import asyncio
 import json
 import sys
+import tempfile
 import time
 from dataclasses import asdict
+from pathlib import Path
 from typing import Annotated
 
 import typer
@@ -17,8 +19,10 @@ from sqlmodel import Session, select
 
 from browser_agent.browser.errors import BrowserError
 from browser_agent.browser.session import browser_session
+from browser_agent.demo import FIRST_COMMAND, SECOND_COMMAND, tour
 from browser_agent.dom.observe import observe_page
 from browser_agent.harvest.cli import harvest_command, skills_app
+from browser_agent.harvest.harvester import HarvestResult
 from browser_agent.llm.offline import OfflinePlanner
 from browser_agent.llm.openai_client import OpenAIClient
 from browser_agent.llm.types import LLMClient
@@ -33,7 +37,6 @@ console = Console()
 
 OFFLINE_MODEL = "offline"
 MODEL_HELP = "Model at the endpoint; 'offline' for the built-in planner (the default without one)."
-DEMO_COMMAND = "search for trail shoes and sort by price low to high"
 
 app = typer.Typer(
     help="A browser agent that carries out web commands and learns skills from its runs.",
@@ -121,11 +124,14 @@ def _target(arguments: str) -> str:
 
 
 def _print_step(step: Step) -> None:
-    mark = "[green]ok[/]" if step.ok else "[red]error[/]"
-    response = step.response.replace("\n", " ")
+    """One line per step: tool, target, outcome, time, and the start of the answer."""
+    mark = "[green]ok[/]   " if step.ok else "[red]error[/]"
+    response = " ".join(step.response.split())
     console.print(
-        f"{step.index:>3} {step.tool:<22} {escape(_target(step.arguments)):<28} {mark} "
-        f"{step.duration_s:5.2f}s  [dim]{escape(response[:70])}[/]"
+        f"{step.index:>3} {step.tool:<20} {escape(_target(step.arguments)[:26]):<26} {mark} "
+        f"{step.duration_s:5.2f}s [dim]{escape(response[:200])}[/]",
+        no_wrap=True,
+        overflow="ellipsis",
     )
 
 
@@ -178,22 +184,62 @@ def run(
 
 @app.command()
 def demo(
-    command: Annotated[str, typer.Argument(help="What to do in the demo shop.")] = DEMO_COMMAND,
+    first: Annotated[str, typer.Argument(help="The first command.")] = FIRST_COMMAND,
+    second: Annotated[
+        str, typer.Argument(help="A command of the same shape with other values.")
+    ] = SECOND_COMMAND,
     model: Annotated[str | None, typer.Option(help=MODEL_HELP)] = None,
     headed: Annotated[bool, typer.Option(help="Show the browser window.")] = False,
 ) -> None:
-    """Start the bundled demo shop and carry out a command in it with the planner."""
-    from browser_agent.demo_site import start_demo_site
-
-    settings = load_settings().with_overrides(headless=False if headed else None)
+    """Run a command on the bundled demo shop, harvest a skill from it, then run a second
+    command of the same shape through the skill, and compare the two runs."""
+    workspace = Path(tempfile.mkdtemp(prefix="browser-agent-demo-"))
+    settings = load_settings().with_overrides(workspace=workspace)
+    if headed:
+        settings = settings.with_overrides(headless=False)
     llm = make_llm(settings, model)
-    with start_demo_site(port=0) as site:
-        console.print(f"Demo shop at {site.url}, planner {llm.name}: [bold]{escape(command)}[/]")
-        result = asyncio.run(
-            run_command(command, llm, settings, start_url=f"{site.url}/", on_step=_print_step)
+    shown = asyncio.run(
+        tour(
+            llm,
+            settings,
+            first,
+            second,
+            on_step=_print_step,
+            on_stage=lambda text: console.print(f"\n[bold]{escape(text)}[/]"),
         )
-    print_summary(result)
-    raise typer.Exit(0 if result.status == "succeeded" else 1)
+    )
+    print_summary(shown.first)
+    for result in shown.harvested:
+        _report_harvest(result)
+    if shown.second is not None:
+        print_summary(shown.second)
+        _compare(shown.first, shown.second)
+    console.print(f"[dim]Logs, skill and database of this demo: {workspace}[/]")
+    ok = shown.second is not None and shown.second.status == "succeeded"
+    raise typer.Exit(0 if ok else 1)
+
+
+def _report_harvest(result: HarvestResult) -> None:
+    if result.skill is None:
+        console.print(f"[yellow]No skill harvested:[/] {escape(result.error or '')}")
+        return
+    verdict = "verified by replay" if result.verified else f"not verified ({result.verify_error})"
+    console.print(f"Harvested [bold]{result.skill.name}[/] ({verdict}): {result.skill.module_path}")
+
+
+def _compare(first: RunResult, second: RunResult) -> None:
+    """The two runs side by side: what the skill saved."""
+    table = Table("", "first run (planner)", "second run", title="Before and after harvesting")
+    table.add_row("LLM calls", str(first.llm_calls), str(second.llm_calls))
+    table.add_row("steps", str(first.steps), str(second.steps))
+    table.add_row(
+        "tokens",
+        str(first.prompt_tokens + first.completion_tokens),
+        str(second.prompt_tokens + second.completion_tokens),
+    )
+    table.add_row("seconds", f"{first.seconds:.1f}", f"{second.seconds:.1f}")
+    table.add_row("outcome", first.status, second.status)
+    console.print(table)
 
 
 @app.command()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 from dataclasses import replace
 from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
@@ -99,7 +100,7 @@ def test_make_llm_falls_back_to_the_offline_planner(settings: Settings) -> None:
     assert isinstance(make_llm(endpoint, "some-model"), OpenAIClient)
 
 
-def test_demo_command_runs_the_default_command_offline(
+def test_demo_runs_offline_harvests_and_reuses_the_skill(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     for name in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "BROWSER_AGENT_LLM_BASE_URL"):
@@ -110,8 +111,17 @@ def test_demo_command_runs_the_default_command_offline(
     result = CliRunner().invoke(app, ["demo"])
 
     assert result.exit_code == 0, result.output
-    with Session(open_store(load_settings())) as db:
-        [run] = db.exec(select(Run)).all()
-    assert (run.status, run.model) == ("succeeded", "offline")
-    assert run.final_url and run.final_url.endswith("/search?q=trail+shoes&sort=price_asc")
-    assert run.answer and run.answer in " ".join(result.output.split())
+    output = " ".join(result.output.split())
+    workspace = Path(output.split("Logs, skill and database of this demo: ")[1].split()[0])
+    settings = load_settings().with_overrides(workspace=workspace)
+    with Session(open_store(settings)) as db:
+        first, second = db.exec(select(Run).order_by(Run.started_at)).all()
+    assert (first.status, first.model) == ("succeeded", "offline")
+    assert first.llm_calls > 0
+    assert first.final_url and first.final_url.endswith("/search?q=trail+shoes&sort=price_asc")
+    assert (second.status, second.llm_calls, second.steps) == ("succeeded", 0, 1)
+    assert second.final_url and second.final_url.endswith("/search?q=sandals&sort=rating")
+    assert "Before and after harvesting" in output
+    assert list((workspace / "skills" / "harvested").glob("*.py"))
+    assert not list(tmp_path.iterdir())  # the demo keeps to its own workspace
+    shutil.rmtree(workspace)

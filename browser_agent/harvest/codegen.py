@@ -184,7 +184,8 @@ def _step_statements(step: int, planned: PlannedStep, names: dict[str, str]) -> 
     statements = [cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(cst.Name("said"))], call)])]
     first_target = identifier(names[next(iter(planned.targets))]) if planned.targets else None
     checks = []
-    if planned.navigated_to is not None:
+    from_command = any(isinstance(v, Param | ByRoleName) for v in planned.arguments.values())
+    if planned.navigated_to is not None and not from_command:  # else the path varies too
         path = urlsplit(planned.navigated_to).path
         checks.append(keyword_arg("navigated_to", string(path)))
     elif planned.appeared:

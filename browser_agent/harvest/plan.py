@@ -15,7 +15,9 @@ from urllib.parse import urlsplit
 
 from browser_agent.harvest.elements import (
     ElementRecord,
+    Tag,
     element_record,
+    find_tags,
     observed_elements,
     tag_for_selector,
 )
@@ -63,6 +65,7 @@ _NAVIGATED = re.compile(
     r"(?:navigated to|page loaded:|loaded|now on|url(?: is)?:?)\s+(https?://[^\s'\"<>]+?)[.,;]?(?:\s|$)",
     re.IGNORECASE,
 )
+_SELECTED = re.compile(r"Selected option '[^']*' \((.+?)\) in ")
 _APPEARED = re.compile(r"\bnew elements? appeared|elements? (?:were )?added", re.IGNORECASE)
 
 
@@ -191,24 +194,44 @@ class _Builder:
             return f"{call.name} had arguments that are not JSON"
         if call.name == "open_url":
             return self._open(call)
-        step = PlannedStep(call.name, {})
-        for key, value in call.arguments.items():
+        if call.name == "bulk_enter_text":
+            return self._bulk(call)
+        return self._action(call.name, call.arguments, call.response)
+
+    def _action(
+        self, name: str, arguments: dict[str, Any], response: str, tag: Tag | None = None
+    ) -> str | None:
+        """Add one primitive call; ``tag`` names its element when the caller paired it."""
+        step = PlannedStep(name, {})
+        for key, value in arguments.items():
             if key in SELECTOR_ARGS:
-                problem = self._target(step, key, str(value), call.response)
+                problem = self._target(step, key, str(value), response, tag)
                 if problem:
                     return problem
-            elif key == "entries" and call.name == "bulk_enter_text":
-                return "bulk form filling is not harvested yet"
             else:
-                step.arguments[key] = self._value(step, key, value)
-        navigated = url_after(call.response)
+                step.arguments[key] = self._value(step, key, value, response)
+        navigated = url_after(response)
         if navigated:
             self.end_url = navigated
             step.navigated_to = _relative(navigated)
-        step.appeared = bool(_APPEARED.search(call.response))
+        step.appeared = bool(_APPEARED.search(response))
         self.steps.append(step)
         if navigated:
             self.observed = {}
+        return None
+
+    def _bulk(self, call: Call) -> str | None:
+        """A form filled in one call becomes one enter_text step per field, in order."""
+        entries = call.arguments.get("entries")
+        if not isinstance(entries, list) or not all(isinstance(e, dict) for e in entries):
+            return "bulk_enter_text had entries that are not a list of fields"
+        tags = find_tags(call.response or "")
+        for index, entry in enumerate(entries):
+            tag = tags[index] if len(tags) == len(entries) else None
+            arguments = {"selector": entry.get("selector", ""), "text": entry.get("text", "")}
+            problem = self._action("enter_text", arguments, call.response or "", tag)
+            if problem:
+                return problem
         return None
 
     def _open(self, call: Call) -> str | None:
@@ -223,8 +246,10 @@ class _Builder:
         self.observed = {}
         return None
 
-    def _target(self, step: PlannedStep, key: str, selector: str, response: str) -> str | None:
-        tag = tag_for_selector(response, selector)
+    def _target(
+        self, step: PlannedStep, key: str, selector: str, response: str, tag: Tag | None
+    ) -> str | None:
+        tag = tag or tag_for_selector(response, selector)
         mmid = re.search(r"mmid\s*=\s*['\"]?(\d+)", selector)
         if tag is None:
             if mmid:
@@ -235,30 +260,36 @@ class _Builder:
         record = element_record(tag, role, name)
         if record is None:
             return f"the element of {step.primitive} has nothing stable to find it by"
-        if record.selector.startswith("role=link") and not _in_command(record.name, self.log):
+        named = _in_command(record.name, self.log)
+        if record.selector.startswith("role=link") and not named:
             return f"clicking the link {record.name!r} was a choice among page content"
-        if record.selector.startswith("role=") and _in_command(record.name, self.log):
-            param = self._param(
-                snake(f"{record.role} name"), f"Name of the {record.role}", record.name
-            )
+        if record.selector.startswith("role=") and named:
+            param = self._param(snake(f"{record.role} name"), f"Name of the {record.role}", named)
             step.arguments[key] = ByRoleName(record.role, param)
         step.targets[key] = record
         step.arguments.setdefault(key, record.selector)
         return None
 
-    def _value(self, step: PlannedStep | None, key: str, value: Any) -> Any:
+    def _value(self, step: PlannedStep | None, key: str, value: Any, response: str = "") -> Any:
+        """A literal, or a parameter when the value came from the command."""
         if not isinstance(value, str) or key not in (*VALUE_ARGS, "url"):
             return value
         element = next(iter(step.targets.values()), None) if step else None
         if value == MASK:
             return self._param("password", "The password (never stored)", "")
-        if _in_command(value, self.log):
-            name = _param_name(element, key)
-            label = key
-            if element is not None:
-                attrs = element.attributes
-                label = element.name or attrs.get("placeholder") or attrs.get("name") or key
-            return self._param(name, f"{label} (example: {value})", value)
+        candidates = [value]
+        chosen = _SELECTED.search(response) if key == "option" else None
+        if chosen:
+            candidates.append(chosen.group(1))  # the option's label, as the command says it
+        for candidate in candidates:
+            said = _in_command(candidate, self.log)
+            if said:
+                label = key
+                if element is not None:
+                    attrs = element.attributes
+                    label = element.name or attrs.get("placeholder") or attrs.get("name") or key
+                name = _param_name(element, key)
+                return self._param(name, f"{label} (example: {said})", said)
         return value
 
     def _param(self, name: str, description: str, example: str) -> Param:
@@ -284,9 +315,14 @@ class _Builder:
         return template
 
 
-def _in_command(value: str, log: ChatLog) -> bool:
-    value = value.strip()
-    return len(value) >= 2 and value.lower() in log.command.lower()
+def _in_command(value: str, log: ChatLog) -> str | None:
+    """The words of the command that say ``value`` (case and punctuation aside), if any."""
+    words = re.findall(r"\w+", value)
+    if not words:
+        return None
+    pattern = r"(?<!\w)" + r"\W*".join(re.escape(w) for w in words) + r"(?!\w)"
+    match = re.search(pattern, log.command, re.IGNORECASE)
+    return match.group(0) if match else None
 
 
 def plan_skill(log: ChatLog) -> SkillPlan:

@@ -1,0 +1,70 @@
+"""The demo tour: a planner run on the demo shop, harvesting it, and a second command of
+the same shape carried out by the harvested skill."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from browser_agent.browser.session import launched_browser
+from browser_agent.demo_site import start_demo_site
+from browser_agent.harvest.harvester import HarvestResult, harvest
+from browser_agent.llm.types import LLMClient
+from browser_agent.planner.agent import RunResult, run_command
+from browser_agent.settings import Settings
+from browser_agent.store.db import open_store
+from browser_agent.store.models import Step
+
+FIRST_COMMAND = "search for trail shoes and sort by price low to high"
+SECOND_COMMAND = "search for sandals and sort by customer rating"
+
+
+@dataclass
+class Tour:
+    """Both runs and what harvesting the first one gave."""
+
+    site_url: str
+    first: RunResult
+    harvested: list[HarvestResult]
+    second: RunResult | None
+
+
+async def tour(
+    llm: LLMClient,
+    settings: Settings,
+    first_command: str = FIRST_COMMAND,
+    second_command: str = SECOND_COMMAND,
+    on_step: Callable[[Step], None] | None = None,
+    on_stage: Callable[[str], None] = lambda _text: None,
+) -> Tour:
+    """Run, harvest, run again; one browser and one demo shop for the whole tour."""
+    engine = open_store(settings)
+    with start_demo_site(port=0) as site:
+        start = f"{site.url}/"
+        async with launched_browser(settings) as browser:
+            on_stage(f"1. The planner ({llm.name}) carries out: {first_command}")
+            first = await run_command(
+                first_command,
+                llm,
+                settings,
+                start_url=start,
+                browser=browser,
+                engine=engine,
+                on_step=on_step,
+            )
+            if first.status != "succeeded":
+                return Tour(site.url, first, [], None)
+            on_stage("2. Harvesting the run into a skill, and verifying it")
+            harvested = await harvest([Path(first.log_path)], settings, engine, browser=browser)
+            on_stage(f"3. A command of the same shape: {second_command}")
+            second = await run_command(
+                second_command,
+                llm,
+                settings,
+                start_url=start,
+                browser=browser,
+                engine=engine,
+                on_step=on_step,
+            )
+    return Tour(start, first, harvested, second)
