@@ -49,7 +49,7 @@ async def test_harvested_skill_runs_recurring_commands_without_the_model(
     ]
     assert json.loads(skill.example_args) == {
         "search_term": "trail shoes",
-        "sort_by": "Best seller",
+        "sort_by": "best seller",
     }
     assert skill.expected_end == "/search?q=trail+shoes&sort=best_seller"
     assert settings.harvested_dir in Path(skill.module_path).parents

@@ -14,6 +14,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 import libcst as cst
+import libcst.matchers as m
 from libcst.helpers import parse_template_expression, parse_template_statement
 
 from browser_agent.harvest.plan import (
@@ -181,7 +182,6 @@ def _step_statements(step: int, planned: PlannedStep, names: dict[str, str]) -> 
     call = cst.Await(cst.Call(identifier(planned.primitive), args))
     if planned.primitive == "open_url":
         return [cst.SimpleStatementLine([cst.Expr(call)])]
-    statements = [cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(cst.Name("said"))], call)])]
     first_target = identifier(names[next(iter(planned.targets))]) if planned.targets else None
     checks = []
     from_command = any(isinstance(v, Param | ByRoleName) for v in planned.arguments.values())
@@ -190,6 +190,9 @@ def _step_statements(step: int, planned: PlannedStep, names: dict[str, str]) -> 
         checks.append(keyword_arg("navigated_to", string(path)))
     elif planned.appeared:
         checks.append(keyword_arg("appeared", cst.Name("True")))
+    if not checks:
+        return [cst.SimpleStatementLine([cst.Expr(call)])]
+    statements = [cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(cst.Name("said"))], call)])]
     if checks:
         expect_args = [
             cst.Arg(first_target or cst.Name("None")),
@@ -272,7 +275,10 @@ def generate_module(plan: SkillPlan, name: str) -> str:
         asynchronous=cst.Asynchronous(),
     )
     used = sorted({s.primitive for s in plan.steps})
-    runtime_names = ["Target", "done", "expect", "find"]
+    in_body = cst.Module(body=body)
+    runtime_names = [n for n in ("done", "expect", "find") if m.findall(in_body, m.Name(n))]
+    if constants:
+        runtime_names.insert(0, "Target")
     module = cst.Module(
         header=[cst.EmptyLine(comment=cst.Comment("# ruff: noqa: E501"))],
         body=[

@@ -69,6 +69,9 @@ _SELECTED = re.compile(r"Selected option '[^']*' \((.+?)\) in ")
 _APPEARED = re.compile(r"\bnew elements? appeared|elements? (?:were )?added", re.IGNORECASE)
 
 
+RUN_ENDED = "the run ended"
+
+
 class NotHarvestable(ValueError):
     """The log holds nothing worth a skill; the message says why."""
 
@@ -114,6 +117,12 @@ class SkillPlan:
     ended_because: str
     source: str
 
+    @property
+    def complete(self) -> bool:
+        """True when the skill does the whole command, not just its first stretch; a
+        command that asks for information needs reading that no skill does."""
+        return self.ended_because == RUN_ENDED and not asks_for_information(self.command)
+
 
 def url_after(response: str) -> str | None:
     """The URL a response says the page went to, if any."""
@@ -156,7 +165,7 @@ class _Builder:
     observed: dict[str, tuple[str, str]] = field(default_factory=dict)
     start_url: str = ""
     end_url: str = ""
-    ended: str = "the run ended"
+    ended: str = RUN_ENDED
 
     def build(self) -> SkillPlan:
         for call in self.log.calls:
@@ -188,6 +197,8 @@ class _Builder:
             return None
         if _ERROR.match(call.response):
             return None  # a failed attempt: the model tried again in a later call
+        if call.name == "finish":
+            return RUN_ENDED
         if call.name not in ACTIONS:
             return f"{call.name} needs judgement over page content"
         if "__invalid__" in call.arguments:
@@ -313,6 +324,18 @@ class _Builder:
             pattern = re.compile(re.escape(example), re.IGNORECASE)
             template = pattern.sub("{" + param.name + "}", template, count=1)
         return template
+
+
+_QUESTION = re.compile(
+    r"^\s*(what|how|which|who|whom|when|where|why|is|are|does|do|did|can|tell me|read|"
+    r"check whether|find out)\b|\?\s*$|\b(tell me|let me know)\b",
+    re.IGNORECASE,
+)
+
+
+def asks_for_information(command: str) -> bool:
+    """Whether the command wants an answer read off the page, not only actions."""
+    return bool(_QUESTION.search(command))
 
 
 def _in_command(value: str, log: ChatLog) -> str | None:

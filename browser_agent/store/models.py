@@ -65,6 +65,7 @@ class Skill(SQLModel, table=True):
     example_args: str = "{}"
     start_url: str = ""
     expected_end: str = ""  # URL path and query reached with the example arguments
+    complete: bool = True  # False: the command needed more than the skill does (e.g. reading)
     selectors: str = "[]"  # the element records the skill acts on
     source_runs: str = "[]"
     healed: str = "{}"  # step -> selector found by healing, for the next version
