@@ -20,6 +20,7 @@ class Changes:
     """What an action did to the page, filled in when the ``watching`` block ends."""
 
     navigated_to: str | None = None
+    frame_loaded: str | None = None
     appeared: int = 0
     removed: int = 0
     examples: list[str] = field(default_factory=list)
@@ -27,7 +28,7 @@ class Changes:
 
     @property
     def page_changed(self) -> bool:
-        return self.navigated_to is not None or self.appeared > 0
+        return self.navigated_to is not None or self.frame_loaded is not None or self.appeared > 0
 
     def summary(self) -> str:
         """Plain sentences about the changes, or an empty string when nothing changed."""
@@ -38,6 +39,8 @@ class Changes:
             examples = f": {', '.join(self.examples)}" if self.examples else ""
             noun = "element" if self.appeared == 1 else "elements"
             parts.append(f"{self.appeared} new {noun} appeared{examples}.")
+        if self.frame_loaded:
+            parts.append(f"A frame of the page loaded {self.frame_loaded}.")
         if self.removed and not self.navigated_to:
             noun = "element was" if self.removed == 1 else "elements were"
             parts.append(f"{self.removed} {noun} removed.")
@@ -51,10 +54,13 @@ async def watching(active: BrowserSession) -> AsyncIterator[Changes]:
     page = active.current_page()
     changes = Changes()
     navigations: list[str] = []
+    frames: list[str] = []
 
     def on_navigated(frame: Frame) -> None:
         if frame == page.main_frame:
             navigations.append(frame.url)
+        elif frame.url not in ("", "about:blank"):
+            frames.append(frame.url)
 
     dialogs_before = len(active.dialogs)
     notes_before = len(active.notes)
@@ -83,6 +89,8 @@ async def watching(active: BrowserSession) -> AsyncIterator[Changes]:
             changes.examples = report["examples"]
     if changes.page_changed:
         active.page_version += 1
+    if frames and not changes.navigated_to:
+        changes.frame_loaded = frames[-1]
     changes.messages.extend(active.dialogs[dialogs_before:])
     changes.messages.extend(active.notes[notes_before:])
 

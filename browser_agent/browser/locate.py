@@ -6,7 +6,7 @@ import re
 from dataclasses import dataclass
 
 from playwright.async_api import Error as PlaywrightError
-from playwright.async_api import Locator
+from playwright.async_api import Locator, Page
 
 from browser_agent.browser.errors import ActionError
 from browser_agent.browser.session import BrowserSession
@@ -97,9 +97,21 @@ async def _by_mmid(active: BrowserSession, mmid: str, selector: str) -> Locator:
     )
 
 
+async def in_frames(page: Page, selector: str) -> Locator:
+    """A locator for ``selector`` in the frame that has it: the page first, then its iframes
+    (CSS does not cross into frames), so a selector finds a field inside a contact iframe."""
+    for frame in page.frames[1:]:
+        try:
+            if not await page.locator(selector).count() and await frame.locator(selector).count():
+                return frame.locator(selector)
+        except PlaywrightError:
+            break  # not a valid selector: the wait below says so
+    return page.locator(selector)
+
+
 async def _by_selector(active: BrowserSession, selector: str, timeout: float) -> Locator:
     page = active.current_page()
-    locator = page.locator(selector)
+    locator = await in_frames(page, selector)
     try:
         await locator.first.wait_for(state="attached", timeout=timeout)
         count = await locator.count()

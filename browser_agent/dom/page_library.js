@@ -189,6 +189,18 @@
     return bits.join(" ");
   }
 
+  const PHRASING = new Set([
+    "SPAN", "STRONG", "B", "EM", "I", "SMALL", "CODE", "ABBR", "TIME", "SUP", "SUB", "MARK",
+    "Q", "CITE", "KBD", "SAMP", "VAR", "U", "S", "BR", "DATA",
+  ]);
+
+  // An element whose children are all inline text markup: its whole text reads as one line.
+  function inlineOnly(el) {
+    if (!el.children.length || el.shadowRoot) return false;
+    for (const child of el.children) if (!PHRASING.has(child.tagName)) return false;
+    return true;
+  }
+
   function ownText(el) {
     let text = "";
     for (let node = el.firstChild; node; node = node.nextSibling) {
@@ -221,17 +233,22 @@
 
     // Iterative walk: [node, insideInteractive, frameLabel]
     const stack = [];
-    const pushChildren = (parent, inside) => {
+    // Stack items: [element, insideInteractive, textAlreadySaid] or [null, endOfFrameLine].
+    const pushChildren = (parent, inside, said) => {
       const kids = parent.children;
-      for (let i = kids.length - 1; i >= 0; i--) stack.push([kids[i], inside]);
+      for (let i = kids.length - 1; i >= 0; i--) stack.push([kids[i], inside, said]);
     };
     const rootEl = document.body || document.documentElement;
     if (annotate) {
       for (const old of document.querySelectorAll("[mmid]")) old.removeAttribute("mmid");
     }
-    pushChildren(rootEl, false);
+    pushChildren(rootEl, false, false);
     while (stack.length) {
-      const [el, inside] = stack.pop();
+      const [el, inside, said] = stack.pop();
+      if (el === null) {
+        emit(inside);
+        continue;
+      }
       if (el.nodeType !== 1 || SKIP_TAGS.has(el.tagName)) continue;
       if (!el.checkVisibility()) continue;
       if (el.getAttribute("aria-hidden") === "true") continue;
@@ -258,8 +275,11 @@
           const name = nameOf(el);
           if (name) emit(name);
         }
-      } else if (shown && !inside && mode !== "input_fields") {
-        const text = ownText(el);
+      }
+      let sayAll = false;
+      if (!interactive && shown && !inside && !said && mode !== "input_fields") {
+        sayAll = inlineOnly(el); // "Order <b>DS-1001</b> is placed" stays one line
+        const text = sayAll ? squash(el.textContent, 200) : ownText(el);
         if (text) {
           if (mode === "text_only") emit(text);
           else {
@@ -281,20 +301,23 @@
           if (annotate) {
             for (const old of doc.querySelectorAll("[mmid]")) old.removeAttribute("mmid");
           }
-          if (mode !== "text_only") emit(`[${mmid}] iframe ${q(label)} src=${av(src)}:`);
-          pushChildren(doc.body, inside);
+          if (mode !== "text_only") {
+            emit(`[${mmid}] iframe ${q(label)} src=${av(src)}:`);
+            stack.push([null, `(end of iframe ${q(label)})`]);
+          }
+          pushChildren(doc.body, inside, false);
         } else if (mode !== "text_only") {
           emit(`[${mmid}] iframe ${q(label)} src=${av(src)} (cross-origin, not inspected)`);
         }
         continue;
       }
       const insideNext = inside || interactive;
+      const saidNext = said || sayAll;
       if (el.shadowRoot) {
-        const kids = el.children;
-        for (let i = kids.length - 1; i >= 0; i--) stack.push([kids[i], insideNext]);
-        pushChildren(el.shadowRoot, insideNext);
+        pushChildren(el, insideNext, saidNext);
+        pushChildren(el.shadowRoot, insideNext, saidNext);
       } else {
-        pushChildren(el, insideNext);
+        pushChildren(el, insideNext, saidNext);
       }
     }
     const header = [`Page ${q(document.title)} at ${location.href}`];
