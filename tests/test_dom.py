@@ -108,3 +108,18 @@ async def test_output_is_capped_and_says_what_was_cut(
     assert observation.cut > 0
     assert f"{observation.cut} more lines not shown" in observation.text
     assert observation.elements >= 5000
+
+
+async def test_inline_markup_stays_one_line_and_iframe_content_is_closed(
+    page_session: BrowserSession, demo: DemoSite
+) -> None:
+    await open_url(f"{demo.url}/no/such/page")
+    text = await get_dom("all_fields")
+    assert re.search(r'^\[\d+\] text "There is no page at /no/such/page\."$', text, re.M), text
+    await open_url(f"{demo.url}/help")
+    lines = (await get_dom("input_fields")).splitlines()
+    start = next(i for i, line in enumerate(lines) if ' iframe "Contact form"' in line)
+    end = lines.index('(end of iframe "Contact form")')
+    inside = "\n".join(lines[start:end])
+    assert 'button "Send"' in inside and "newsletter" not in inside
+    assert "newsletter" in "\n".join(lines[end:])

@@ -280,3 +280,17 @@ async def test_crashed_or_closed_page_is_a_clear_error(page_session: BrowserSess
         await page.close()
     with pytest.raises(Exception, match="The page was closed and no other page is open"):
         await get_url()
+
+
+async def test_css_selectors_reach_into_iframes_and_frame_loads_are_reported(
+    page_session: BrowserSession, demo: DemoSite
+) -> None:
+    await open_url(f"{demo.url}/help")
+    await enter_text("#contact-name", "Grace")
+    await enter_text("#message", "Hello")
+    said = await click("#send")
+    assert f"A frame of the page loaded {demo.url}/help/contact-frame" in said
+    assert demo.submissions[-1] == {
+        "form": "contact",
+        "fields": {"name": "Grace", "message": "Hello"},
+    }
