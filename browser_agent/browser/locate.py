@@ -44,17 +44,14 @@ async def locate(
         locator = await _by_mmid(active, mmid, selector)
     else:
         locator = await _by_selector(active, selector, timeout)
-    try:
-        await locator.wait_for(state="visible", timeout=timeout)
-    except PlaywrightError as exc:
-        tag = await run_on_element(locator, "describe")
+    tag_name, role, name, is_password, tag, visible = await run_on_element(locator, "inspect")
+    if not visible:
         raise ActionError(
             f"The element {tag} matched by {selector} is hidden: "
             "a person could not see or use it. Look for a visible control instead.",
             kind="hidden",
             selector=selector,
-        ) from exc
-    tag_name, role, name, is_password = await run_on_element(locator, "identity")
+        )
     if mmid is not None and mmid in active.observed:
         seen_tag, seen_role, seen_name = active.observed[mmid]
         if (seen_tag, seen_role, seen_name) != (tag_name, role, name):
@@ -65,9 +62,7 @@ async def locate(
                 kind="changed",
                 selector=selector,
             )
-    return Located(
-        locator=locator, tag=await run_on_element(locator, "describe"), is_password=is_password
-    )
+    return Located(locator=locator, tag=tag, is_password=is_password)
 
 
 def _short(tag: str, role: str, name: str) -> str:
@@ -100,38 +95,56 @@ async def _by_mmid(active: BrowserSession, mmid: str, selector: str) -> Locator:
 async def in_frames(page: Page, selector: str) -> Locator:
     """A locator for ``selector`` in the frame that has it: the page first, then its iframes
     (CSS does not cross into frames), so a selector finds a field inside a contact iframe."""
-    for frame in page.frames[1:]:
-        try:
-            if not await page.locator(selector).count() and await frame.locator(selector).count():
+    main = page.locator(selector)
+    children = page.frames[1:]
+    if not children:
+        return main
+    try:
+        if await main.count():
+            return main
+        for frame in children:
+            if await frame.locator(selector).count():
                 return frame.locator(selector)
-        except PlaywrightError:
-            break  # not a valid selector: the wait below says so
-    return page.locator(selector)
+    except PlaywrightError:
+        pass  # not a valid selector: the wait in _by_selector says so
+    return main
 
 
 async def _by_selector(active: BrowserSession, selector: str, timeout: float) -> Locator:
+    """The one visible element matching a Playwright selector (waiting for it to show)."""
     page = active.current_page()
-    locator = await in_frames(page, selector)
+    matches = await in_frames(page, selector)
+    visible = matches.filter(visible=True)
     try:
-        await locator.first.wait_for(state="attached", timeout=timeout)
-        count = await locator.count()
+        await visible.first.wait_for(state="attached", timeout=timeout)
+        count = await visible.count()
     except PlaywrightError as exc:
         message = str(exc).splitlines()[0]
-        if "Timeout" in message:
+        if "Timeout" not in message:
             raise ActionError(
-                f"No element matches {selector} on {page.url} (waited {timeout / 1000:g} s).",
-                kind="not_found",
+                f"The selector {selector} is not valid: {message}",
+                kind="invalid",
+                selector=selector,
+            ) from exc
+        if await matches.count():
+            tag = await run_on_element(matches.first, "describe")
+            raise ActionError(
+                f"The element {tag} matched by {selector} is hidden: "
+                "a person could not see or use it. Look for a visible control instead.",
+                kind="hidden",
                 selector=selector,
             ) from exc
         raise ActionError(
-            f"The selector {selector} is not valid: {message}", kind="invalid", selector=selector
+            f"No element matches {selector} on {page.url} (waited {timeout / 1000:g} s).",
+            kind="not_found",
+            selector=selector,
         ) from exc
     if count > 1:
-        shown = [await run_on_element(locator.nth(i), "describe") for i in range(min(count, 3))]
+        shown = [await run_on_element(visible.nth(i), "describe") for i in range(min(count, 3))]
         raise ActionError(
             f"{count} elements match {selector}, e.g. {', '.join(shown)}. "
             "Use a selector that matches exactly one element, such as its mmid.",
             kind="ambiguous",
             selector=selector,
         )
-    return locator
+    return visible

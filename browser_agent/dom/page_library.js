@@ -2,7 +2,8 @@
 //   observe  - assign sequential mmid attributes to every element (frames and open
 //              shadow roots included) and return the distilled DOM in one pass
 //   describe - opening tag with identifying attributes of one element
-//   identity - [tag, role, name] of one element, to check an mmid still names it
+//   identity - [tag, role, name, is password] of one element, to check it is the same
+//   inspect  - identity plus opening tag and visibility, in one round trip
 //   watch    - start counting DOM changes (mutation observers)
 //   changes  - report what changed since `watch`
 // Called as page.evaluate(fn, arg) or locator.evaluate(fn, arg).
@@ -415,6 +416,15 @@
     case "identity": {
       const role = roleOf(target);
       return [target.tagName.toLowerCase(), role || "", nameOf(target), isPassword(target)];
+    }
+    case "inspect": {
+      // identity, opening tag and visibility in one round trip
+      const role = roleOf(target);
+      const rect = target.getBoundingClientRect();
+      const visible = target.checkVisibility({ checkOpacity: true, checkVisibilityCSS: true }) &&
+        rect.width > 0 && rect.height > 0;
+      return [target.tagName.toLowerCase(), role || "", nameOf(target), isPassword(target),
+        describe(target), visible];
     }
     case "watch": return watch();
     case "changes": return changes();
