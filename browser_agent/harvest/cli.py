@@ -11,7 +11,7 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 from rich.syntax import Syntax
-from rich.table import Table
+from rich.table import Column, Table
 from sqlmodel import Session, select
 
 from browser_agent.harvest.harvester import HarvestResult, harvest
@@ -93,7 +93,15 @@ def skills_list(ctx: typer.Context) -> None:
     if not rows:
         console.print("No harvested skills yet: run a command, then browser-agent harvest --all.")
         return
-    table = Table("name", "status", "version", "uses", "ok/failed", "validated", "command")
+    table = Table(
+        Column("name", no_wrap=True),
+        Column("status", no_wrap=True),
+        "version",
+        "uses",
+        "ok/failed",
+        "validated",
+        "command",
+    )
     for skill in rows:
         validated = f"{skill.last_validated_at:%Y-%m-%d %H:%M}" if skill.last_validated_at else "-"
         table.add_row(
