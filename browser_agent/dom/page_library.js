@@ -222,8 +222,11 @@
     let interactiveCount = 0;
     let modal = null;
 
+    // Once a line does not fit, the rest is only counted: no names or lines are built.
+    let full = false;
     const emit = (line, entry) => {
-      if (size + line.length + 1 > budget) {
+      if (full || size + line.length + 1 > budget) {
+        full = true;
         cut += 1;
         return;
       }
@@ -232,7 +235,6 @@
       if (entry) registry.push(entry);
     };
 
-    // Iterative walk: [node, insideInteractive, frameLabel]
     const stack = [];
     // Stack items: [element, insideInteractive, textAlreadySaid] or [null, endOfFrameLine].
     const pushChildren = (parent, inside, said) => {
@@ -267,7 +269,10 @@
       if (shown && role === "dialog" && el.getAttribute("aria-modal") === "true" && !modal) {
         modal = el;
       }
-      if (interactive) {
+      if (interactive && full) {
+        interactiveCount += 1;
+        cut += 1;
+      } else if (interactive) {
         interactiveCount += 1;
         if (mode !== "text_only") {
           const name = nameOf(el);
@@ -278,7 +283,7 @@
         }
       }
       let sayAll = false;
-      if (!interactive && shown && !inside && !said && mode !== "input_fields") {
+      if (!interactive && shown && !inside && !said && !full && mode !== "input_fields") {
         sayAll = inlineOnly(el); // "Order <b>DS-1001</b> is placed" stays one line
         const text = sayAll ? squash(el.textContent, 200) : ownText(el);
         if (text) {
