@@ -32,6 +32,7 @@ from browser_agent.planner.people import console_channel
 from browser_agent.settings import Settings, load_settings
 from browser_agent.store.db import open_store
 from browser_agent.store.models import Run, Step
+from browser_agent.validate.cli import validate_command
 
 console = Console()
 
@@ -46,6 +47,7 @@ app = typer.Typer(
 app.add_typer(memory_app, name="memory")
 app.command("harvest")(harvest_command)
 app.add_typer(skills_app, name="skills")
+app.command("validate")(validate_command)
 
 
 @app.command("demo-site")
@@ -191,8 +193,11 @@ def demo(
     model: Annotated[str | None, typer.Option(help=MODEL_HELP)] = None,
     headed: Annotated[bool, typer.Option(help="Show the browser window.")] = False,
 ) -> None:
-    """Run a command on the bundled demo shop, harvest a skill from it, then run a second
-    command of the same shape through the skill, and compare the two runs."""
+    """Run a command in the demo shop, harvest it into a skill, then run a second command
+    of the same shape through the skill and compare the two runs.
+
+    Logs, the skill and the database go to a fresh temporary workspace.
+    """
     workspace = Path(tempfile.mkdtemp(prefix="browser-agent-demo-"))
     settings = load_settings().with_overrides(workspace=workspace)
     if headed:
@@ -229,7 +234,13 @@ def _report_harvest(result: HarvestResult) -> None:
 
 def _compare(first: RunResult, second: RunResult) -> None:
     """The two runs side by side: what the skill saved."""
-    table = Table("", "first run (planner)", "second run", title="Before and after harvesting")
+    table = Table(
+        "",
+        "first run (planner)",
+        "second run",
+        title="Before and after harvesting",
+        caption="Each model call of a hosted LLM adds its latency (often 1-5 s) to the first run.",
+    )
     table.add_row("LLM calls", str(first.llm_calls), str(second.llm_calls))
     table.add_row("steps", str(first.steps), str(second.steps))
     table.add_row(

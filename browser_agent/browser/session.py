@@ -7,8 +7,8 @@ primitives as plain functions.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager, contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 
@@ -38,12 +38,17 @@ class BrowserSession:
     async def create(cls, browser: Browser, settings: Settings) -> BrowserSession:
         """Open a fresh context and page in ``browser``, with the configured timeouts."""
         context = await browser.new_context(viewport={"width": 1280, "height": 900})
-        context.set_default_timeout(settings.action_timeout_ms)
-        context.set_default_navigation_timeout(settings.navigation_timeout_ms)
-        page = await context.new_page()
-        created = cls(settings=settings, context=context, page=page)
+        return cls.around(await context.new_page(), settings)
+
+    @classmethod
+    def around(cls, page: Page, settings: Settings) -> BrowserSession:
+        """A session on a page someone else opened (a pytest-playwright ``page``), with the
+        configured timeouts; closing it stays the owner's job."""
+        page.context.set_default_timeout(settings.action_timeout_ms)
+        page.context.set_default_navigation_timeout(settings.navigation_timeout_ms)
+        created = cls(settings=settings, context=page.context, page=page)
         created._watch(page)
-        context.on("page", created._adopt)
+        page.context.on("page", created._adopt)
         return created
 
     def _watch(self, page: Page) -> None:
@@ -118,6 +123,17 @@ async def launched_browser(settings: Settings) -> AsyncIterator[Browser]:
             yield browser
         finally:
             await browser.close()
+
+
+@contextmanager
+def page_session(page: Page, settings: Settings) -> Iterator[BrowserSession]:
+    """Primitives in this task act on ``page``, which the caller opened and will close."""
+    around = BrowserSession.around(page, settings)
+    token = _current.set(around)
+    try:
+        yield around
+    finally:
+        _current.reset(token)
 
 
 @asynccontextmanager

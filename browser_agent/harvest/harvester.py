@@ -45,9 +45,17 @@ def unique_name(engine: Engine, template: str) -> str:
     return name
 
 
-def write_skill(plan: SkillPlan, settings: Settings, engine: Engine) -> tuple[Skill, str]:
-    """Generate the module, write it to the workspace and register it as a candidate."""
-    name = unique_name(engine, plan.template)
+def write_skill(
+    plan: SkillPlan,
+    settings: Settings,
+    engine: Engine,
+    *,
+    name: str | None = None,
+    current: bool = True,
+) -> tuple[Skill, str]:
+    """Generate the module, write it to the workspace and register it as a candidate;
+    ``name`` makes it a new version of that skill, current only if ``current``."""
+    name = name or unique_name(engine, plan.template)
     code = generate_module(plan, name)
     skill = add_version(
         engine,
@@ -59,11 +67,13 @@ def write_skill(plan: SkillPlan, settings: Settings, engine: Engine) -> tuple[Sk
             example_args=json.dumps({p.name: p.example for p in plan.params}),
             start_url=plan.start_url,
             expected_end=relative(plan.end_url) if plan.end_url else "",
+            complete=plan.complete,
             selectors=json.dumps(
                 [t.as_dict() for step in plan.steps for t in step.targets.values()]
             ),
             source_runs=json.dumps([plan.source]),
         ),
+        current=current,
     )
     settings.harvested_dir.mkdir(parents=True, exist_ok=True)
     path = settings.harvested_dir / f"{name}_v{skill.version}.py"

@@ -17,6 +17,8 @@ from browser_agent.harvest.runtime import SkillStale
 from browser_agent.settings import Settings
 from browser_agent.store.models import Skill
 
+NEEDS_SECRET = "needs a secret (a password) that is never stored"
+
 
 @dataclass
 class Replay:
@@ -59,7 +61,7 @@ async def replay(
     started = time.perf_counter()
     arguments = example_arguments(skill, start_url)
     if arguments is None:
-        return Replay(False, error="needs a secret (a password) that is never stored")
+        return Replay(False, error=NEEDS_SECRET)
     try:
         function = load_skill(skill)
     except SkillLoadError as exc:

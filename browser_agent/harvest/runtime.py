@@ -1,18 +1,36 @@
 """What generated skills call around each primitive: find the recorded element, check the
 recorded effect. A selector that now finds nothing, several elements, or another control
-is stale: the skill stops with SkillStale instead of clicking the wrong thing."""
+is stale: the skill stops with SkillStale instead of clicking the wrong thing.
+
+Inside ``repairing()`` (a run, not a validation) a stale selector is healed at the
+smallest scope first: the element is looked for again from what was recorded about it
+(role and name, visible text, static attributes, XPath) and accepted only when exactly
+one visible element has the recorded role and name. When that fails, an optional step
+helper (the planner) names the element for that one step. Every repair is collected in
+the ``Repairs`` of the block, so the caller can record it and mark the skill.
+"""
 
 from __future__ import annotations
 
+import json
 import re
+import time
+from collections.abc import Awaitable, Callable, Iterator
+from contextlib import contextmanager, suppress
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from urllib.parse import urlsplit
 
 from playwright.async_api import Error as PlaywrightError
+from playwright.async_api import Page
 
 from browser_agent.browser.errors import ActionError
 from browser_agent.browser.session import session
 from browser_agent.dom.library import run_on_element
+
+# Static attributes that may still name the element after its id changed, in the order
+# they are tried; the first stages are role + name and visible text, the last the XPath.
+HEAL_ATTRIBUTES = ("name", "placeholder", "aria-label", "data-testid", "title", "alt", "id")
 
 
 class SkillStale(ActionError):
@@ -38,6 +56,62 @@ class Target:
     intent: str = ""
 
 
+# Given the target whose element could not be found, the current page and why it was not
+# found: the selector of the element that does the step instead ("[mmid='12']"), or None.
+StepHelper = Callable[[Target, Page, str], Awaitable[str | None]]
+
+
+@dataclass
+class Repair:
+    """One step whose recorded selector failed and the element that was used instead.
+
+    ``kept`` says whether ``found`` is a stable selector worth a next version (healing),
+    or a one-off choice of the planner (an mmid).
+    """
+
+    step: int
+    recorded: str
+    found: str
+    how: str
+    problem: str
+    kept: bool = True
+
+    def said(self) -> str:
+        """The repair in plain words, for the planner and the run's log."""
+        return f"{self.problem} The step went on with {self.found}, found by {self.how}."
+
+
+@dataclass
+class Repairs:
+    """The repairs made while a skill ran, and the helper it may ask (None: heal only)."""
+
+    helper: StepHelper | None = None
+    done: list[Repair] = field(default_factory=list)
+
+    def kept(self) -> dict[str, dict[str, str]]:
+        """Healed selectors for the skill's next version: step -> {recorded: healed}."""
+        healed: dict[str, dict[str, str]] = {}
+        for repair in self.done:
+            if repair.kept:
+                healed.setdefault(str(repair.step), {})[repair.recorded] = repair.found
+        return healed
+
+
+_repairs: ContextVar[Repairs | None] = ContextVar("browser_agent_repairs", default=None)
+
+
+@contextmanager
+def repairing(helper: StepHelper | None = None) -> Iterator[Repairs]:
+    """Skills called inside the block heal stale selectors (and ask ``helper`` when healing
+    fails); outside it, as in validation, a stale selector always stops the skill."""
+    repairs = Repairs(helper)
+    token = _repairs.set(repairs)
+    try:
+        yield repairs
+    finally:
+        _repairs.reset(token)
+
+
 def _same(a: str, b: str) -> bool:
     return " ".join(a.split()).casefold() == " ".join(b.split()).casefold()
 
@@ -50,37 +124,125 @@ def by_role(role: str, name: str) -> str:
 
 async def find(target: Target, name: str | None = None) -> str:
     """The selector to act on: it must match exactly one visible element whose role and
-    name are still the recorded ones (``name`` overrides the recorded name)."""
+    name are still the recorded ones (``name`` overrides the recorded name).
+
+    Inside ``repairing()`` a selector that no longer fits is healed (or the step helper is
+    asked); waiting then ends as soon as the element shows up by any healing stage, so a
+    changed page costs no full timeout per step.
+    """
     expected = target.name if name is None else name
     selector = target.selector if name is None else by_role(target.role, expected)
     active = session()
-    locator = active.current_page().locator(selector)
-    timeout = active.settings.action_timeout_ms
+    page = active.current_page()
+    repairs = _repairs.get()
+    healing = repairs is not None and name is None
+    stages = [s for _how, s in heal_stages(target)] if healing else []
+    waited = await _wait_visible(page, [selector, *stages], active.settings.action_timeout_ms)
+    problem = await _mismatch(page, target, selector, expected, waited)
+    if problem is None:
+        return selector
+    stale = SkillStale(f"Step {target.step}: {problem}", step=target.step, selector=selector)
+    if repairs is None:
+        raise stale
+    repair = await _heal(page, target, stale) if healing else None
+    if repair is None and repairs.helper is not None:
+        repair = await _ask_helper(repairs.helper, page, target, stale)
+    if repair is None:
+        raise stale
+    repairs.done.append(repair)
+    return repair.found
+
+
+async def _wait_visible(page: Page, selectors: list[str], timeout: float) -> float:
+    """Wait until one of ``selectors`` shows a visible element (or the timeout passes);
+    the seconds waited."""
+    started = time.perf_counter()
+    union = page.locator(selectors[0]).filter(visible=True)
+    for selector in selectors[1:]:
+        union = union.or_(page.locator(selector).filter(visible=True))
+    with suppress(PlaywrightError):  # timed out, or a selector this page cannot parse
+        await union.first.wait_for(state="visible", timeout=timeout)
+    return time.perf_counter() - started
+
+
+async def _mismatch(
+    page: Page, target: Target, selector: str, expected: str, waited: float
+) -> str | None:
+    """Why ``selector`` does not name the recorded element now, or None when it does."""
+    locator = page.locator(selector)
     try:
-        await locator.first.wait_for(state="visible", timeout=timeout)
         count = await locator.count()
+        visible = count == 1 and await locator.is_visible()
+        identity = await run_on_element(locator, "identity") if visible else None
     except PlaywrightError as exc:
-        raise SkillStale(
-            f"Step {target.step}: no visible element matches {selector} "
-            f"(waited {timeout / 1000:g} s).",
-            step=target.step,
-            selector=selector,
-        ) from exc
-    if count != 1:
-        raise SkillStale(
-            f"Step {target.step}: {count} elements match {selector}; it must be exactly one.",
-            step=target.step,
-            selector=selector,
-        )
-    _tag, role, found_name, _secret = await run_on_element(locator, "identity")
+        return f"{selector} cannot be used on this page: {str(exc).splitlines()[0]}"
+    if count > 1:
+        return f"{count} elements match {selector}; it must be exactly one."
+    if identity is None:
+        return f"no visible element matches {selector} (waited {waited:.1f} s)."
+    _tag, role, found_name, _secret = identity
     if role != target.role or (expected and not _same(found_name, expected)):
-        raise SkillStale(
-            f"Step {target.step}: {selector} now names a {role or 'element'} {found_name!r}, "
-            f"not the {target.role} {expected!r} it was recorded on.",
-            step=target.step,
-            selector=selector,
+        return (
+            f"{selector} now names a {role or 'element'} {found_name!r}, "
+            f"not the {target.role} {expected!r} it was recorded on."
         )
-    return selector
+    return None
+
+
+def heal_stages(target: Target) -> list[tuple[str, str]]:
+    """(how, selector) to look for the recorded element again, smallest change first:
+    role and name, visible text, static attributes, XPath."""
+    stages = []
+    if target.name:
+        stages.append(("its role and name", by_role(target.role, target.name)))
+    if target.text:
+        stages.append(("its visible text", f"text={json.dumps(target.text, ensure_ascii=False)}"))
+    tag = target.tag or "*"
+    for attribute in HEAL_ATTRIBUTES:
+        value = target.attributes.get(attribute)
+        if value:
+            stages.append(
+                (
+                    f"its {attribute} attribute",
+                    f"{tag}[{attribute}={json.dumps(value, ensure_ascii=False)}]",
+                )
+            )
+    if target.xpath:
+        stages.append(("its XPath", f"xpath={target.xpath}"))
+    return stages
+
+
+async def _heal(page: Page, target: Target, stale: SkillStale) -> Repair | None:
+    """The first healing stage that finds exactly one visible element with the recorded
+    role and name. (A step located by a parameter is not healed: its role and given name
+    are already the first stage, and the others describe the recorded example element,
+    not the one asked for.)"""
+    for how, selector in heal_stages(target):
+        if selector != stale.selector and await _is_target(page, selector, target):
+            return Repair(target.step, stale.selector, selector, how, str(stale))
+    return None
+
+
+async def _is_target(page: Page, selector: str, target: Target) -> bool:
+    """True when ``selector`` names exactly one element, visible, with the recorded identity."""
+    locator = page.locator(selector)
+    try:
+        if await locator.count() != 1 or not await locator.is_visible():
+            return False
+        _tag, role, name, _secret = await run_on_element(locator, "identity")
+    except PlaywrightError:  # a selector this page cannot parse, or the page moved on
+        return False
+    return role == target.role and _same(name, target.name)
+
+
+async def _ask_helper(
+    helper: StepHelper, page: Page, target: Target, stale: SkillStale
+) -> Repair | None:
+    """The planner's choice of element for this one step, or None when it has none."""
+    chosen = await helper(target, page, str(stale))
+    if not chosen:
+        return None
+    return Repair(target.step, stale.selector, chosen, "the planner", str(stale), kept=False)
 
 
 async def expect(

@@ -15,24 +15,26 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Annotated, Any
 
-from playwright.async_api import Browser
+from playwright.async_api import Browser, Page
 from sqlalchemy import Engine
 
 from browser_agent.browser.errors import ActionError, BrowserError
 from browser_agent.browser.session import BrowserSession, browser_session
 from browser_agent.harvest.loader import SkillLoadError, load_skill
+from browser_agent.harvest.runtime import Target
 from browser_agent.llm.types import LLMClient, LLMError, LLMReply, ToolCall
 from browser_agent.memory.context import ContextMemory
 from browser_agent.planner.people import Channel, ask_user, tell_user, use_channel
 from browser_agent.planner.prompts import prompt, task_message
 from browser_agent.planner.records import RunRecorder
 from browser_agent.planner.router import Route, SkillOutcome, call_skill, route, skill_tools
+from browser_agent.planner.step_help import MAX_HELP_CALLS, choose_element, step_messages
 from browser_agent.settings import Settings
 from browser_agent.store.db import open_store
 from browser_agent.store.models import Step
 from browser_agent.store.skills import current_skills
 from browser_agent.tools import tool_schema
-from skills.primitive import OBSERVATION_ONLY, PRIMITIVES
+from skills.primitive import OBSERVATION_ONLY, PRIMITIVES, get_dom
 
 TERMINATE = "##TERMINATE##"
 MAX_CONSECUTIVE_FAILURES = 5
@@ -143,6 +145,7 @@ class Agent:
     failures: int = 0
     recent: list[tuple[str, str, str]] = field(default_factory=list)
     warned_loop: bool = False
+    help_calls: int = 0  # model calls spent on single skill steps (see _help_step)
     memory: ContextMemory | None = None  # None: the memory the settings describe
 
     def __post_init__(self) -> None:
@@ -204,30 +207,63 @@ class Agent:
         started = time.perf_counter()
         try:
             function = load_skill(routed.skill)
-            outcome = await call_skill(self.recorder.engine, routed.skill, function, arguments)
+            outcome = await call_skill(
+                self.recorder.engine, routed.skill, function, arguments, self._help_step
+            )
         except SkillLoadError as exc:
             outcome = SkillOutcome(f"The harvested skill could not be loaded: {exc}", False)
+        error = "skill_repaired" if outcome.repairs else None
         self._answer_call(call, outcome.text)
         self._record(
             active,
             call,
-            Outcome(outcome.text, outcome.ok, None if outcome.ok else "skill_failed"),
+            Outcome(outcome.text, outcome.ok, error if outcome.ok else "skill_failed"),
             None,
             started,
         )
         return outcome.text if outcome.ok else None
 
+    async def _help_step(self, target: Target, page: Page, problem: str) -> str | None:
+        """Ask the model for the element of one skill step that healing could not find, in a
+        short conversation of its own (MAX_HELP_CALLS model calls at most in a run); None
+        when it names none."""
+        tools = Tools({"get_dom": get_dom, "choose_element": choose_element})
+        schemas = tools.schemas()
+        messages = step_messages(target, page.url, problem)
+        while self.help_calls < MAX_HELP_CALLS:
+            self.help_calls += 1
+            try:
+                reply = await self._complete(messages, schemas)
+            except LLMError:
+                return None
+            messages.append(reply.to_message())
+            if not reply.tool_calls:
+                return None
+            for call in reply.tool_calls:
+                outcome = await execute(call, tools)
+                if call.name == "choose_element" and outcome.ok:
+                    return outcome.text
+                messages.append({"role": "tool", "tool_call_id": call.id, "content": outcome.text})
+        return None
+
     async def _ask(self, schemas: list[dict[str, Any]]) -> LLMReply:
         assert self.memory is not None  # set in __post_init__
         try:
             context = await self.memory.fit(self.messages, schemas)
-            reply = await self.llm.complete(context, schemas)
+            reply = await self._complete(context, schemas)
         except LLMError as exc:
             raise RunFailed(f"The model could not be reached: {exc}") from exc
+        self.messages.append(reply.to_message())
+        return reply
+
+    async def _complete(
+        self, context: list[dict[str, Any]], schemas: list[dict[str, Any]]
+    ) -> LLMReply:
+        """One model call, counted and kept on disk as an iteration record."""
+        reply = await self.llm.complete(context, schemas)
         self.llm_calls += 1
         self.prompt_tokens += reply.usage.prompt_tokens
         self.completion_tokens += reply.usage.completion_tokens
-        self.messages.append(reply.to_message())
         self.recorder.add_iteration(
             {
                 "iteration": self.llm_calls,
@@ -356,7 +392,7 @@ async def run_command(
     routed = None
     if settings.use_skills:
         tools.functions.update(skill_tools(engine, command))
-        routed = route(command, current_skills(engine, "healthy"))
+        routed = route(command, current_skills(engine))
     agent = Agent(llm, settings, recorder, tools, max_steps, on_step)
     use_channel(channel or Channel(ask=None, tell=lambda _text: None))
     started = time.perf_counter()

@@ -54,17 +54,34 @@ def name_taken(engine: Engine, name: str, shape: str) -> bool:
         )
 
 
-def add_version(engine: Engine, skill: Skill) -> Skill:
-    """Store ``skill`` as the newest version of its name; it becomes current."""
+def add_version(engine: Engine, skill: Skill, *, current: bool = True) -> Skill:
+    """Store ``skill`` as the newest version of its name; it becomes current unless
+    ``current`` is False (a candidate that must pass validation first)."""
     with Session(engine) as db:
         for older in db.exec(select(Skill).where(Skill.name == skill.name)).all():
             skill.version = max(skill.version, older.version + 1)
-            older.current = False
-            db.add(older)
+            if current:
+                older.current = False
+                db.add(older)
+        skill.current = current
         db.add(skill)
         db.commit()
         db.refresh(skill)
         return skill
+
+
+def make_current(engine: Engine, skill_id: int) -> Skill:
+    """Make this version the current one of its name; the others stay, not current."""
+    with Session(engine) as db:
+        row = db.get(Skill, skill_id)
+        if row is None:
+            raise KeyError(f"no skill with id {skill_id}")
+        for other in db.exec(select(Skill).where(Skill.name == row.name)).all():
+            other.current = other.id == skill_id
+            db.add(other)
+        db.commit()
+        db.refresh(row)
+        return row
 
 
 def update_skill(engine: Engine, skill_id: int, **changes: object) -> Skill:

@@ -1,0 +1,1 @@
+"""Validation: replaying harvested skills, marking stale ones, writing their next versions."""

@@ -1,0 +1,136 @@
+"""``browser-agent validate``: replay harvested skills and report healthy and stale ones."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.markup import escape
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from browser_agent.browser.errors import BrowserError
+from browser_agent.settings import load_settings
+from browser_agent.validate.lock import LockHeld
+from browser_agent.validate.validator import (
+    HEALTHY,
+    SECRET,
+    STALE,
+    CannotValidate,
+    Checked,
+    Report,
+    run_validation,
+)
+
+console = Console()
+COLOURS = {HEALTHY: "green", STALE: "red", SECRET: "yellow"}
+
+
+def validate_command(
+    names: Annotated[list[str] | None, typer.Argument(help="Skills to validate.")] = None,
+    all_skills: Annotated[
+        bool, typer.Option("--all", help="Validate every current skill.")
+    ] = False,
+    concurrency: Annotated[
+        int, typer.Option(min=1, help="Skills replayed at once, each in its own context.")
+    ] = 4,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
+    reharvest: Annotated[
+        bool,
+        typer.Option(
+            "--reharvest",
+            help="Give each stale skill a new version (from a newer successful run of its "
+            "command shape, else from healed selectors); it becomes current if it passes.",
+        ),
+    ] = False,
+    url: Annotated[
+        str | None,
+        typer.Option("--url", help="Replay against this base URL instead of the recorded site."),
+    ] = None,
+    report: Annotated[
+        Path | None, typer.Option("--report", help="Also write the JSON report to this file.")
+    ] = None,
+) -> None:
+    """Replay harvested skills with their example arguments and mark stale ones.
+
+    Exit code 0 when all pass, 1 when any is stale, 2 when validation could not run.
+    """
+    settings = load_settings()
+    progress = Progress(
+        TextColumn("validating"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=Console(stderr=True),
+        transient=True,
+        disable=as_json,
+    )
+    task = progress.add_task("skills", total=None)
+    try:
+        with progress:
+            result = asyncio.run(
+                run_validation(
+                    settings,
+                    names or [],
+                    all_skills=all_skills,
+                    concurrency=concurrency,
+                    base_url=url,
+                    reharvest=reharvest,
+                    on_start=lambda count: progress.update(task, total=count),
+                    on_done=lambda _checked: progress.advance(task),
+                )
+            )
+    except (CannotValidate, LockHeld, BrowserError) as exc:
+        typer.secho(f"Validation could not run: {exc}", fg="red", err=True)
+        raise typer.Exit(2) from exc
+    data = result.as_dict()
+    if report is not None:
+        report.parent.mkdir(parents=True, exist_ok=True)
+        report.write_text(json.dumps(data, indent=2), encoding="utf-8")
+    if as_json:
+        typer.echo(json.dumps(data, indent=2))
+    else:
+        _print(result)
+    raise typer.Exit(result.exit_code())
+
+
+def _print(result: Report) -> None:
+    """A table of verdicts, then one line per problem: error, screenshot, new version."""
+    if not result.checked:
+        console.print("No skills to validate.")
+        return
+    table = Table("skill", "v", "verdict", "failed at", "seconds")
+    for checked in sorted(result.checked, key=lambda c: c.name):
+        colour = COLOURS.get(checked.verdict, "magenta")
+        where = f"step {checked.step}: {checked.selector}" if checked.step else ""
+        table.add_row(
+            escape(checked.name),
+            str(checked.version),
+            f"[{colour}]{checked.verdict}[/]",
+            escape(where),
+            f"{checked.seconds:.2f}",
+        )
+    console.print(table)
+    for checked in sorted(result.checked, key=lambda c: c.name):
+        for line in _details(checked):
+            console.print(f"[bold]{escape(checked.name)}[/]: {escape(line)}")
+    console.print(
+        f"{len(result.checked)} skills in {result.seconds:.1f} s "
+        f"(concurrency {result.concurrency})."
+    )
+
+
+def _details(checked: Checked) -> list[str]:
+    """The error, the screenshot, and what became of a renewed version."""
+    lines = [checked.error] if checked.error and checked.verdict != SECRET else []
+    if checked.screenshot:
+        lines.append(f"screenshot {checked.screenshot}")
+    if checked.renewed:
+        new = checked.renewed
+        state = "now current and healthy" if new.passed else f"not current, it failed: {new.error}"
+        lines.append(f"version {new.version} from {new.source}: {state}")
+    return lines

@@ -1,0 +1,54 @@
+"""Keeping what a replay showed: a Validation row, and the skill's status."""
+
+from __future__ import annotations
+
+from sqlalchemy import Engine
+from sqlmodel import Session
+
+from browser_agent.harvest.replay import Replay, relative
+from browser_agent.store.models import Skill, Validation, utcnow
+from browser_agent.store.skills import update_skill
+
+
+def start_url_for(skill: Skill, base_url: str | None) -> str | None:
+    """The start page on another site (``base_url``, which may end in a path prefix),
+    keeping the recorded path and query; None keeps the recorded start page."""
+    if not base_url:
+        return None
+    return base_url.rstrip("/") + (relative(skill.start_url) or "/")
+
+
+def failure(outcome: Replay) -> str:
+    """The replay's failure in one line: step, selector and error."""
+    where = f"step {outcome.step} ({outcome.selector}): " if outcome.step else ""
+    return f"{where}{outcome.error}"
+
+
+def record_replay(
+    engine: Engine, skill: Skill, outcome: Replay, *, failed_status: str = "stale"
+) -> Skill:
+    """Store the replay as a Validation row; the skill becomes healthy when it passed,
+    else ``failed_status`` with the failing step and selector as its last error."""
+    with Session(engine) as db:
+        db.add(
+            Validation(
+                skill_id=skill.id,
+                skill_name=skill.name,
+                version=skill.version,
+                passed=outcome.passed,
+                step=outcome.step,
+                selector=outcome.selector,
+                error=outcome.error,
+                screenshot=outcome.screenshot,
+                final_url=outcome.final_url,
+                seconds=round(outcome.seconds, 3),
+            )
+        )
+        db.commit()
+    return update_skill(
+        engine,
+        skill.id,
+        status="healthy" if outcome.passed else failed_status,
+        last_error=None if outcome.passed else failure(outcome),
+        last_validated_at=utcnow(),
+    )

@@ -1,0 +1,139 @@
+"""Renewing a stale skill: a new version, current only once it passes validation.
+
+First choice: the newest successful run of the skill's command shape made after the
+skill, harvested under the skill's name. Otherwise: the skill's own module with the
+selectors that healing finds (at run time, kept on the skill, and in a healing replay
+now), provided the healed replay still ends on the recorded page.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from urllib.parse import urlsplit
+
+from playwright.async_api import Browser
+from sqlalchemy import Engine
+from sqlmodel import Session, select
+
+from browser_agent.harvest.harvester import plan_from, write_skill
+from browser_agent.harvest.logs import LogError
+from browser_agent.harvest.plan import NotHarvestable
+from browser_agent.harvest.replay import relative, replay
+from browser_agent.harvest.runtime import repairing
+from browser_agent.planner.router import template_pattern
+from browser_agent.settings import Settings
+from browser_agent.store.models import Run, Skill
+from browser_agent.store.skills import loads, make_current, update_skill, versions_of
+from browser_agent.validate.healed import merge, stored_healed, write_healed_version
+from browser_agent.validate.record import record_replay, start_url_for
+
+
+@dataclass
+class Renewal:
+    """A new version written for a stale skill; ``passed`` means it is now current."""
+
+    version: int
+    source: str  # "run <id>" or "healed selectors"
+    passed: bool
+    error: str | None = None
+
+
+@dataclass
+class Place:
+    """Where validation replays: the browser, another base URL, where screenshots go."""
+
+    browser: Browser
+    base_url: str | None
+    screenshot_dir: Path
+
+
+def newer_runs(engine: Engine, skill: Skill) -> list[Run]:
+    """Successful runs made after ``skill`` whose command fits one of its templates,
+    newest first."""
+    templates = loads(skill.command_templates)
+    patterns = [template_pattern(t) for t in templates if isinstance(t, str)] if templates else []
+    with Session(engine) as db:
+        runs = db.exec(
+            select(Run)
+            .where(Run.status == "succeeded", Run.started_at > skill.created_at)
+            .order_by(Run.started_at.desc())
+        ).all()
+    return [
+        run
+        for run in runs
+        if run.log_path and any(p.fullmatch(" ".join(run.command.split())) for p in patterns)
+    ]
+
+
+def from_runs(skill: Skill, settings: Settings, engine: Engine) -> tuple[Skill, str] | None:
+    """The newest harvestable newer run, harvested as a candidate version of ``skill``.
+    Runs the skill itself did are not harvestable, and runs an earlier version came from
+    are not harvested again: both are passed over."""
+    used = {run for version in versions_of(engine, skill.name) for run in _runs_of(version)}
+    for run in newer_runs(engine, skill):
+        if run.id in used:
+            continue
+        try:
+            plan = plan_from(Path(run.log_path))
+        except (LogError, NotHarvestable, OSError):
+            continue
+        new, _code = write_skill(plan, settings, engine, name=skill.name, current=False)
+        return new, f"run {run.id}"
+    return None
+
+
+def _runs_of(skill: Skill) -> list[str]:
+    runs = loads(skill.source_runs)
+    return [str(run) for run in runs] if isinstance(runs, list) else []
+
+
+async def from_healing(
+    skill: Skill, settings: Settings, engine: Engine, place: Place
+) -> tuple[Skill, str] | None:
+    """A candidate version with healed selectors, when a healing replay gets through every
+    step and ends on the recorded page path (its query may differ: the redesigned site may
+    name its parameters differently)."""
+    loose = Skill(
+        name=skill.name,
+        version=skill.version,
+        module_path=skill.module_path,
+        shape=skill.shape,
+        example_args=skill.example_args,
+    )
+    with repairing() as repairs:
+        outcome = await replay(
+            loose, settings, place.browser, start_url=start_url_for(skill, place.base_url)
+        )
+    healed = merge(stored_healed(skill), repairs.kept())
+    update_skill(engine, skill.id, healed=json.dumps(healed))
+    if not (outcome.passed and outcome.final_url and repairs.kept()):
+        return None
+    if urlsplit(outcome.final_url).path != urlsplit(skill.expected_end).path:
+        return None
+    try:
+        new = write_healed_version(skill, healed, relative(outcome.final_url), settings, engine)
+    except ValueError:
+        return None
+    return new, "healed selectors"
+
+
+async def renew(skill: Skill, settings: Settings, engine: Engine, place: Place) -> Renewal | None:
+    """Write the next version of a stale skill and validate it; it becomes current (and
+    healthy) only if it passes. None when there is nothing to renew it from."""
+    made = from_runs(skill, settings, engine) or await from_healing(skill, settings, engine, place)
+    if made is None:
+        return None
+    new, source = made
+    outcome = await replay(
+        new,
+        settings,
+        place.browser,
+        start_url=start_url_for(new, place.base_url),
+        screenshot_dir=place.screenshot_dir,
+    )
+    record_replay(engine, new, outcome, failed_status="candidate")
+    if outcome.passed:
+        make_current(engine, new.id)
+    return Renewal(new.version, source, outcome.passed, outcome.error)

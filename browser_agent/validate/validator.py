@@ -1,0 +1,209 @@
+"""The validator: replay harvested skills with their example arguments, concurrently, in
+fresh contexts of one browser, and keep a verdict for each.
+
+A replay that cannot find exactly one visible element for a recorded selector (or ends
+elsewhere than recorded) makes the skill stale, with the failing step, selector, error
+and a screenshot kept in a Validation row; a replay that passes makes it healthy again.
+Validation never heals: a healed locator only becomes current through a new version
+that passes (``reharvest``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable, Sequence
+from contextlib import AsyncExitStack
+from dataclasses import asdict, dataclass, field
+from datetime import datetime
+
+from playwright.async_api import Browser
+from sqlalchemy import Engine
+
+from browser_agent.browser.session import launched_browser
+from browser_agent.harvest.replay import NEEDS_SECRET, Replay, example_arguments, replay
+from browser_agent.settings import Settings
+from browser_agent.store.db import open_store
+from browser_agent.store.models import Skill, utcnow
+from browser_agent.store.skills import current_skills, skill_by_name
+from browser_agent.validate.lock import validation_lock
+from browser_agent.validate.record import record_replay, start_url_for
+from browser_agent.validate.reharvest import Place, Renewal, renew
+
+HEALTHY, STALE, SECRET, ERROR = "healthy", "stale", "needs a secret", "error"
+
+
+class CannotValidate(RuntimeError):
+    """Validation itself could not run: the lock is held, the browser did not start, or a
+    named skill does not exist."""
+
+
+@dataclass
+class Checked:
+    """The verdict on one skill (healthy, stale, needs a secret, or error when the replay
+    could not run: it crashed or the site was unreachable), where it failed, and the new
+    version ``--reharvest`` made."""
+
+    name: str
+    version: int
+    verdict: str
+    step: int | None = None
+    selector: str | None = None
+    error: str | None = None
+    screenshot: str | None = None
+    final_url: str | None = None
+    seconds: float = 0.0
+    renewed: Renewal | None = None
+
+    @property
+    def stale_now(self) -> bool:
+        """Stale, and no new version passed in its place."""
+        return self.verdict == STALE and not (self.renewed and self.renewed.passed)
+
+
+@dataclass
+class Report:
+    """All verdicts of one validation, and what it amounts to."""
+
+    checked: list[Checked] = field(default_factory=list)
+    started_at: datetime = field(default_factory=utcnow)
+    seconds: float = 0.0
+    concurrency: int = 1
+    base_url: str | None = None
+
+    def exit_code(self) -> int:
+        """0 all pass, 1 any skill stale, 2 a replay could not run at all."""
+        if any(c.verdict == ERROR for c in self.checked):
+            return 2
+        return 1 if any(c.stale_now for c in self.checked) else 0
+
+    def as_dict(self) -> dict:
+        counts: dict[str, int] = {}
+        for checked in self.checked:
+            counts[checked.verdict] = counts.get(checked.verdict, 0) + 1
+        return {
+            "started_at": self.started_at.isoformat(),
+            "seconds": round(self.seconds, 2),
+            "concurrency": self.concurrency,
+            "base_url": self.base_url,
+            "counts": counts,
+            "exit_code": self.exit_code(),
+            "skills": [asdict(c) for c in self.checked],
+        }
+
+
+@dataclass
+class Job:
+    """What every replay of one validation shares."""
+
+    settings: Settings
+    engine: Engine
+    place: Place
+    reharvest: bool
+
+
+def never_loaded(outcome: Replay) -> bool:
+    """True when the replay failed before any web page was open (the site is unreachable)."""
+    return not outcome.passed and not (outcome.final_url or "").startswith("http")
+
+
+async def check_skill(skill: Skill, job: Job) -> Checked:
+    """Replay one skill and keep the verdict; never raises, so others go on."""
+    if example_arguments(skill, None) is None:
+        return Checked(skill.name, skill.version, SECRET, error=NEEDS_SECRET)
+    try:
+        outcome = await replay(
+            skill,
+            job.settings,
+            job.place.browser,
+            start_url=start_url_for(skill, job.place.base_url),
+            screenshot_dir=job.place.screenshot_dir,
+        )
+    except Exception as exc:  # one crashing replay must not stop the others
+        return Checked(skill.name, skill.version, ERROR, error=f"{type(exc).__name__}: {exc}")
+    if never_loaded(outcome):  # the site is down, not the skill stale: judge nothing
+        return Checked(skill.name, skill.version, ERROR, error=outcome.error)
+    record_replay(job.engine, skill, outcome)
+    checked = Checked(
+        skill.name,
+        skill.version,
+        HEALTHY if outcome.passed else STALE,
+        step=outcome.step,
+        selector=outcome.selector,
+        error=outcome.error,
+        screenshot=outcome.screenshot,
+        final_url=outcome.final_url,
+        seconds=round(outcome.seconds, 3),
+    )
+    if not outcome.passed and job.reharvest:
+        try:
+            checked.renewed = await renew(skill, job.settings, job.engine, job.place)
+        except Exception as exc:  # the verdict stands; only the renewal failed
+            checked.error = f"{checked.error} (renewing failed: {type(exc).__name__}: {exc})"
+    return checked
+
+
+async def validate_skills(
+    skills: Sequence[Skill],
+    job: Job,
+    *,
+    concurrency: int = 4,
+    on_done: Callable[[Checked], None] | None = None,
+) -> Report:
+    """Replay ``skills`` with at most ``concurrency`` at a time, each in its own context."""
+    report = Report(concurrency=concurrency, base_url=job.place.base_url)
+    started = time.perf_counter()
+    gate = asyncio.Semaphore(max(1, concurrency))
+
+    async def one(skill: Skill) -> Checked:
+        async with gate:
+            checked = await check_skill(skill, job)
+        if on_done:
+            on_done(checked)
+        return checked
+
+    report.checked = list(await asyncio.gather(*(one(skill) for skill in skills)))
+    report.seconds = time.perf_counter() - started
+    return report
+
+
+def chosen_skills(engine: Engine, names: Sequence[str], all_skills: bool) -> list[Skill]:
+    """The current versions of the named skills, or of every skill not retired."""
+    if all_skills:
+        return [s for s in current_skills(engine) if s.status != "retired"]
+    if not names:
+        raise CannotValidate("Name the skills to validate, or use --all.")
+    chosen = []
+    for name in names:
+        skill = skill_by_name(engine, name)
+        if skill is None:
+            raise CannotValidate(f"There is no skill {name!r}; see browser-agent skills.")
+        chosen.append(skill)
+    return chosen
+
+
+async def run_validation(
+    settings: Settings,
+    names: Sequence[str] = (),
+    *,
+    all_skills: bool = False,
+    concurrency: int = 4,
+    base_url: str | None = None,
+    reharvest: bool = False,
+    on_start: Callable[[int], None] | None = None,
+    on_done: Callable[[Checked], None] | None = None,
+    browser: Browser | None = None,
+) -> Report:
+    """Take the workspace's lock, pick the skills, start a browser (unless given) and
+    validate. LockHeld, CannotValidate or BrowserError say why it could not run."""
+    engine = open_store(settings)
+    async with AsyncExitStack() as stack:
+        stack.enter_context(validation_lock(settings))
+        skills = chosen_skills(engine, names, all_skills)
+        if on_start:
+            on_start(len(skills))
+        if browser is None:
+            browser = await stack.enter_async_context(launched_browser(settings))
+        place = Place(browser, base_url, settings.workspace / "reports" / "screenshots")
+        job = Job(settings, engine, place, reharvest)
+        return await validate_skills(skills, job, concurrency=concurrency, on_done=on_done)
