@@ -289,7 +289,7 @@ async def test_css_selectors_reach_into_iframes_and_frame_loads_are_reported(
     await enter_text("#contact-name", "Grace")
     await enter_text("#message", "Hello")
     said = await click("#send")
-    assert f"A frame of the page loaded {demo.url}/help/contact-frame" in said
+    assert f"A frame of the page reloaded ({demo.url}/help/contact-frame)" in said
     assert demo.submissions[-1] == {
         "form": "contact",
         "fields": {"name": "Grace", "message": "Hello"},

@@ -40,7 +40,7 @@ class Changes:
             noun = "element" if self.appeared == 1 else "elements"
             parts.append(f"{self.appeared} new {noun} appeared{examples}.")
         if self.frame_loaded:
-            parts.append(f"A frame of the page loaded {self.frame_loaded}.")
+            parts.append(f"A frame of the page reloaded ({self.frame_loaded}).")
         if self.removed and not self.navigated_to:
             noun = "element was" if self.removed == 1 else "elements were"
             parts.append(f"{self.removed} {noun} removed.")

@@ -6,7 +6,7 @@ import re
 from dataclasses import dataclass
 
 from playwright.async_api import Error as PlaywrightError
-from playwright.async_api import Locator, Page
+from playwright.async_api import Frame, Locator, Page
 
 from browser_agent.browser.errors import ActionError
 from browser_agent.browser.session import BrowserSession
@@ -92,28 +92,27 @@ async def _by_mmid(active: BrowserSession, mmid: str, selector: str) -> Locator:
     )
 
 
-async def in_frames(page: Page, selector: str) -> Locator:
-    """A locator for ``selector`` in the frame that has it: the page first, then its iframes
-    (CSS does not cross into frames), so a selector finds a field inside a contact iframe."""
-    main = page.locator(selector)
+async def frame_for(page: Page, selector: str) -> Page | Frame:
+    """Where ``selector`` matches: the page first, then its iframes (CSS does not cross into
+    frames), so a selector finds a field inside a contact iframe. The page when none does."""
     children = page.frames[1:]
     if not children:
-        return main
+        return page
     try:
-        if await main.count():
-            return main
+        if await page.locator(selector).count():
+            return page
         for frame in children:
             if await frame.locator(selector).count():
-                return frame.locator(selector)
+                return frame
     except PlaywrightError:
-        pass  # not a valid selector: the wait in _by_selector says so
-    return main
+        pass  # not a valid selector: waiting on the page says so
+    return page
 
 
 async def _by_selector(active: BrowserSession, selector: str, timeout: float) -> Locator:
     """The one visible element matching a Playwright selector (waiting for it to show)."""
     page = active.current_page()
-    matches = await in_frames(page, selector)
+    matches = (await frame_for(page, selector)).locator(selector)
     visible = matches.filter(visible=True)
     try:
         await visible.first.wait_for(state="attached", timeout=timeout)

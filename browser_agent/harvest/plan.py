@@ -344,6 +344,9 @@ def _in_command(value: str, log: ChatLog) -> str | None:
     if not words:
         return None
     pattern = r"(?<!\w)" + r"\W*".join(re.escape(w) for w in words) + r"(?!\w)"
+    trailing = re.search(r"[^\w\s]+$", value.strip())
+    if trailing:  # "Where is my order?" keeps its question mark when the command has it
+        pattern += f"(?:{re.escape(trailing.group())})?"
     match = re.search(pattern, log.command, re.IGNORECASE)
     return match.group(0) if match else None
 

@@ -22,9 +22,10 @@ from dataclasses import dataclass, field
 from urllib.parse import urlsplit
 
 from playwright.async_api import Error as PlaywrightError
-from playwright.async_api import Page
+from playwright.async_api import Frame, Page
 
 from browser_agent.browser.errors import ActionError
+from browser_agent.browser.locate import frame_for
 from browser_agent.browser.session import session
 from browser_agent.dom.library import run_on_element
 
@@ -133,7 +134,8 @@ async def find(target: Target, name: str | None = None) -> str:
     expected = target.name if name is None else name
     selector = target.selector if name is None else by_role(target.role, expected)
     active = session()
-    page = active.current_page()
+    top = active.current_page()
+    page = await frame_for(top, selector)  # the iframe that holds it, if one does
     repairs = _repairs.get()
     healing = repairs is not None and name is None
     stages = [s for _how, s in heal_stages(target)] if healing else []
@@ -146,14 +148,14 @@ async def find(target: Target, name: str | None = None) -> str:
         raise stale
     repair = await _heal(page, target, stale) if healing else None
     if repair is None and repairs.helper is not None:
-        repair = await _ask_helper(repairs.helper, page, target, stale)
+        repair = await _ask_helper(repairs.helper, top, target, stale)
     if repair is None:
         raise stale
     repairs.done.append(repair)
     return repair.found
 
 
-async def _wait_visible(page: Page, selectors: list[str], timeout: float) -> float:
+async def _wait_visible(page: Page | Frame, selectors: list[str], timeout: float) -> float:
     """Wait until one of ``selectors`` shows a visible element (or the timeout passes);
     the seconds waited."""
     started = time.perf_counter()
@@ -166,7 +168,7 @@ async def _wait_visible(page: Page, selectors: list[str], timeout: float) -> flo
 
 
 async def _mismatch(
-    page: Page, target: Target, selector: str, expected: str, waited: float
+    page: Page | Frame, target: Target, selector: str, expected: str, waited: float
 ) -> str | None:
     """Why ``selector`` does not name the recorded element now, or None when it does."""
     locator = page.locator(selector)
@@ -212,7 +214,7 @@ def heal_stages(target: Target) -> list[tuple[str, str]]:
     return stages
 
 
-async def _heal(page: Page, target: Target, stale: SkillStale) -> Repair | None:
+async def _heal(page: Page | Frame, target: Target, stale: SkillStale) -> Repair | None:
     """The first healing stage that finds exactly one visible element with the recorded
     role and name. (A step located by a parameter is not healed: its role and given name
     are already the first stage, and the others describe the recorded example element,
@@ -223,7 +225,7 @@ async def _heal(page: Page, target: Target, stale: SkillStale) -> Repair | None:
     return None
 
 
-async def _is_target(page: Page, selector: str, target: Target) -> bool:
+async def _is_target(page: Page | Frame, selector: str, target: Target) -> bool:
     """True when ``selector`` names exactly one element, visible, with the recorded identity."""
     locator = page.locator(selector)
     try:
