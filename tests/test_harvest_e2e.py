@@ -122,3 +122,37 @@ async def test_one_bad_log_does_not_stop_a_batch(
     results = await harvest([bad, Path(run.log_path)], settings, engine, browser=browser)
     assert results[0].error and "bad.json" in results[0].error
     assert results[1].skill is not None and results[1].verified
+
+
+async def test_a_form_inside_an_iframe_is_harvested_and_reused(
+    settings: Settings, browser: Browser, demo: DemoSite
+) -> None:
+    from browser_agent.llm.offline import OfflinePlanner
+
+    engine = open_store(settings)
+    first = await run_command(
+        'send the message "Where is my order?" as Ada Lovelace through the help contact form',
+        OfflinePlanner(),
+        settings,
+        start_url=f"{demo.url}/",
+        browser=browser,
+        engine=engine,
+    )
+    (made,) = await harvest([Path(first.log_path)], settings, engine, browser=browser)
+    assert made.verified, made.verify_error
+    assert json.loads(made.skill.command_templates) == [
+        'send the message "{message}" as {name} through the help contact form'
+    ]
+    again = await run_command(
+        'send the message "Do you ship to Oslo?" as Grace Hopper through the help contact form',
+        FunctionClient(no_llm),
+        settings,
+        start_url=f"{demo.url}/",
+        browser=browser,
+        engine=engine,
+    )
+    assert again.status == "succeeded" and again.llm_calls == 0
+    assert demo.submissions[-1] == {
+        "form": "contact",
+        "fields": {"name": "Grace Hopper", "message": "Do you ship to Oslo?"},
+    }
