@@ -23,43 +23,15 @@ from browser_agent.harvest.elements import (
 )
 from browser_agent.harvest.logs import Call, ChatLog
 from browser_agent.planner.redact import MASK
+from skills.primitive import OBSERVATION_ONLY, PRIMITIVES
 
 OBSERVE = {"get_dom", "get_url", "tell_user"}
 # Names a generated module defines or imports; parameters and skills must not shadow them.
-RESERVED_NAMES = {
-    "start_url",
-    "said",
-    "Annotated",
-    "Target",
-    "done",
-    "expect",
-    "find",
-    "str",
-    "open_url",
-    "click",
-    "enter_text",
-    "enter_text_and_click",
-    "select_option",
-    "press_key_combination",
-    "hover",
-    "scroll",
-    "go_back",
-    "bulk_enter_text",
-}
+RESERVED_NAMES = {"start_url", "said", "Annotated", "Target", "done", "expect", "find", "str"}
+RESERVED_NAMES |= set(PRIMITIVES)
 SELECTOR_ARGS = ("selector", "text_selector", "click_selector")
 VALUE_ARGS = ("text", "option")
-ACTIONS = {
-    "open_url",
-    "click",
-    "enter_text",
-    "enter_text_and_click",
-    "select_option",
-    "press_key_combination",
-    "hover",
-    "scroll",
-    "go_back",
-    "bulk_enter_text",
-}
+ACTIONS = set(PRIMITIVES) - OBSERVATION_ONLY
 _ERROR = re.compile(r"^\s*(error|failed|unable|could not)\b", re.IGNORECASE)
 _NAVIGATED = re.compile(
     r"(?:navigated to|page loaded:|loaded|now on|url(?: is)?:?)\s+(https?://[^\s'\"<>]+?)[.,;]?(?:\s|$)",
