@@ -7,7 +7,7 @@ from contextlib import asynccontextmanager, suppress
 from dataclasses import dataclass, field
 
 from playwright.async_api import Error as PlaywrightError
-from playwright.async_api import Frame, Page
+from playwright.async_api import Frame, Page, Request
 
 from browser_agent.browser.session import BrowserSession
 from browser_agent.dom.library import run_on_page
@@ -56,22 +56,38 @@ async def watching(active: BrowserSession) -> AsyncIterator[Changes]:
     navigations: list[str] = []
     frames: list[str] = []
 
+    requested: list[str] = []
+
     def on_navigated(frame: Frame) -> None:
         if frame == page.main_frame:
             navigations.append(frame.url)
         elif frame.url not in ("", "about:blank"):
             frames.append(frame.url)
 
+    def on_request(request: Request) -> None:
+        if request.is_navigation_request() and request.frame == page.main_frame:
+            requested.append(request.url)
+
     dialogs_before = len(active.dialogs)
     notes_before = len(active.notes)
     with suppress(PlaywrightError):  # mid-navigation: the navigation itself is reported
         await run_on_page(page, "watch")
     page.on("framenavigated", on_navigated)
+    page.on("request", on_request)
     try:
         yield changes
-        await page.wait_for_timeout(SETTLE_MS)
+        if not navigations:  # a navigation was already waited for; other changes need a moment
+            await page.wait_for_timeout(SETTLE_MS)
+        if requested and not navigations:  # a script started one (a select that submits)
+            with suppress(PlaywrightError):
+                await page.wait_for_event(
+                    "framenavigated",
+                    predicate=lambda frame: frame == page.main_frame,
+                    timeout=active.settings.navigation_timeout_ms,
+                )
     finally:
         page.remove_listener("framenavigated", on_navigated)
+        page.remove_listener("request", on_request)
     current = active.current_page()
     if navigations or current is not page:
         active.observed.clear()

@@ -258,6 +258,13 @@ async def expect(
     if navigated_to is not None:
         want = urlsplit(navigated_to).path
         have = urlsplit(page.url).path
+        if "navigated to" not in said:
+            raise SkillStale(
+                f"Step {step}: expected the page to move on to {want}, but it stayed on "
+                f"{page.url}.",
+                step=step,
+                selector=selector,
+            )
         if have != want:
             raise SkillStale(
                 f"Step {step}: expected to reach {want}, but the page is {page.url}.",
