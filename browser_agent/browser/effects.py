@@ -12,7 +12,7 @@ from playwright.async_api import Frame, Page, Request
 from browser_agent.browser.session import BrowserSession
 from browser_agent.dom.library import run_on_page
 
-SETTLE_MS = 150
+SETTLE_MS = 100
 
 
 @dataclass

@@ -138,8 +138,11 @@ async def find(target: Target, name: str | None = None) -> str:
     page = await frame_for(top, selector)  # the iframe that holds it, if one does
     repairs = _repairs.get()
     healing = repairs is not None and name is None
-    stages = [s for _how, s in heal_stages(target)] if healing else []
-    waited = await _wait_visible(page, [selector, *stages], active.settings.action_timeout_ms)
+    waited = 0.0
+    if not await _shown(page, selector):  # only then wait, for it or any healing stage
+        stages = [s for _how, s in heal_stages(target)] if healing else []
+        timeout = active.settings.action_timeout_ms
+        waited = await _wait_visible(page, [selector, *stages], timeout)
     problem = await _mismatch(page, target, selector, expected, waited)
     if problem is None:
         return selector
@@ -153,6 +156,14 @@ async def find(target: Target, name: str | None = None) -> str:
         raise stale
     repairs.done.append(repair)
     return repair.found
+
+
+async def _shown(page: Page | Frame, selector: str) -> bool:
+    """Whether ``selector`` already shows a visible element (no waiting)."""
+    try:
+        return await page.locator(selector).filter(visible=True).count() > 0
+    except PlaywrightError:
+        return False
 
 
 async def _wait_visible(page: Page | Frame, selectors: list[str], timeout: float) -> float:
