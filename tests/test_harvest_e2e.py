@@ -8,13 +8,14 @@ from pathlib import Path
 
 import pytest
 from playwright.async_api import Browser
+from sqlalchemy import Engine
 
 from browser_agent.demo_site import DemoSite
 from browser_agent.harvest.harvester import harvest
 from browser_agent.llm.openai_client import OpenAIClient
 from browser_agent.llm.test_server import start_test_llm_server
 from browser_agent.llm.types import FunctionClient, LLMReply
-from browser_agent.planner.agent import run_command
+from browser_agent.planner.agent import RunResult, run_command
 from browser_agent.settings import Settings
 from browser_agent.store.db import open_store
 from browser_agent.store.skills import current_skills
@@ -88,9 +89,11 @@ async def test_harvested_skill_runs_recurring_commands_without_the_model(
     assert (used.uses, used.successes) == (3, 3)
 
 
-async def test_dry_run_writes_nothing(settings: Settings, browser: Browser, demo: DemoSite) -> None:
-    engine = open_store(settings)
-    run = await run_command(
+async def search_run(
+    settings: Settings, browser: Browser, demo: DemoSite, engine: Engine
+) -> RunResult:
+    """A scripted planner run of the search-and-sort command, ready to harvest."""
+    return await run_command(
         "find trail shoes in the shop and sort by best seller",
         FunctionClient(search_and_sort(demo.url, "trail shoes", "Best seller")),
         settings,
@@ -98,6 +101,11 @@ async def test_dry_run_writes_nothing(settings: Settings, browser: Browser, demo
         browser=browser,
         engine=engine,
     )
+
+
+async def test_dry_run_writes_nothing(settings: Settings, browser: Browser, demo: DemoSite) -> None:
+    engine = open_store(settings)
+    run = await search_run(settings, browser, demo, engine)
     (result,) = await harvest([Path(run.log_path)], settings, engine, dry_run=True)
     assert result.code and "async def" in result.code
     assert not settings.harvested_dir.exists()
@@ -109,14 +117,7 @@ async def test_one_bad_log_does_not_stop_a_batch(
     settings: Settings, browser: Browser, demo: DemoSite, broken: str
 ) -> None:
     engine = open_store(settings)
-    run = await run_command(
-        "find trail shoes in the shop and sort by best seller",
-        FunctionClient(search_and_sort(demo.url, "trail shoes", "Best seller")),
-        settings,
-        start_url=demo.url,
-        browser=browser,
-        engine=engine,
-    )
+    run = await search_run(settings, browser, demo, engine)
     bad = settings.workspace / "bad.json"
     bad.write_text(broken)
     results = await harvest([bad, Path(run.log_path)], settings, engine, browser=browser)
