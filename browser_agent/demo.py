@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 
 from browser_agent.browser.session import launched_browser
@@ -43,28 +44,21 @@ async def tour(
     with start_demo_site(port=0) as site:
         start = f"{site.url}/"
         async with launched_browser(settings) as browser:
-            on_stage(f"1. The planner ({llm.name}) carries out: {first_command}")
-            first = await run_command(
-                first_command,
-                llm,
-                settings,
+            run = partial(
+                run_command,
+                llm=llm,
+                settings=settings,
                 start_url=start,
                 browser=browser,
                 engine=engine,
                 on_step=on_step,
             )
+            on_stage(f"1. The planner ({llm.name}) carries out: {first_command}")
+            first = await run(first_command)
             if first.status != "succeeded":
-                return Tour(site.url, first, [], None)
+                return Tour(start, first, [], None)
             on_stage("2. Harvesting the run into a skill, and verifying it")
             harvested = await harvest([Path(first.log_path)], settings, engine, browser=browser)
             on_stage(f"3. A command of the same shape: {second_command}")
-            second = await run_command(
-                second_command,
-                llm,
-                settings,
-                start_url=start,
-                browser=browser,
-                engine=engine,
-                on_step=on_step,
-            )
+            second = await run(second_command)
     return Tour(start, first, harvested, second)

@@ -38,13 +38,6 @@ def versions_of(engine: Engine, name: str) -> Sequence[Skill]:
         return db.exec(select(Skill).where(Skill.name == name).order_by(Skill.version)).all()
 
 
-def same_shape(engine: Engine, shape: str) -> Skill | None:
-    """The current skill for this command shape, if one was harvested before."""
-    with Session(engine) as db:
-        query = select(Skill).where(Skill.shape == shape, Skill.current == True)  # noqa: E712
-        return db.exec(query).first()
-
-
 def name_taken(engine: Engine, name: str, shape: str) -> bool:
     """True when another command shape already uses ``name``."""
     with Session(engine) as db:
