@@ -42,6 +42,16 @@ class SkillStale(ActionError):
         self.step = step
 
 
+class SkillNotApplicable(ActionError):
+    """The skill fits the page, but not this command: a value it was given (a label, a
+    name) is not on the page, or does not fit its parameter. The skill stays healthy;
+    the planner takes over."""
+
+    def __init__(self, message: str, *, step: int, selector: str = "") -> None:
+        super().__init__(message, kind="not_applicable", selector=selector)
+        self.step = step
+
+
 @dataclass
 class Target:
     """An element a skill acts on, as recorded when the skill was harvested."""
