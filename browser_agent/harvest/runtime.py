@@ -156,6 +156,13 @@ async def find(target: Target, name: str | None = None) -> str:
     problem = await _mismatch(page, target, selector, expected, waited)
     if problem is None:
         return selector
+    if name is not None and problem.startswith("no visible element"):
+        raise SkillNotApplicable(
+            f"Step {target.step}: there is no {target.role} named {name!r} on {top.url}, so "
+            "this skill does not apply to the command as given.",
+            step=target.step,
+            selector=selector,
+        )
     stale = SkillStale(f"Step {target.step}: {problem}", step=target.step, selector=selector)
     if repairs is None:
         raise stale
