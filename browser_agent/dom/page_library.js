@@ -19,6 +19,15 @@
     "menuitemradio", "option", "switch", "textbox", "searchbox", "combobox", "slider",
     "spinbutton", "treeitem", "listbox",
   ]);
+  // Widgets made of items: the items are what a person clicks, so the container is walked
+  // into rather than listed as one control holding all their text.
+  const CONTAINER_ROLES = new Set([
+    "menu", "menubar", "tree", "treegrid", "grid", "tablist", "radiogroup", "toolbar",
+    "listbox",
+  ]);
+  // Generic elements a pointer cursor marks as clickable are listed, except these, which
+  // already say what they are (a label clicks its own field; headings are structure).
+  const NOT_CLICKABLE_TEXT = new Set(["LABEL", "H1", "H2", "H3", "H4", "H5", "H6", "BODY", "HTML"]);
   const ID_ATTRS = [
     "id", "name", "type", "role", "data-testid", "aria-label", "placeholder", "title",
     "alt", "href", "for", "value",
@@ -100,11 +109,27 @@
     if (tag === "A") return el.hasAttribute("href");
     if (["BUTTON", "SELECT", "TEXTAREA", "SUMMARY"].includes(tag)) return true;
     if (tag === "INPUT") return (el.getAttribute("type") || "").toLowerCase() !== "hidden";
+    if (role && CONTAINER_ROLES.has(role)) return false;
     if (role && INTERACTIVE_ROLES.has(role)) return true;
     if (el.isContentEditable && el.getAttribute("contenteditable") !== null) return true;
     if (el.hasAttribute("onclick")) return true;
     const tabindex = el.getAttribute("tabindex");
     return tabindex !== null && Number(tabindex) >= 0;
+  }
+
+  function hasOwnText(el) {
+    for (let node = el.firstChild; node; node = node.nextSibling) {
+      if (node.nodeType === 3 && node.nodeValue.trim()) return true;
+    }
+    return false;
+  }
+
+  // A generic element that scripts made clickable: the page gives it a pointer cursor and
+  // it carries text of its own (a tree node, a link drawn as a span, a div "Submit").
+  function isPointerClickable(el, role) {
+    if (role || NOT_CLICKABLE_TEXT.has(el.tagName) || !hasOwnText(el)) return false;
+    if (el.closest("label")) return false;
+    return getComputedStyle(el).cursor === "pointer";
   }
 
   function isPassword(el) {
@@ -186,6 +211,7 @@
       }
     }
     const states = stateOf(el);
+    if (!role) states.push("clickable");
     if (states.length) bits.push(`(${states.join(", ")})`);
     return bits.join(" ");
   }
@@ -198,6 +224,8 @@
   // An element whose children are all inline text markup: its whole text reads as one line.
   function inlineOnly(el) {
     if (!el.children.length || el.shadowRoot) return false;
+    // One child holding all the text speaks for itself (a tree node's <li><span>).
+    if (el.children.length === 1 && !hasOwnText(el)) return false;
     for (const child of el.children) if (!PHRASING.has(child.tagName)) return false;
     return true;
   }
@@ -260,7 +288,7 @@
       const shown = el.checkVisibility({ checkOpacity: true, checkVisibilityCSS: true });
       const role = roleOf(el);
       let interactive = false;
-      if (shown && !inside && isInteractive(el, role)) {
+      if (shown && !inside && (isInteractive(el, role) || isPointerClickable(el, role))) {
         const rect = el.getBoundingClientRect();
         if (rect.width === 0 || rect.height === 0) continue; // nobody can click a zero-size box
         interactive = true;
