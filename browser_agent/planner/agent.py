@@ -198,7 +198,8 @@ class Agent:
     async def _follow(
         self, active: BrowserSession, routed: Route, start_url: str | None
     ) -> str | None:
-        """Run the routed skill as the first step; its answer, or None when it failed."""
+        """Run the routed skill as the first step; its answer, or None when it failed or did
+        not apply to the command (the step says which, and the model reads why)."""
         arguments = dict(routed.arguments)
         if start_url:
             arguments["start_url"] = start_url
@@ -212,15 +213,12 @@ class Agent:
             )
         except SkillLoadError as exc:
             outcome = SkillOutcome(f"The harvested skill could not be loaded: {exc}", False)
-        error = "skill_repaired" if outcome.repairs else None
+        if outcome.ok:
+            error = "skill_repaired" if outcome.repairs else None
+        else:  # the model takes over, told why; a skill that did not apply is not broken
+            error = "skill_not_applicable" if outcome.not_applicable else "skill_failed"
         self._answer_call(call, outcome.text)
-        self._record(
-            active,
-            call,
-            Outcome(outcome.text, outcome.ok, error if outcome.ok else "skill_failed"),
-            None,
-            started,
-        )
+        self._record(active, call, Outcome(outcome.text, outcome.ok, error), None, started)
         return outcome.text if outcome.ok else None
 
     async def _help_step(self, target: Target, page: Page, problem: str) -> str | None:

@@ -1,9 +1,19 @@
 """System 1: harvested skills as direct routes and as planner tools.
 
 A command that matches a healthy skill's template runs that skill with zero LLM calls.
+Matching tolerates wording but not meaning (see planner.templates): case, quotes, spacing,
+punctuation and filler words do not matter, a different word or an extra clause does.
+When several skills match, the most specific wins: the most literal words matched, then
+the fewest characters taken by parameters, then the newest version. Each value is checked
+against its parameter's type in the skill's signature first (an integer must read as one,
+a list is split from "a, b and c"); a value that does not fit makes the skill not
+applicable to the command, which then goes to the planner.
+
 A skill whose step no longer fits the page is healed at the smallest scope first (see
 harvest.runtime); a repaired or failed skill is marked stale with the failing step and
-selector, and when it failed the planner carries on from the page as it is.
+selector, and when it failed the planner carries on from the page as it is. A skill that
+does not apply to the command (a name from the command is not on the page) stays healthy
+and counts no failure; the planner is told so and carries on.
 """
 
 from __future__ import annotations
@@ -21,7 +31,23 @@ from browser_agent.browser.errors import ActionError, BrowserError
 from browser_agent.browser.session import session
 from browser_agent.harvest.loader import SkillLoadError, load_skill
 from browser_agent.harvest.replay import NEEDS_SECRET
-from browser_agent.harvest.runtime import Repair, Repairs, SkillStale, StepHelper, repairing
+from browser_agent.harvest.runtime import (
+    Repair,
+    Repairs,
+    SkillNotApplicable,
+    SkillStale,
+    StepHelper,
+    repairing,
+)
+from browser_agent.planner.templates import (
+    ACTION_VERBS,
+    Command,
+    Gap,
+    Template,
+    match_template,
+    parse_template,
+    split_list,
+)
 from browser_agent.store.models import Skill
 from browser_agent.store.skills import current_skills, loads, record_use, update_skill
 
@@ -29,7 +55,8 @@ MAX_SKILL_TOOLS = 3
 
 
 def template_pattern(template: str) -> re.Pattern[str]:
-    """A regex matching commands of this template; each {param} captures its value."""
+    """A strict regex for commands of this template (exact words, single spaces); each
+    {param} captures its value. Routing uses planner.templates instead."""
     parts = []
     for token in re.split(r"(\{\{|\}\}|\{\w+\})", template.strip()):
         if token == "{{":
@@ -45,10 +72,18 @@ def template_pattern(template: str) -> re.Pattern[str]:
 
 @dataclass
 class Route:
-    """A skill that matches the command, with the arguments read from it."""
+    """A skill that matches the command, with the arguments read from it (typed as the
+    skill's signature says), the template that matched and how specific the match is."""
 
     skill: Skill
-    arguments: dict[str, str]
+    arguments: dict[str, Any]
+    template: str = ""
+    literal_words: int = 0
+    captured_chars: int = 0
+
+
+class Unfit(ValueError):
+    """A value read from a command does not fit its parameter's type."""
 
 
 def routable(skill: Skill) -> bool:
@@ -59,18 +94,119 @@ def routable(skill: Skill) -> bool:
 
 
 def route(command: str, skills: Sequence[Skill]) -> Route | None:
-    """The routable skill whose template matches the whole command, if any."""
-    text = " ".join(command.split())
-    for skill in skills:
-        if not routable(skill):
-            continue
-        for template in json.loads(skill.command_templates or "[]"):
-            match = template_pattern(template).fullmatch(text)
-            if match:
-                values = {k: v.strip() for k, v in match.groupdict().items()}
-                if all(values.values()):
-                    return Route(skill, values)
-    return None
+    """The most specific routable skill whose template matches the whole command and whose
+    parameters take the values read from it, if any."""
+    found = routes(command, skills)
+    return found[0] if found else None
+
+
+def routes(command: str, skills: Sequence[Skill]) -> list[Route]:
+    """Every routable skill and template that matches ``command`` with values that fit,
+    the most specific first: most literal words matched, then fewest characters taken by
+    parameters, then the newest version. The command is read once: linear in its length."""
+    candidates = [(skill, templates_of(skill)) for skill in skills if routable(skill)]
+    if not candidates:
+        return []
+    parsed = Command.parse(command)
+    # the words that begin a skill's template begin another clause too ("... and wishlist it")
+    verbs = ACTION_VERBS | {t.verb for _skill, ts in candidates for t in ts if t.verb}
+    found = []
+    for skill, templates in candidates:
+        schemas = parameter_schemas(skill)
+        for template in templates:
+            matched = match_template(parsed, template, verbs)
+            if matched is None:
+                continue
+            try:
+                arguments = {
+                    name: fit(gap, schemas.get(name, {})) for name, gap in matched.values.items()
+                }
+            except Unfit:
+                continue  # not applicable to this command: the planner takes it
+            found.append(
+                Route(
+                    skill, arguments, template.text, template.literal_words, matched.captured_chars
+                )
+            )
+    return sorted(found, key=_specificity)
+
+
+def _specificity(found: Route) -> tuple[float, ...]:
+    """Sort key: most literal words, fewest captured characters, newest version first."""
+    skill = found.skill
+    created = skill.created_at.timestamp() if skill.created_at else 0.0
+    return (-found.literal_words, found.captured_chars, -created, -skill.version, -(skill.id or 0))
+
+
+def templates_of(skill: Skill) -> list[Template]:
+    """The parsed command templates of a skill (a malformed column gives none)."""
+    templates = loads(skill.command_templates)
+    if not isinstance(templates, list):
+        return []
+    return [parse_template(t) for t in templates if isinstance(t, str) and t.strip()]
+
+
+def parameter_schemas(skill: Skill) -> dict[str, dict[str, Any]]:
+    """The JSON schema of each parameter in the skill's signature (its tool schema)."""
+    signature = loads(skill.signature)
+    if not isinstance(signature, dict):
+        return {}
+    function = signature.get("function", signature)
+    parameters = function.get("parameters", {}) if isinstance(function, dict) else {}
+    properties = parameters.get("properties", {}) if isinstance(parameters, dict) else {}
+    if not isinstance(properties, dict):
+        return {}
+    return {k: v for k, v in properties.items() if isinstance(v, dict)}
+
+
+_INTEGER = re.compile(r"[+-]?\d+")
+_NUMBER = re.compile(r"[+-]?(?:\d+(?:\.\d+)?|\.\d+)")
+_BOOLEANS = {"yes": True, "true": True, "on": True, "no": False, "false": False, "off": False}
+
+
+def fit(gap: Gap, schema: dict[str, Any]) -> Any:
+    """The value of ``gap`` as its parameter's schema types it, or Unfit.
+
+    A string is kept as written; ``integer`` and ``number`` must read as one; ``boolean``
+    takes yes/no, true/false, on/off; an ``enum`` must name one of its values (any case);
+    an ``array`` is split from "a, b and c" or "a, b, c" (a quoted value is one item) and
+    each item fits the ``items`` schema.
+    """
+    kind = schema.get("type", "string")
+    if kind == "array":
+        items = [gap.value] if gap.quoted else split_list(gap.value)
+        if not items:
+            raise Unfit(f"no items in {gap.value!r}")
+        item_schema = schema.get("items") if isinstance(schema.get("items"), dict) else {}
+        return [fit(Gap(item, True), item_schema) for item in items]
+    return _scalar(gap.value, kind, schema.get("enum"))
+
+
+def _scalar(value: str, kind: object, enum: object) -> Any:
+    """One value of a scalar JSON schema type."""
+    text = value.strip()
+    if kind == "integer":
+        if not _INTEGER.fullmatch(text):
+            raise Unfit(f"{value!r} is not a whole number")
+        typed: Any = int(text)
+    elif kind == "number":
+        if not _NUMBER.fullmatch(text):
+            raise Unfit(f"{value!r} is not a number")
+        typed = float(text)
+    elif kind == "boolean":
+        if text.casefold() not in _BOOLEANS:
+            raise Unfit(f"{value!r} is not yes or no")
+        typed = _BOOLEANS[text.casefold()]
+    elif kind == "string":
+        typed = value
+    else:
+        raise Unfit(f"a command cannot give a value of type {kind!r}")
+    if isinstance(enum, list) and enum:
+        for option in enum:
+            if str(option).casefold() == str(typed).casefold():
+                return option
+        raise Unfit(f"{value!r} is none of {enum!r}")
+    return typed
 
 
 _FILLER = {
@@ -117,12 +253,15 @@ def relevant(command: str, skills: Sequence[Skill], limit: int = MAX_SKILL_TOOLS
 @dataclass
 class SkillOutcome:
     """What calling a skill gave: its answer, or a plain-words failure for the planner;
-    ``repairs`` lists the steps that only went on after healing or the planner's help."""
+    ``repairs`` lists the steps that only went on after healing or the planner's help;
+    ``not_applicable`` is set when the skill did not apply to the command (it is not
+    broken, and it did not do the command either)."""
 
     text: str
     ok: bool
     stale: SkillStale | None = None
     repairs: list[Repair] = field(default_factory=list)
+    not_applicable: SkillNotApplicable | None = None
 
 
 async def call_skill(
@@ -134,10 +273,14 @@ async def call_skill(
 ) -> SkillOutcome:
     """Run a skill, healing stale selectors (and asking ``helper`` for a step healing cannot
     fix). A repaired or failed skill is marked stale, its healed selectors kept for the next
-    version, and the answer says in plain words what failed, on which page, and what then."""
+    version, and the answer says in plain words what failed, on which page, and what then.
+    A skill that does not apply to the command (SkillNotApplicable) is neither marked nor
+    counted: only the run's step records it; repairs made before it still mark it stale."""
     with repairing(helper) as repairs:
         try:
             answer = await function(**arguments)
+        except SkillNotApplicable as exc:
+            return _not_applicable(engine, skill, repairs, exc)
         except SkillStale as exc:
             url = _url()
             _mark_stale(engine, skill, repairs, f"step {exc.step}: {exc}")
@@ -174,6 +317,24 @@ async def call_skill(
         )
     record_use(engine, skill.id, ok=True)
     return SkillOutcome(str(answer), True)
+
+
+def _not_applicable(
+    engine: Engine, skill: Skill, repairs: Repairs, exc: SkillNotApplicable
+) -> SkillOutcome:
+    """The outcome of a skill that stopped because the command does not fit it."""
+    state = "It is not broken and stays healthy"
+    if repairs.done:  # the steps before needed repairs: out of date all the same
+        _mark_stale(engine, skill, repairs, _repaired_before(repairs).strip())
+        state = f"{_repaired_before(repairs).strip()} So it is marked stale"
+    return SkillOutcome(
+        f"The harvested skill {skill.name} does not apply to this command, so it did not do "
+        f"the task: {exc} {state}. The browser is on {_url()}. Carry on with the primitive "
+        "tools from the page as it is.",
+        False,
+        repairs=repairs.done,
+        not_applicable=exc,
+    )
 
 
 def _mark_stale(engine: Engine, skill: Skill, repairs: Repairs, error: str) -> None:
@@ -221,7 +382,8 @@ def _as_tool(
             return f"The harvested skill {skill.name} is stale; use the primitive tools."
         outcome = await call_skill(engine, skill, function, arguments)
         if not outcome.ok:
-            raise ActionError(outcome.text, kind="skill_failed")
+            kind = "skill_not_applicable" if outcome.not_applicable else "skill_failed"
+            raise ActionError(outcome.text, kind=kind)
         return outcome.text
 
     tool.__name__ = skill.name
