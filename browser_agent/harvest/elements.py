@@ -7,17 +7,17 @@ everything needed to find the element again in stages and to know it is the same
 
 from __future__ import annotations
 
-import html
 import json
 import re
+from collections import deque
 from dataclasses import asdict, dataclass, field
 
-_TAG = re.compile(
-    r"<([a-zA-Z][a-zA-Z0-9-]*)((?:\s+[^\s=>/]+(?:=(?:\"[^\"]*\"|'[^']*'|[^\s>]+))?)*)\s*/?>"
-    r"(?:([^<]{0,200})</\1>)?"
-)
-_ATTR = re.compile(r"""([^\s=>/]+)(?:=("[^"]*"|'[^']*'|[^\s>]+))?""")
+from bs4 import BeautifulSoup
+from bs4 import Tag as BsTag
+
 _MMID = re.compile(r"""\[\s*mmid\s*=\s*["']?(\d+)["']?\s*\]""")
+# Text longer than this inside an element is content, not a label to find it by.
+_MAX_TEXT = 200
 _DOM_LINE = re.compile(r'^\[(\d+)\] (\S+)(?: ("(?:[^"\\]|\\.)*"))?(.*)$')
 
 # Ids that a framework or a build generated: they change between page loads or releases.
@@ -67,21 +67,73 @@ class ElementRecord:
 
 
 def find_tags(text: str) -> list[Tag]:
-    """Every opening tag in free text, with its attributes and the text that follows it."""
+    """Every element a free text quotes, read with an HTML parser, in the order they start:
+    tag name, attributes (entities decoded), the text inside it when the text closes it,
+    and where in ``text`` its opening tag starts."""
+    text = text or ""
+    if "<" not in text:
+        return []
+    soup = BeautifulSoup(text, "html.parser", multi_valued_attributes=None)
+    line_starts = _line_starts(text)
+    closed_at_end = _closing_tags_at_end(text)
     found = []
-    for match in _TAG.finditer(text or ""):
-        attributes = {}
-        for name, value in _ATTR.findall(match.group(2) or ""):
-            if value[:1] in "\"'":
-                value = value[1:-1]
-            attributes[name.lower()] = html.unescape(value)
-        inner = html.unescape((match.group(3) or "").strip())
-        found.append(Tag(match.group(1).lower(), attributes, inner, match.start()))
+    for element in soup.find_all(True):
+        attributes = {str(k).lower(): str(v) for k, v in element.attrs.items()}
+        inner = _inner_text(element) if _is_closed(element, closed_at_end) else ""
+        found.append(Tag(element.name.lower(), attributes, inner, _offset(element, line_starts)))
     return found
 
 
+def _line_starts(text: str) -> list[int]:
+    """The offset at which each line of ``text`` starts (the parser counts lines from 1)."""
+    starts = [0]
+    position = text.find("\n")
+    while position >= 0:
+        starts.append(position + 1)
+        position = text.find("\n", position + 1)
+    return starts
+
+
+def _offset(element: BsTag, line_starts: list[int]) -> int:
+    """Where the element's opening tag starts in the parsed text."""
+    line, column = element.sourceline or 1, element.sourcepos or 0
+    return line_starts[min(line, len(line_starts)) - 1] + column
+
+
+def _closing_tags_at_end(text: str) -> set[str]:
+    """Names of the end tags the text finishes with (``...</span></div>`` gives both)."""
+    names: set[str] = set()
+    rest = text.rstrip()
+    while rest.endswith(">"):
+        opening = rest.rfind("<")
+        if opening < 0 or not rest.startswith("</", opening):
+            break
+        names.add(rest[opening + 2 : -1].strip().lower())
+        rest = rest[:opening].rstrip()
+    return names
+
+
+def _is_closed(element: BsTag, closed_at_end: set[str]) -> bool:
+    """Whether the text closed the element: something follows its content, or it is one of
+    the end tags the text finishes with. An element the text leaves open would otherwise
+    swallow the rest of the message as its own text."""
+    if element.is_empty_element:
+        return False
+    tail = deque(element.descendants, maxlen=1)
+    last = tail[0] if tail else element
+    return last.next_element is not None or element.name.lower() in closed_at_end
+
+
+def _inner_text(element: BsTag) -> str:
+    """The element's visible text, whitespace collapsed; empty when it is too long to be
+    a label."""
+    inner = " ".join(element.get_text(" ").split())
+    return inner if len(inner) <= _MAX_TEXT else ""
+
+
 def tag_for_selector(response: str, selector: str) -> Tag | None:
-    """The tag a response printed for ``selector``: the one named next to it, else the first."""
+    """The tag a response printed for ``selector``: the one nearest to where the response
+    names the selector (or its mmid), else the first."""
     tags = find_tags(response)
     if not tags:
         return None
@@ -95,6 +147,7 @@ def tag_for_selector(response: str, selector: str) -> Tag | None:
 
 
 def _mmid_position(text: str, mmid: str) -> int:
+    """Where ``text`` first names the element with this mmid, or -1."""
     for match in _MMID.finditer(text):
         if match.group(1) == mmid:
             return match.start()
