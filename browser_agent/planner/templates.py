@@ -40,6 +40,8 @@ from bisect import bisect_left
 from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import lru_cache
+from itertools import accumulate
+from typing import NamedTuple
 
 # Words that may be added or left out anywhere outside a value without changing a command.
 FILLERS = frozenset({"please", "kindly", "just", "now", "the", "a", "an"})
@@ -73,8 +75,7 @@ _TOKEN = re.compile(r"\w+(?:['’.\-]\w+)*|[^\w\s]")
 _PLACEHOLDER = re.compile(r"(\{\{|\}\}|\{\w+\})")
 
 
-@dataclass(frozen=True)
-class Token:
+class Token(NamedTuple):
     """A word, a quote mark or another mark of a text, where it stands in the text."""
 
     kind: str  # "word", "quote" or "mark"
@@ -85,14 +86,16 @@ class Token:
 
 def tokenise(text: str) -> list[Token]:
     """The words and marks of ``text`` in order (whitespace only separates them)."""
-    tokens = []
+    tokens: list[Token] = []
+    append = tokens.append
     for found in _TOKEN.finditer(text):
         piece = found.group()
+        start, end = found.span()
         if piece[0].isalnum() or piece[0] == "_":
-            kind, norm = "word", piece.casefold().replace("’", "'")
+            norm = piece.casefold()
+            append(Token("word", norm.replace("’", "'") if "’" in norm else norm, start, end))
         else:
-            kind, norm = ("quote" if piece in QUOTES else "mark"), piece
-        tokens.append(Token(kind, norm, found.start(), found.end()))
+            append(Token("quote" if piece in QUOTES else "mark", piece, start, end))
     return tokens
 
 
@@ -130,9 +133,7 @@ class Command:
             if token.kind == "word" and token.norm not in FILLERS:
                 where.setdefault(token.norm, []).append(len(content))
                 content.append(index)
-        words_before = [0]
-        for token in tokens:
-            words_before.append(words_before[-1] + (token.kind == "word"))
+        words_before = list(accumulate((t.kind == "word" for t in tokens), initial=0))
         partner = _quote_pairs(text, tokens)
         quoted = [False] * len(tokens)
         for opening, closing in partner.items():
