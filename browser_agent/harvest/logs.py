@@ -1,16 +1,25 @@
-"""Reading chat logs: this project's and other AutoGen-based agents' message lists.
+"""Reading chat logs: this project's and other agents' runs, as a command and its calls.
 
-A log is a list of OpenAI-shaped messages, or an object mapping agent names to such
-lists. Everything in it is untrusted: malformed files raise LogError naming the file.
+A log is a list of OpenAI-shaped messages, or an object mapping agent names to such lists
+(this project and AutoGen-based agents such as Agent-E), or a saved browser-use agent
+history. Other agents' tools are mapped onto the primitives (see ``foreign``); a call
+that cannot be mapped is dropped and the log says why. Passwords typed into password
+fields are masked before anything else sees the log. Everything in a log is untrusted:
+malformed files raise LogError naming the file.
 """
 
 from __future__ import annotations
 
+import inspect
 import json
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
+
+from browser_agent.harvest.elements import tag_for_selector
+from browser_agent.planner.redact import MASK, redact
+from skills.primitive import PRIMITIVES
 
 
 class LogError(ValueError):
@@ -43,27 +52,46 @@ class ChatLog:
     run_id: str | None = None
     start_url: str | None = None
     meta: dict[str, Any] = field(default_factory=dict)
+    dropped: list[str] = field(default_factory=list)  # calls left out, each with the reason
 
 
-# "Execute the user task "find shoes" starting at ..." and similar instructions.
-_QUOTED = re.compile(r"""["\u201c]([^"\u201d]{2,})["\u201d]|'([^']{2,})'""")
+# Where the command starts: after "user task", "task:", "command" or "request".
 _TASK_PREFIX = re.compile(r"(?:user task|task|command|request)\s*[:\-]?\s*", re.IGNORECASE)
+_OPENING = '"\u201c'
+_CLOSING = '"\u201d'
+# What follows the command's closing quote in the instructions that quote it: Agent-E's
+# "using the appropriate agent. Current Page: ...", this project's "starting at URL. Current
+# date ...", or the end of the line.
+_TAIL = re.compile(
+    r"\s*[.,;:]?\s*(?:$|\n|using the appropriate agent\b|current (?:page|url|date)\b"
+    r"|starting (?:at|from)\b)",
+    re.IGNORECASE,
+)
 _FAILED_ANSWER = re.compile(r"\b(could not|couldn't|cannot|can't|unable to|failed to)\b", re.I)
 
 
 def command_of(text: str) -> str:
-    """The command inside the first user message, also when quoted in an instruction."""
+    """The command inside the first user message, also when an instruction quotes it.
+
+    The command may hold quotes itself (``Enter "Agustina" into the field``), so it runs
+    from the first quote to the quote the instruction's tail follows, not to the next one.
+    """
     text = text.strip()
-    after = _TASK_PREFIX.search(text)
-    scope = text[after.end() :] if after else text
-    quoted = _QUOTED.search(scope) or _QUOTED.search(text)
-    if quoted:
-        return (quoted.group(1) or quoted.group(2)).strip()
-    return text.splitlines()[0].strip() if text else text
+    prefix = _TASK_PREFIX.search(text)
+    after = prefix.end() if prefix else 0
+    opening = next((i for i in range(after, len(text)) if text[i] in _OPENING), -1)
+    if opening < 0:
+        single = re.search(r"'([^']{2,})'", text[after:])
+        return single.group(1).strip() if single else (text.splitlines() or [""])[0].strip()
+    closings = [i for i in range(opening + 1, len(text)) if text[i] in _CLOSING]
+    ending = next((i for i in closings if _TAIL.match(text, i + 1)), None)
+    if ending is None:
+        ending = closings[-1] if closings else len(text)
+    return text[opening + 1 : ending].strip()
 
 
 def read_log(path: Path) -> ChatLog:
-    """Parse one chat log file, with the run metadata beside it when there is any."""
+    """Parse one log file, with the run metadata beside it when there is any."""
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except OSError as exc:
@@ -74,7 +102,13 @@ def read_log(path: Path) -> ChatLog:
         raise LogError(
             path, f"is not valid JSON ({exc.msg}, line {exc.lineno}); truncated?"
         ) from exc
+    except RecursionError as exc:
+        raise LogError(path, "is nested too deeply to be a log") from exc
     meta = _meta(path)
+    from browser_agent.harvest import foreign  # foreign builds on this module's types
+
+    if foreign.is_browser_use_history(data):
+        return mask_secrets(foreign.read_browser_use(data, path, meta))
     return parse_messages(_message_list(path, data), path, meta)
 
 
@@ -84,7 +118,7 @@ def _meta(path: Path) -> dict[str, Any]:
         return {}
     try:
         meta = json.loads(meta_path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError, RecursionError):
         return {}
     return meta if isinstance(meta, dict) else {}
 
@@ -109,7 +143,10 @@ def _message_list(path: Path, data: Any) -> list[dict[str, Any]]:
 def parse_messages(
     messages: list[dict[str, Any]], path: Path | str, meta: dict[str, Any] | None = None
 ) -> ChatLog:
-    """Pair each tool call with its response and find the command and the outcome."""
+    """Pair each tool call with its response, map another agent's tools onto the
+    primitives, find the command and the outcome, and mask typed passwords."""
+    from browser_agent.harvest import foreign  # foreign builds on this module's types
+
     meta = meta or {}
     users = [m for m in messages if m.get("role") == "user" and isinstance(m.get("content"), str)]
     if not users:
@@ -117,21 +154,22 @@ def parse_messages(
     responses = _responses(messages)
     calls: list[Call] = []
     for message in messages:
-        for raw in message.get("tool_calls") or []:
+        tool_calls = message.get("tool_calls") or []
+        if not isinstance(tool_calls, list):
+            raise LogError(path, "a message's tool_calls is not a list")
+        for raw in tool_calls:
             calls.append(_call(path, raw, responses))
-    final = next(
-        (
-            m["content"]
-            for m in reversed(messages)
-            if m.get("role") == "assistant" and not m.get("tool_calls") and m.get("content")
-        ),
-        None,
-    )
+    final = _final_answer(messages)
+    if foreign.speaks_agent_e(calls, final):
+        mapped = foreign.from_agent_e(calls)
+        calls, dropped = mapped.calls, mapped.dropped
+    else:
+        calls, dropped = own_calls(calls)
     if meta.get("status"):
         succeeded = meta["status"] == "succeeded"
     else:
-        succeeded = bool(final) and not _FAILED_ANSWER.search(final or "")
-    return ChatLog(
+        succeeded = bool(final) and not failed_answer(final or "")
+    log = ChatLog(
         path=str(path),
         command=str(meta.get("command") or command_of(users[0]["content"])),
         calls=calls,
@@ -140,7 +178,28 @@ def parse_messages(
         run_id=meta.get("id"),
         start_url=meta.get("start_url"),
         meta=meta,
+        dropped=dropped,
     )
+    return mask_secrets(log)
+
+
+def failed_answer(answer: str) -> bool:
+    """Whether a final answer says the task could not be done."""
+    return bool(_FAILED_ANSWER.search(answer))
+
+
+def _final_answer(messages: list[dict[str, Any]]) -> str | None:
+    """The last thing the agent said without calling a tool (Agent-E's end marker also
+    counts when the log was kept from the executor's side, where the agent is the user)."""
+    for message in reversed(messages):
+        content = message.get("content")
+        if message.get("tool_calls") or message.get("role") == "tool":
+            continue
+        if not isinstance(content, str) or not content:
+            continue
+        if message.get("role") == "assistant" or "##TERMINATE" in content:
+            return content
+    return None
 
 
 def _responses(messages: list[dict[str, Any]]) -> dict[str, str]:
@@ -149,7 +208,8 @@ def _responses(messages: list[dict[str, Any]]) -> dict[str, str]:
     for message in messages:
         if message.get("role") != "tool":
             continue
-        for item in message.get("tool_responses") or []:
+        items = message.get("tool_responses")
+        for item in items if isinstance(items, list) else []:
             if isinstance(item, dict) and item.get("tool_call_id"):
                 found[str(item["tool_call_id"])] = str(item.get("content") or "")
         if message.get("tool_call_id"):
@@ -157,37 +217,8 @@ def _responses(messages: list[dict[str, Any]]) -> dict[str, str]:
     return found
 
 
-# Other agents' tool names for our primitives, and their argument names for ours.
-TOOL_ALIASES = {
-    "openurl": "open_url",
-    "geturl": "get_url",
-    "get_dom_with_content_type": "get_dom",
-    "entertext": "enter_text",
-    "bulk_enter_text": "bulk_enter_text",
-    "press_key_combination": "press_key_combination",
-    "click": "click",
-    "select_option": "select_option",
-    "hover": "hover",
-    "go_back": "go_back",
-}
-ARGUMENT_ALIASES = {"query_selector": "selector", "key_combination": "keys"}
-DROPPED_ARGUMENTS = {"timeout", "wait_before_execution"}
-
-
-def normalise(name: str, arguments: dict[str, Any]) -> tuple[str, dict[str, Any]]:
-    """Another agent's call in our primitives' terms (``entertext(entry=...)`` and such)."""
-    name = TOOL_ALIASES.get(name.lower(), name)
-    if isinstance(arguments.get("entry"), dict) and len(arguments) == 1:
-        arguments = arguments["entry"]
-    renamed = {
-        ARGUMENT_ALIASES.get(key, key): value
-        for key, value in arguments.items()
-        if key not in DROPPED_ARGUMENTS
-    }
-    return name, renamed
-
-
 def _call(path: Path | str, raw: Any, responses: dict[str, str]) -> Call:
+    """One tool call as the log wrote it (arguments parsed, names untouched)."""
     if not isinstance(raw, dict) or not isinstance(raw.get("function"), dict):
         raise LogError(path, "a tool call has no function")
     function = raw["function"]
@@ -195,9 +226,84 @@ def _call(path: Path | str, raw: Any, responses: dict[str, str]) -> Call:
     if isinstance(arguments, str):
         try:
             arguments = json.loads(arguments)
-        except json.JSONDecodeError:
+        except (json.JSONDecodeError, RecursionError):
             arguments = {"__invalid__": arguments}
     if not isinstance(arguments, dict):
         arguments = {"__invalid__": arguments}
-    name, arguments = normalise(str(function.get("name") or ""), arguments)
+    name = str(function.get("name") or "")
     return Call(name=name, arguments=arguments, response=responses.get(str(raw.get("id"))))
+
+
+def problem_with(primitive: str, arguments: dict[str, Any]) -> str | None:
+    """Why a call cannot become a step calling ``primitive``: a parameter the primitive
+    does not have, or a value a skill cannot hold. None when it can."""
+    parameters = inspect.signature(PRIMITIVES[primitive]).parameters
+    unknown = sorted(set(arguments) - set(parameters))
+    if unknown:
+        listed = ", ".join(repr(u) for u in unknown)
+        return f"{primitive} has no parameter {listed}"
+    if primitive == "bulk_enter_text":
+        return None  # its entries are checked field by field when it is planned
+    odd = sorted(k for k, v in arguments.items() if not isinstance(v, str | bool | int | float))
+    if odd:
+        return f"{primitive} was given {', '.join(repr(k) for k in odd)} that is not a plain value"
+    return None
+
+
+def own_calls(calls: list[Call]) -> tuple[list[Call], list[str]]:
+    """This project's calls as they are, less primitive calls that cannot be replayed
+    (each dropped with the reason). Other tools stay: the plan ends the skill at them."""
+    kept, dropped = [], []
+    for number, call in enumerate(calls, start=1):
+        if call.name in PRIMITIVES and "__invalid__" not in call.arguments:
+            problem = problem_with(call.name, call.arguments)
+            if problem:
+                dropped.append(f"call {number} ({call.name}) dropped: {problem}")
+                continue
+        kept.append(call)
+    return kept, dropped
+
+
+def _typed(call: Call) -> list[tuple[str, Any]]:
+    """(selector, text) for each field a call typed into."""
+    arguments = call.arguments
+    if call.name == "enter_text":
+        return [(str(arguments.get("selector", "")), arguments.get("text"))]
+    if call.name == "enter_text_and_click":
+        return [(str(arguments.get("text_selector", "")), arguments.get("text"))]
+    if call.name == "bulk_enter_text" and isinstance(arguments.get("entries"), list):
+        entries = [e for e in arguments["entries"] if isinstance(e, dict)]
+        return [(str(e.get("selector", "")), e.get("text")) for e in entries]
+    return []
+
+
+def typed_passwords(calls: list[Call]) -> set[str]:
+    """Every value typed into a field its response shows as a password field."""
+    found = set()
+    for call in calls:
+        for selector, text in _typed(call):
+            if not isinstance(text, str) or not text or text == MASK:
+                continue
+            tag = tag_for_selector(call.response or "", selector)
+            if tag is not None and tag.attributes.get("type", "").lower() == "password":
+                found.add(text)
+    return found
+
+
+def mask_secrets(log: ChatLog) -> ChatLog:
+    """The log with every typed password masked everywhere in it (command, arguments,
+    answers, metadata), so that no name, template, docstring or store row can hold it."""
+    secrets = typed_passwords(log.calls)
+    if not secrets:
+        return log
+    calls = [
+        Call(c.name, redact(c.arguments, secrets), redact(c.response, secrets)) for c in log.calls
+    ]
+    return replace(
+        log,
+        command=redact(log.command, secrets),
+        calls=calls,
+        final_answer=redact(log.final_answer, secrets),
+        meta=redact(log.meta, secrets),
+        dropped=redact(log.dropped, secrets),
+    )

@@ -31,6 +31,11 @@ RESERVED_NAMES = {"start_url", "said", "Annotated", "Target", "done", "expect", 
 RESERVED_NAMES |= set(PRIMITIVES)
 SELECTOR_ARGS = ("selector", "text_selector", "click_selector")
 VALUE_ARGS = ("text", "option")
+# Controls whose accessible name is their label: a label the command happens to say ("sort
+# by ...") names the control, it is not a value to pass in.
+FIELD_ROLES = frozenset(
+    {"combobox", "listbox", "textbox", "searchbox", "spinbutton", "checkbox", "radio", "slider"}
+)
 ACTIONS = set(PRIMITIVES) - OBSERVATION_ONLY
 _ERROR = re.compile(r"^\s*(error|failed|unable|could not)\b", re.IGNORECASE)
 _NAVIGATED = re.compile(
@@ -88,6 +93,7 @@ class SkillPlan:
     end_url: str
     ended_because: str
     source: str
+    dropped: list[str] = field(default_factory=list)  # calls the log had that were left out
 
     @property
     def complete(self) -> bool:
@@ -147,7 +153,8 @@ class _Builder:
                 break
         actions = [s for s in self.steps if s.primitive != "open_url"]
         if not actions:
-            raise NotHarvestable(f"{self.log.path}: no reusable actions ({self.ended})")
+            left_out = "".join(f"; {reason}" for reason in self.log.dropped)
+            raise NotHarvestable(f"{self.log.path}: no reusable actions ({self.ended}{left_out})")
         return SkillPlan(
             command=self.log.command,
             template=self._template(),
@@ -157,6 +164,7 @@ class _Builder:
             end_url=self.end_url,
             ended_because=self.ended,
             source=self.log.run_id or self.log.path,
+            dropped=list(self.log.dropped),
         )
 
     def _take(self, call: Call) -> str | None:
@@ -246,7 +254,7 @@ class _Builder:
         named = _in_command(record.name, self.log)
         if record.selector.startswith("role=link") and not named:
             return f"clicking the link {record.name!r} was a choice among page content"
-        if record.selector.startswith("role=") and named:
+        if record.selector.startswith("role=") and named and record.role not in FIELD_ROLES:
             param = self._param(snake(f"{record.role} name"), f"Name of the {record.role}", named)
             step.arguments[key] = ByRoleName(record.role, param)
         step.targets[key] = record
