@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import asyncio
 import json
+from collections import Counter
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Annotated
 
@@ -14,7 +16,17 @@ from rich.syntax import Syntax
 from rich.table import Column, Table
 from sqlmodel import Session, select
 
-from browser_agent.harvest.harvester import HarvestResult, harvest
+from browser_agent.harvest.harvester import (
+    ALREADY,
+    FAILED,
+    NEW_SKILL,
+    NEW_VERSION,
+    SKIPPED,
+    UNCHANGED,
+    HarvestResult,
+    harvest,
+    same_modules,
+)
 from browser_agent.settings import load_settings
 from browser_agent.store.db import open_store
 from browser_agent.store.models import Run
@@ -51,37 +63,136 @@ def harvest_command(
         bool, typer.Option("--dry-run", help="Print the code it would generate; write nothing.")
     ] = False,
     verify: Annotated[bool, typer.Option(help="Replay each new skill at once.")] = True,
+    again: Annotated[
+        bool,
+        typer.Option(
+            "--again",
+            help="Harvest sources that were harvested before too (they are passed over "
+            "otherwise; sources whose harvesting failed are always tried again).",
+        ),
+    ] = False,
 ) -> None:
-    """Turn successful runs into typed async skills in skills/harvested/."""
+    """Turn successful runs into typed async skills in skills/harvested/.
+
+    Each run is harvested once: later batches pass over it. A run of a command shape that
+    has a skill becomes its next version, or only one more source of it when the code
+    would be the same. Ends with a summary line; exit code 1 when nothing could be
+    harvested from any source.
+    """
     paths = _sources(sources or [], all_runs)
     if not paths:
         typer.secho("Nothing to harvest: name run ids or log files, or use --all.", err=True)
         raise typer.Exit(2)
     settings = load_settings()
     results = asyncio.run(
-        harvest(paths, settings, open_store(settings), dry_run=dry_run, verify=verify)
+        harvest(paths, settings, open_store(settings), dry_run=dry_run, verify=verify, again=again)
     )
+    made = (NEW_SKILL, NEW_VERSION)
     for result in results:
-        _report(result, dry_run)
-    if not any(r.skill or r.code for r in results):
+        if result.outcome in (SKIPPED, FAILED) or (result.outcome in made and not dry_run):
+            _report(result)
+    if dry_run:
+        for group in same_modules(results):
+            _report_module(group)
+    else:
+        for group in _by_skill(r for r in results if r.outcome == UNCHANGED):
+            _report_unchanged(group)
+    console.print(summary(results, dry_run))
+    if not any(r.skill or r.code or r.outcome == ALREADY for r in results):
         raise typer.Exit(1)
 
 
-def _report(result: HarvestResult, dry_run: bool) -> None:
-    if result.error:
+def _report(result: HarvestResult) -> None:
+    """One source's outcome: the skill it made or joined, or why it has none."""
+    if result.outcome == FAILED:
+        console.print(f"[red]failed[/] {escape(result.error or '')}")
+    elif result.error:
         console.print(f"[yellow]skipped[/] {escape(result.error)}")
-    elif dry_run and result.code:
-        console.print(f"[bold]would write[/] (from {escape(result.source)}):")
-        console.print(Syntax(result.code, "python"))
     elif result.skill:
         skill = result.skill
         state = {True: "[green]verified, healthy[/]", False: "[yellow]not verified[/]"}
         note = state.get(result.verified, "candidate")
         reason = f" ({escape(result.verify_error)})" if result.verify_error else ""
         console.print(
-            f"[bold]{skill.name}[/] v{skill.version}: {note}{reason}\n"
+            f"[bold]{skill.name}[/] v{skill.version} ({result.outcome}): {note}{reason}\n"
             f"  {escape(json.loads(skill.command_templates)[0])}\n  {skill.module_path}"
         )
+
+
+def _by_skill(results: Iterable[HarvestResult]) -> list[list[HarvestResult]]:
+    """Results grouped by the skill version they name, in the order first seen."""
+    groups: dict[tuple[str, int], list[HarvestResult]] = {}
+    for result in results:
+        if result.skill is not None:
+            groups.setdefault((result.skill.name, result.skill.version), []).append(result)
+    return list(groups.values())
+
+
+def _report_unchanged(group: list[HarvestResult]) -> None:
+    """Sources that gave the code a skill already has: one line for all of them."""
+    skill = group[0].skill
+    if skill is None:
+        return
+    console.print(
+        f"[bold]{skill.name}[/] v{skill.version}: unchanged, the same code from "
+        f"{_some(group)}; recorded as {'its sources' if len(group) > 1 else 'a source'}"
+    )
+
+
+def _some(group: list[HarvestResult], shown: int = 3) -> str:
+    """``a.json``, or ``2,000 runs (a.json, b.json, c.json and 1,997 more)``."""
+    if len(group) == 1:
+        return escape(group[0].source)
+    names = ", ".join(escape(r.source) for r in group[:shown])
+    more = f" and {len(group) - shown:,} more" if len(group) > shown else ""
+    return f"{len(group):,} runs ({names}{more})"
+
+
+def _report_module(group: list[HarvestResult]) -> None:
+    """A module a dry run would write, once for all the runs that give it."""
+    first = group[0]
+    what = {
+        NEW_SKILL: f"a new skill {first.name}",
+        NEW_VERSION: f"a new version of {first.name}",
+        UNCHANGED: f"nothing: {first.name} already has this code",
+    }.get(first.outcome, first.name or "")
+    runs = f"same module from {_some(group)}" if len(group) > 1 else f"from {_some(group)}"
+    console.print(f"[bold]would write[/] {escape(what)}; {runs}:")
+    console.print(Syntax(first.code or "", "python"))
+
+
+def summary(results: list[HarvestResult], dry_run: bool = False) -> str:
+    """One line: new skills, new versions, unchanged, already harvested, skipped (with
+    their reasons) and failed sources of a batch."""
+    count = Counter(r.outcome for r in results)
+    lead = "Dry run (nothing written) of" if dry_run else "Harvest of"
+    parts = [
+        f"{count[NEW_SKILL]} new {'skill' if count[NEW_SKILL] == 1 else 'skills'}",
+        f"{count[NEW_VERSION]} new {'version' if count[NEW_VERSION] == 1 else 'versions'}",
+        f"{count[UNCHANGED]} unchanged",
+        f"{count[ALREADY]} already harvested"
+        + (" (--again harvests them anew)" * bool(count[ALREADY])),
+        f"{count[SKIPPED]} skipped" + _reasons(r for r in results if r.outcome == SKIPPED),
+    ]
+    if count[FAILED]:
+        parts.append(
+            f"{count[FAILED]} failed" + _reasons(r for r in results if r.outcome == FAILED)
+        )
+    earlier = sum(1 for r in results if r.earlier)
+    if earlier:
+        parts.append(f"{earlier} of them harvested before (harvest passes over them)")
+    return escape(f"{lead} {len(results):,} sources: {', '.join(parts)}.")
+
+
+def _reasons(results: Iterable[HarvestResult], shown: int = 3) -> str:
+    """The most frequent reasons, with how many sources each, in brackets."""
+    common = Counter(r.reason or "no reason given" for r in results).most_common()
+    if not common:
+        return ""
+    said = [f"{n} × {reason}" if n > 1 else reason for reason, n in common[:shown]]
+    if len(common) > shown:
+        said.append(f"{sum(n for _r, n in common[shown:])} for other reasons")
+    return f" ({'; '.join(said)})"
 
 
 @skills_app.callback()

@@ -1,10 +1,16 @@
 """The harvest job: logs in, verified skill modules and store rows out.
 
-One bad log never stops a batch: each source gets its own HarvestResult.
+Harvesting is idempotent: each source (a run, or another agent's log file with its
+content) is harvested once and remembered with its outcome; one command shape has one
+skill, and a plan of that shape becomes its next version only when its code differs from
+the current version's. One bad log never stops a batch: each source gets its own
+HarvestResult.
 """
 
 from __future__ import annotations
 
+import ast
+import hashlib
 import json
 from dataclasses import dataclass
 from pathlib import Path
@@ -18,14 +24,40 @@ from browser_agent.harvest.logs import LogError, read_log
 from browser_agent.harvest.plan import NotHarvestable, SkillPlan, plan_skill
 from browser_agent.harvest.replay import relative, replay
 from browser_agent.settings import Settings
-from browser_agent.store.models import Skill
-from browser_agent.store.skills import add_version, name_taken, normalise_shape, update_skill
+from browser_agent.store.models import HarvestedSource, Skill
+from browser_agent.store.skills import (
+    TemplateConflict,
+    add_source,
+    add_version,
+    harvested_source,
+    merge_templates,
+    name_taken,
+    normalise_shape,
+    remember_source,
+    skill_for_shape,
+    skill_source_runs,
+    templates_of,
+    update_skill,
+    versions_of,
+)
 from browser_agent.tools import tool_schema
+
+# What harvesting one source gave.
+NEW_SKILL = "new skill"
+NEW_VERSION = "new version"
+UNCHANGED = "unchanged"  # the same code as the current version: the source is added to it
+ALREADY = "already harvested"
+SKIPPED = "skipped"  # the log holds no skill (or cannot be read): a property of the log
+FAILED = "failed"  # harvesting raised; tried again by the next batch
 
 
 @dataclass
 class HarvestResult:
-    """What harvesting one log gave: a skill (with its source) or the reason there is none."""
+    """What harvesting one log gave: a skill (with its source) or the reason there is none.
+
+    ``outcome`` is one of the constants above; ``name`` is the skill made, joined or (in a
+    dry run) that would be; ``reason`` says why a source was skipped or failed, or when it
+    was harvested before, without the source's path (``error`` has both)."""
 
     source: str
     skill: Skill | None = None
@@ -33,6 +65,107 @@ class HarvestResult:
     error: str | None = None
     verified: bool | None = None
     verify_error: str | None = None
+    outcome: str = ""
+    name: str | None = None
+    reason: str | None = None
+    earlier: str | None = None  # dry run: what harvesting this source gave before
+
+
+@dataclass
+class Draft:
+    """A plan with the skill it belongs to, its module's code and the templates it answers.
+
+    ``joins`` is the current version of the skill of the same command shape, when there
+    is one: the draft is then that skill's next version, keeping its name, its shape and
+    every command template it answered."""
+
+    plan: SkillPlan
+    name: str
+    code: str
+    templates: list[str]
+    shape: str
+    joins: Skill | None = None
+
+    @property
+    def unchanged(self) -> bool:
+        """True when the current version already has this code (provenance aside)."""
+        if self.joins is None:
+            return False
+        return same_module(self.code, module_source(self.joins))
+
+
+@dataclass(frozen=True)
+class SourceKey:
+    """How a source is remembered: ``run <id>``, or for a log without the agent's run
+    metadata, its workspace-relative path and content hash."""
+
+    key: str
+    run_id: str | None
+    path: str
+
+
+class _WithoutProvenance(ast.NodeTransformer):
+    """Drops docstrings, parameter descriptions and the summary sentence of the answer."""
+
+    def visit_Module(self, node: ast.Module) -> ast.AST:
+        node.body = _without_docstring(node.body)
+        return self.generic_visit(node)
+
+    def visit_AsyncFunctionDef(self, node: ast.AsyncFunctionDef) -> ast.AST:
+        node.body = _without_docstring(node.body)
+        return self.generic_visit(node)
+
+    def visit_Subscript(self, node: ast.Subscript) -> ast.AST:
+        """``Annotated[str, "..."]`` becomes ``Annotated[str]``."""
+        if _is_name(node.value, "Annotated") and isinstance(node.slice, ast.Tuple):
+            node.slice = node.slice.elts[0]
+        return self.generic_visit(node)
+
+    def visit_Call(self, node: ast.Call) -> ast.AST:
+        """``done("Summary.", ...)`` becomes ``done("", ...)``."""
+        if _is_name(node.func, "done") and node.args:
+            node.args[0] = ast.Constant("")
+        return self.generic_visit(node)
+
+
+def _is_name(node: ast.AST, name: str) -> bool:
+    return isinstance(node, ast.Name) and node.id == name
+
+
+def _without_docstring(body: list[ast.stmt]) -> list[ast.stmt]:
+    first = body[0] if body else None
+    if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant):
+        return body[1:] or [ast.Pass()]
+    return body
+
+
+def module_fingerprint(code: str) -> str:
+    """What a generated module does, without the parts that only say where it came from:
+    docstrings, parameter descriptions (they quote the run's example values) and the
+    summary sentence the skill's answer starts with. Two runs of one command shape that
+    act on the same elements the same way give the same fingerprint; SyntaxError when
+    ``code`` does not parse."""
+    tree = _WithoutProvenance().visit(ast.parse(code))
+    return ast.dump(tree, annotate_fields=False)
+
+
+def same_module(code: str, other: str | None) -> bool:
+    """True when both modules do the same (see module_fingerprint); False when ``other``
+    is missing or does not parse."""
+    if other is None:
+        return False
+    try:
+        return module_fingerprint(code) == module_fingerprint(other)
+    except SyntaxError:
+        return False
+
+
+def module_source(skill: Skill) -> str | None:
+    """The code of a skill version's module, or None when it cannot be read."""
+    try:
+        return Path(skill.module_path).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return None
 
 
 def unique_name(engine: Engine, template: str) -> str:
@@ -45,25 +178,44 @@ def unique_name(engine: Engine, template: str) -> str:
     return name
 
 
-def write_skill(
-    plan: SkillPlan,
-    settings: Settings,
-    engine: Engine,
-    *,
-    name: str | None = None,
-    current: bool = True,
-) -> tuple[Skill, str]:
-    """Generate the module, write it to the workspace and register it as a candidate;
-    ``name`` makes it a new version of that skill, current only if ``current``."""
-    name = name or unique_name(engine, plan.template)
-    code = generate_module(plan, name)
+def draft_skill(plan: SkillPlan, engine: Engine, *, skill: Skill | None = None) -> Draft:
+    """The module ``plan`` gives, as a version of ``skill`` or of the current skill of the
+    plan's command shape, else as a new skill with a name of its own. TemplateConflict
+    when the new code could not answer a template the skill answered before; ValueError
+    (or another exception of code generation) when the plan cannot become code."""
+    shape = normalise_shape(plan.template)
+    joins = skill or skill_for_shape(engine, shape)
+    if joins is None:
+        name = unique_name(engine, plan.template)
+        return Draft(plan, name, generate_module(plan, name), [plan.template], shape)
+    try:
+        templates = merge_templates(templates_of(joins), plan.template)
+    except TemplateConflict as exc:
+        raise TemplateConflict(f"it would be a version of {joins.name}, but {exc}") from exc
+    code = generate_module(plan, joins.name)
+    return Draft(plan, joins.name, code, templates, joins.shape, joins)
+
+
+def write_skill(draft: Draft, settings: Settings, engine: Engine, *, current: bool = True) -> Skill:
+    """Write the draft's module to the workspace and register it as a candidate version of
+    its skill, current only if ``current``. The module is loaded before it is registered,
+    so a module that does not load leaves no row behind."""
+    plan = draft.plan
+    version = max((s.version for s in versions_of(engine, draft.name)), default=0) + 1
+    settings.harvested_dir.mkdir(parents=True, exist_ok=True)
+    path = settings.harvested_dir / f"{draft.name}_v{version}.py"
+    path.write_text(draft.code, encoding="utf-8")
+    function = load_skill(Skill(name=draft.name, module_path=str(path), shape=draft.shape))
     skill = add_version(
         engine,
         Skill(
-            name=name,
-            module_path="",
-            shape=normalise_shape(plan.template),
-            command_templates=json.dumps([plan.template]),
+            name=draft.name,
+            version=version,
+            module_path=str(path),
+            shape=draft.shape,
+            command_templates=json.dumps(draft.templates),
+            signature=json.dumps(tool_schema(function)),
+            docstring=function.__doc__ or "",
             example_args=json.dumps({p.name: p.example for p in plan.params}),
             start_url=plan.start_url,
             expected_end=relative(plan.end_url) if plan.end_url else "",
@@ -75,23 +227,148 @@ def write_skill(
         ),
         current=current,
     )
-    settings.harvested_dir.mkdir(parents=True, exist_ok=True)
-    path = settings.harvested_dir / f"{name}_v{skill.version}.py"
-    path.write_text(code, encoding="utf-8")
-    skill = update_skill(engine, skill.id, module_path=str(path))
-    function = load_skill(skill)
-    skill = update_skill(
-        engine,
-        skill.id,
-        signature=json.dumps(tool_schema(function)),
-        docstring=function.__doc__ or "",
-    )
-    return skill, code
+    if skill.version != version:  # another harvest took that number meanwhile
+        moved = path.rename(settings.harvested_dir / f"{draft.name}_v{skill.version}.py")
+        skill = update_skill(engine, skill.id, module_path=str(moved))
+    return skill
 
 
 def plan_from(source: Path) -> SkillPlan:
     """Read and plan one log; LogError or NotHarvestable say why not."""
     return plan_skill(read_log(source))
+
+
+def source_key(source: Path, settings: Settings) -> SourceKey | None:
+    """How ``source`` is remembered; None when it cannot be read (nothing to know it by)."""
+    path = _workspace_relative(source, settings)
+    run_id = _run_id(source)
+    if run_id is not None:
+        return SourceKey(f"run {run_id}", run_id, path) if source.is_file() else None
+    try:
+        digest = hashlib.sha256(source.read_bytes()).hexdigest()
+    except OSError:
+        return None
+    return SourceKey(f"{path} sha256:{digest}", None, path)
+
+
+def _workspace_relative(source: Path, settings: Settings) -> str:
+    """The path relative to the workspace when it lies inside, else absolute."""
+    resolved = source.resolve()
+    try:
+        return resolved.relative_to(settings.workspace.resolve()).as_posix()
+    except ValueError:
+        return resolved.as_posix()
+
+
+def _run_id(source: Path) -> str | None:
+    """The run id in the agent's metadata beside a log, if it is there and readable."""
+    try:
+        meta = json.loads(source.with_suffix(".meta.json").read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+        return None
+    run_id = meta.get("id") if isinstance(meta, dict) else None
+    return str(run_id) if isinstance(run_id, str | int) and str(run_id) else None
+
+
+def remember(engine: Engine, key: SourceKey, result: HarvestResult) -> None:
+    """Keep the outcome of harvesting a source, so that the next batch passes over it."""
+    skill = result.skill
+    remember_source(
+        engine,
+        HarvestedSource(
+            key=key.key,
+            run_id=key.run_id,
+            path=key.path,
+            outcome=result.outcome,
+            detail=result.reason,
+            skill_name=skill.name if skill else result.name,
+            skill_version=skill.version if skill else None,
+        ),
+    )
+
+
+def harvested_before(
+    engine: Engine, source: Path, key: SourceKey, earlier_runs: dict[str, Skill]
+) -> HarvestResult | None:
+    """An "already harvested" result when ``key`` was harvested before (by this store's
+    record of sources, or for a store made before it, as a skill's source run); None when
+    it was not, or only failed (a failure is tried again)."""
+    record = harvested_source(engine, key.key)
+    if record is not None and record.outcome != FAILED:
+        version = f" v{record.skill_version}" if record.skill_version else ""
+        skill = f" ({record.skill_name}{version})" if record.skill_name else ""
+        said = f"{record.outcome}{skill} on {record.harvested_at:%Y-%m-%d %H:%M}"
+        return HarvestResult(str(source), outcome=ALREADY, name=record.skill_name, reason=said)
+    made = earlier_runs.get(key.run_id) if key.run_id and record is None else None
+    if made is not None:
+        said = f"source of {made.name} v{made.version}"
+        return HarvestResult(str(source), outcome=ALREADY, name=made.name, reason=said)
+    return None
+
+
+def _skipped(source: Path, exc: Exception) -> HarvestResult:
+    """A source whose log holds no skill; the reason without the path the message has."""
+    text = exc.problem if isinstance(exc, LogError) else str(exc)
+    reason = text.removeprefix(f"{source}: ")
+    return HarvestResult(str(source), error=f"{source}: {reason}", outcome=SKIPPED, reason=reason)
+
+
+def _failed(source: Path, exc: Exception) -> HarvestResult:
+    """A source whose harvesting raised: that source's error, not the batch's."""
+    reason = f"{type(exc).__name__}: {exc}"
+    return HarvestResult(
+        str(source), error=f"{source}: harvesting failed: {reason}", outcome=FAILED, reason=reason
+    )
+
+
+async def harvest_one(
+    source: Path,
+    settings: Settings,
+    engine: Engine,
+    *,
+    dry_run: bool = False,
+    verify: bool = True,
+    browser: Browser | None = None,
+) -> HarvestResult:
+    """Harvest one log: a new skill, a new version, or (same code as the current version)
+    the source recorded on it. Never raises for a bad log: it says so in the result."""
+    try:
+        draft = draft_skill(plan_from(source), engine)
+    except (LogError, NotHarvestable, TemplateConflict) as exc:
+        return _skipped(source, exc)
+    except Exception as exc:  # one source's surprise must not stop the batch
+        return _failed(source, exc)
+    outcome = UNCHANGED if draft.unchanged else NEW_VERSION if draft.joins else NEW_SKILL
+    result = HarvestResult(str(source), code=draft.code, outcome=outcome, name=draft.name)
+    if dry_run:
+        return result
+    try:
+        if draft.joins is not None and outcome == UNCHANGED:
+            result.skill = add_source(engine, draft.joins.id, draft.plan.source, draft.templates)
+            return result
+        result.skill = write_skill(draft, settings, engine)
+    except Exception as exc:  # writing or loading the module failed: nothing registered
+        return _failed(source, exc)
+    if verify:
+        await _verify(result, settings, engine, browser)
+    return result
+
+
+async def _verify(
+    result: HarvestResult, settings: Settings, engine: Engine, browser: Browser | None
+) -> None:
+    """Replay the new skill at once: healthy when it reaches its end state, else candidate."""
+    skill = result.skill
+    if skill is None or skill.id is None:
+        return
+    try:
+        outcome = await replay(skill, settings, browser)
+        passed, error = outcome.passed, outcome.error
+    except Exception as exc:  # the replay could not run: the skill stays unverified
+        passed, error = False, f"the replay could not run: {type(exc).__name__}: {exc}"
+    result.verified, result.verify_error = passed, error
+    status = "healthy" if passed else "candidate"
+    result.skill = update_skill(engine, skill.id, status=status, last_error=error)
 
 
 async def harvest(
@@ -102,26 +379,43 @@ async def harvest(
     dry_run: bool = False,
     verify: bool = True,
     browser: Browser | None = None,
+    again: bool = False,
 ) -> list[HarvestResult]:
-    """Harvest every log in ``sources``; verify each new skill by replaying it at once."""
+    """Harvest every log in ``sources`` not harvested before (all of them with ``again``);
+    verify each new skill or version by replaying it at once. A dry run previews every
+    source, noting in ``earlier`` those a harvest would pass over, and writes and
+    remembers nothing."""
+    earlier_runs = {} if again else skill_source_runs(engine)
     results = []
     for source in sources:
-        try:
-            plan = plan_from(source)
-        except (LogError, NotHarvestable) as exc:
-            results.append(HarvestResult(str(source), error=str(exc)))
+        key = source_key(source, settings)
+        done = None
+        if key is not None and not again:
+            done = harvested_before(engine, source, key, earlier_runs)
+        if done is not None and not dry_run:
+            results.append(done)
             continue
-        if dry_run:
-            code = generate_module(plan, unique_name(engine, plan.template))
-            results.append(HarvestResult(str(source), code=code))
-            continue
-        skill, code = write_skill(plan, settings, engine)
-        result = HarvestResult(str(source), skill=skill, code=code)
-        if verify:
-            outcome = await replay(skill, settings, browser)
-            result.verified = outcome.passed
-            result.verify_error = outcome.error
-            status = "healthy" if outcome.passed else "candidate"
-            result.skill = update_skill(engine, skill.id, status=status, last_error=outcome.error)
+        result = await harvest_one(
+            source, settings, engine, dry_run=dry_run, verify=verify, browser=browser
+        )
+        if done is not None:
+            result.earlier = done.reason
+        if key is not None and not dry_run:
+            remember(engine, key, result)
         results.append(result)
     return results
+
+
+def same_modules(results: list[HarvestResult]) -> list[list[HarvestResult]]:
+    """Results with code, grouped by skill name and what the module does (in the order
+    first seen): many runs of one command give one module, shown once."""
+    groups: dict[tuple[str | None, str], list[HarvestResult]] = {}
+    for result in results:
+        if result.code is None:
+            continue
+        try:
+            fingerprint = module_fingerprint(result.code)
+        except SyntaxError:
+            fingerprint = result.code
+        groups.setdefault((result.name, fingerprint), []).append(result)
+    return list(groups.values())

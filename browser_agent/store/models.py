@@ -92,3 +92,20 @@ class Validation(SQLModel, table=True):
     final_url: str | None = None
     seconds: float = 0.0
     checked_at: datetime = Field(default_factory=utcnow)
+
+
+class HarvestedSource(SQLModel, table=True):
+    """A log the harvester has read, and what came of it: each source is harvested once
+    unless asked again. ``key`` is ``run <id>`` for the agent's own runs, and for other
+    logs the path relative to the workspace with a hash of the content
+    (``logs/x.json sha256:…``), so an edited file counts as a new source."""
+
+    id: int | None = Field(default=None, primary_key=True)
+    key: str = Field(index=True, unique=True)
+    run_id: str | None = Field(default=None, index=True)
+    path: str = ""  # relative to the workspace when inside it
+    outcome: str  # new skill, new version, unchanged, skipped, failed
+    detail: str | None = None  # why it was skipped or failed
+    skill_name: str | None = None
+    skill_version: int | None = None
+    harvested_at: datetime = Field(default_factory=utcnow)

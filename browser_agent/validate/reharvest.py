@@ -1,7 +1,9 @@
 """Renewing a stale skill: a new version, current only once it passes validation.
 
 First choice: the newest successful run of the skill's command shape made after the
-skill, harvested under the skill's name. Otherwise: the skill's own module with the
+skill, harvested under the skill's name; the new version answers every command template
+the skill answered before, so a run of a narrower command never takes a route away, and
+a run whose code the skill already has is passed over. Otherwise: the skill's own module with the
 selectors that healing finds (at run time, kept on the skill, and in a healing replay
 now), provided the healed replay still ends on the recorded page.
 """
@@ -17,15 +19,27 @@ from playwright.async_api import Browser
 from sqlalchemy import Engine
 from sqlmodel import Session, select
 
-from browser_agent.harvest.harvester import plan_from, write_skill
-from browser_agent.harvest.logs import LogError
-from browser_agent.harvest.plan import NotHarvestable
+from browser_agent.harvest.harvester import (
+    NEW_VERSION,
+    HarvestResult,
+    draft_skill,
+    plan_from,
+    remember,
+    source_key,
+    write_skill,
+)
 from browser_agent.harvest.replay import relative, replay
 from browser_agent.harvest.runtime import repairing
 from browser_agent.planner.router import template_pattern
 from browser_agent.settings import Settings
 from browser_agent.store.models import Run, Skill
-from browser_agent.store.skills import loads, make_current, update_skill, versions_of
+from browser_agent.store.skills import (
+    loads,
+    make_current,
+    runs_of,
+    update_skill,
+    versions_of,
+)
 from browser_agent.validate.healed import merge, stored_healed, write_healed_version
 from browser_agent.validate.record import record_replay, start_url_for
 
@@ -68,25 +82,28 @@ def newer_runs(engine: Engine, skill: Skill) -> list[Run]:
 
 
 def from_runs(skill: Skill, settings: Settings, engine: Engine) -> tuple[Skill, str] | None:
-    """The newest harvestable newer run, harvested as a candidate version of ``skill``.
-    Runs the skill itself did are not harvestable, and runs an earlier version came from
-    are not harvested again: both are passed over."""
-    used = {run for version in versions_of(engine, skill.name) for run in _runs_of(version)}
+    """The newest harvestable newer run, harvested as a candidate version of ``skill`` that
+    keeps every template the skill answered. Passed over: runs the skill itself did (not
+    harvestable), runs an earlier version came from, runs whose code could not answer one
+    of the skill's templates, and runs that give the code the skill already has."""
+    used = {run for version in versions_of(engine, skill.name) for run in runs_of(version)}
     for run in newer_runs(engine, skill):
         if run.id in used:
             continue
+        source = Path(run.log_path)
         try:
-            plan = plan_from(Path(run.log_path))
-        except (LogError, NotHarvestable, OSError):
+            draft = draft_skill(plan_from(source), engine, skill=skill)
+        except (ValueError, OSError):  # not harvestable, not readable, or no code for it
             continue
-        new, _code = write_skill(plan, settings, engine, name=skill.name, current=False)
+        if draft.unchanged:
+            continue
+        new = write_skill(draft, settings, engine, current=False)
+        key = source_key(source, settings)
+        if key is not None:
+            made = HarvestResult(str(source), skill=new, outcome=NEW_VERSION, name=new.name)
+            remember(engine, key, made)
         return new, f"run {run.id}"
     return None
-
-
-def _runs_of(skill: Skill) -> list[str]:
-    runs = loads(skill.source_runs)
-    return [str(run) for run in runs] if isinstance(runs, list) else []
 
 
 async def from_healing(
