@@ -7,6 +7,9 @@ from browser_agent.browser.locate import locate
 from browser_agent.browser.session import session
 from skills.primitive._common import Selector, attempt
 
+#: Menus open a submenu only after the pointer rests a moment (jQuery UI waits 300 ms).
+HOVER_INTENT_MS = 400
+
 
 async def hover(selector: Selector) -> str:
     """Hover over one element and report what appeared (menus, tooltips)."""
@@ -14,4 +17,5 @@ async def hover(selector: Selector) -> str:
     target = await locate(active, selector)
     async with watching(active) as changes:
         await attempt(target.locator.hover(), f"hover over {target.tag}", selector)
+        await active.current_page().wait_for_timeout(HOVER_INTENT_MS)
     return f"Hovered over {target.tag}. {changes.summary()}".strip()

@@ -38,10 +38,12 @@ class Reach:
 
 @dataclass(frozen=True)
 class Search:
-    """Type ``query`` into the site's search box, or the box of the ``scope`` ("stores")."""
+    """Type ``query`` into the site's search box, or the box of the ``scope`` ("stores");
+    unless ``strict``, the site's search box serves when the scope has no box of its own."""
 
     query: str
     scope: str = ""
+    strict: bool = True
 
     def describe(self) -> str:
         where = f" {self.scope}" if self.scope else ""
@@ -61,8 +63,11 @@ class Assign:
     value: str = ""
     via: tuple[str, ...] = ()
     clicks: bool = False
+    read_from: str = ""  # the value is the text the page shows for this label
 
     def describe(self) -> str:
+        if self.read_from:
+            return f'set {self.keys[0]} to the value of "{self.read_from}"'
         if self.keys:
             return f'set {self.keys[0]} to "{self.value}"'
         return f'set "{self.text}"'
@@ -70,14 +75,31 @@ class Assign:
 
 @dataclass(frozen=True)
 class Press:
-    """Click the button, link or tab named by one of ``phrases``."""
+    """Click the button, link or tab named by one of ``phrases``; with ``nth``, the nth
+    element of ``role`` on the page ("the 3rd checkbox")."""
 
     phrases: tuple[str, ...]
     role: str = ""
     via: tuple[str, ...] = ()
+    nth: int = 0
+    hover: bool = False  # point at it (a menu item that opens a submenu) instead of clicking
 
     def describe(self) -> str:
+        if self.hover:
+            return f'point at "{self.phrases[0]}"'
+        if self.nth:
+            return f"click the {ordinal_word(self.nth)} {self.role or 'element'}"
         return f'click "{self.phrases[0]}"'
+
+
+@dataclass(frozen=True)
+class Explore:
+    """Look through the page's tabs (or similar) for the next task's target."""
+
+    where: str
+
+    def describe(self) -> str:
+        return f"look through the {self.where}"
 
 
 @dataclass(frozen=True)
@@ -102,7 +124,7 @@ class Read:
         return f'read the {self.what} of "{self.subject}"' if self.subject else f"read {self.what}"
 
 
-Task = Goto | Reach | Search | Assign | Press | Dismiss | Read
+Task = Goto | Reach | Search | Assign | Press | Dismiss | Read | Explore
 
 
 @dataclass
@@ -160,6 +182,75 @@ _URL = re.compile(
     re.IGNORECASE,
 )
 _ITEM_SPLIT = re.compile(r"\s*(?:,|;|\band\b)\s*", re.IGNORECASE)
+
+
+_ORDINAL_WORDS = [
+    "first",
+    "second",
+    "third",
+    "fourth",
+    "fifth",
+    "sixth",
+    "seventh",
+    "eighth",
+    "ninth",
+    "tenth",
+    "eleventh",
+    "twelfth",
+]
+_ORDINAL = re.compile(
+    r"\b(?:(?P<n>\d+)(?:st|nd|rd|th)|(?P<w>" + "|".join(_ORDINAL_WORDS) + r"))\b", re.I
+)
+#: Nouns a command uses for a kind of element, and the roles they mean.
+ROLE_NOUNS = {
+    "textbox": "textbox",
+    "text box": "textbox",
+    "text field": "textbox",
+    "text input": "textbox",
+    "input": "textbox",
+    "field": "textbox",
+    "checkbox": "checkbox",
+    "check box": "checkbox",
+    "radio button": "radio",
+    "radio": "radio",
+    "button": "button",
+    "link": "link",
+    "tab": "tab",
+}
+_ROLE_NOUN = re.compile(
+    r"\b(?P<noun>"
+    + "|".join(sorted(ROLE_NOUNS, key=len, reverse=True)).replace(" ", r"\s+")
+    + r")(?:es|s)?\b",
+    re.IGNORECASE,
+)
+
+
+def ordinal(text: str) -> int:
+    """The position an ordinal in ``text`` names ("3rd", "third"), or 0 when none does."""
+    match = _ORDINAL.search(text)
+    if not match:
+        return 0
+    if match["n"]:
+        return int(match["n"])
+    return _ORDINAL_WORDS.index(match["w"].lower()) + 1
+
+
+def ordinal_word(n: int) -> str:
+    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return f"{n}{suffix}"
+
+
+def role_noun(text: str) -> str:
+    """The role the last element noun of ``text`` names ("the input textbox" -> textbox)."""
+    found = list(_ROLE_NOUN.finditer(text))
+    if not found:
+        return ""
+    return ROLE_NOUNS[" ".join(found[-1]["noun"].lower().split())]
+
+
+def quoted_values(text: str) -> list[str]:
+    """The quoted parts of ``text``, without their quotes, in order."""
+    return [unquote(m.group(0)) for m in _QUOTES.finditer(text)]
 
 
 def make_plan(command: str, start_url: str | None) -> Plan:
@@ -304,8 +395,34 @@ def _sort(m: re.Match[str]) -> list[Task]:
     return [Assign(keys=("sort", "order"), value=SORT_SYNONYMS.get(value.lower(), value))]
 
 
-@_pattern(r"(?:search|look)(?:\s+(?:for|up))?\s+(?P<x>.+)|find\s+(?P<y>.+)")
+@_pattern(r"(?:find|locate|look)(?:\s+(?:it|them))?")
+def _lead_in(_m: re.Match[str]) -> list[Task]:
+    """ "Find and click on X": the finding is part of doing the next clause."""
+    return []
+
+
+@_pattern(
+    r"(?:switch|navigate|go|look|browse|move|click)\s+(?:between|through|across|among)\s+"
+    r"(?:the\s+)?(?P<x>.+?)(?:\s+to\s+find(?:\s+it)?)?"
+)
+def _explore(m: re.Match[str]) -> list[Task]:
+    return [Explore(m["x"])]
+
+
+@_pattern(
+    r"(?:enter|type|input|select|choose|pick|set)\s+(?P<v>.+?)\s+as\s+(?:the\s+|your\s+)?"
+    r"(?P<f>[\w\s-]+?)"
+)
+def _as_the(m: re.Match[str]) -> list[Task]:
+    return [Assign(keys=(m["f"],), value=unquote(m["v"]))]
+
+
+@_pattern(r"(?:search|look)(?:\s+(?P<for>for|up))?\s+(?P<x>.+)|find\s+(?P<y>.+)")
 def _search(m: re.Match[str]) -> list[Task]:
+    if m["x"] and not m["for"]:  # "search the docs for asyncio.gather"
+        scoped = re.match(r"^(?:the\s+|a\s+)?(?P<scope>[\w\s-]+?)\s+for\s+(?P<q>.+)$", m["x"])
+        if scoped:
+            return [Search(unquote(scoped["q"]), scoped["scope"], strict=False)]
     wanted = re.sub(
         r"\s+(?:on|in|at)\s+(?:the\s+)?(?:site|shop|store|website)$", "", m["x"] or m["y"]
     )
@@ -414,12 +531,50 @@ def _subscribe(m: re.Match[str]) -> list[Task]:
     return [*email, Press(("subscribe", "sign up"), role="button")]
 
 
+_PAIR = re.compile(
+    r"(?:^|\band\s+|,\s*)(?:the\s+|my\s+|your\s+)?(?P<label>[\w-]+(?:\s+[\w-]+){0,2})\s+"
+    r"(?:of\s+|as\s+|is\s+|=\s*|:\s*)?(?P<value>\"[^\"]*\"|\u201c[^\u201d]*\u201d)",
+    re.IGNORECASE,
+)
+
+
+@_pattern(r"(?:type|enter|input|fill\s+in|put)\s+(?P<rest>.+?\S\s+[\"\u201c].+)")
+def _pairs(m: re.Match[str]) -> list[Task] | None:
+    """'Enter the username "ada" and the password "x" into the fields': label-value pairs."""
+    rest = re.sub(
+        r"\s+(?:in|into)\s+(?:the\s+)?(?:text\s+)?(?:fields?|boxe?s?|form|inputs?)$",
+        "",
+        m["rest"],
+        flags=re.IGNORECASE,
+    )
+    pairs = list(_PAIR.finditer(rest))
+    if not pairs or pairs[0].start() != 0:
+        return None
+    covered = "".join(rest[p.start() : p.end()] for p in pairs)
+    if len(covered.strip()) < len(rest.strip()) - 2:
+        return None  # words beside the pairs that they do not explain
+    return [Assign(keys=(p["label"],), value=unquote(p["value"])) for p in pairs]
+
+
+_LETTER_CASE = re.compile(
+    r"^(?:in\s+)?(?:all\s+)?(?P<case>upper|lower)[\s-]*case(?:\s+letters)?\s+", re.IGNORECASE
+)
+
+
 @_pattern(
-    r"(?:type|enter|write)\s+(?P<v>.+?)\s+(?:in|into)\s+(?:the\s+)?(?P<f>.+?)"
+    r"(?:type|enter|write|input)\s+(?P<v>.+?)\s+(?:in|into)\s+(?:the\s+)?(?P<f>.+?)"
     r"(?:\s+(?:field|box|input))?"
 )
 def _type(m: re.Match[str]) -> list[Task]:
-    return [Assign(keys=(m["f"],), value=unquote(m["v"]))]
+    value, field = unquote(m["v"]), m["f"]
+    case = _LETTER_CASE.match(field)  # 'type "x" in all upper case letters in the box'
+    if case:
+        field = re.sub(r"^(?:in|into)\s+(?:the\s+)?", "", field[case.end() :], flags=re.I)
+        value = value.upper() if case["case"].lower() == "upper" else value.lower()
+    read = re.match(r"^the\s+(?:value|text|content|number)\s+(?:of|for)\s+(?P<x>.+)$", value, re.I)
+    if read and not _QUOTES.match(m["v"].strip()):  # 'enter the value of Language into ...'
+        return [Assign(keys=(field,), read_from=unquote(read["x"]))]
+    return [Assign(keys=(field,), value=value)]
 
 
 @_pattern(
@@ -441,16 +596,36 @@ def _dismiss(m: re.Match[str]) -> list[Task]:
     r"(?:\s+(?:box|checkbox|option|radio(?:\s+button)?))?"
 )
 def _check(m: re.Match[str]) -> list[Task]:
-    return [Assign(unquote(m["x"]), clicks=True)]
+    target = m["x"]
+    if ">" in target:  # a menu path: "File > Save as": point at each item, click the last
+        steps = [unquote(step) for step in target.split(">") if step.strip()]
+        return [Press((step,), hover=n < len(steps) - 1) for n, step in enumerate(steps)]
+    return [Assign(unquote(item), clicks=True) for item in items(target)]
+
+
+@_pattern(r"focus(?:\s+(?:on|into|in))?\s+(?:the\s+)?(?P<x>.+)")
+def _focus(m: re.Match[str]) -> list[Task]:
+    """Focusing a field is clicking it: 'focus into the 3rd input textbox'."""
+    target, role = m["x"], role_noun(m["x"]) or "textbox"
+    return [Press((unquote(target),), role=role, nth=ordinal(target))]
 
 
 @_pattern(
-    r"(?:click|press|tap|hit)(?:\s+on)?\s+(?:the\s+)?(?P<x>.+?)"
+    r"(?:click|press|tap|hit)(?:\s+on)?\s+(?:the\s+|an?\s+)?(?P<x>.+?)"
     r"(?:\s+(?P<role>button|link|tab|checkbox|icon|menu\s+item))?"
 )
 def _click(m: re.Match[str]) -> list[Task]:
     role = (m["role"] or "").lower().replace("menu item", "menuitem").replace("icon", "")
-    return [Press((unquote(m["x"]),), role=role)]
+    target = m["x"]
+    names = quoted_values(target)
+    if names:  # 'click on the link "tempor."': the quotes hold the name, the rest its kind
+        return [Press((names[0],), role=role or role_noun(_QUOTES.sub(" ", target)))]
+    if ordinal(target) and (role or role_noun(target)):  # "click the 3rd checkbox"
+        return [Press((target,), role=role or role_noun(target), nth=ordinal(target))]
+    lead = re.match(r"^(?P<noun>button|link|tab|checkbox)\s+(?P<name>\S.*)$", target, re.I)
+    if lead and not role:  # "click button ONE"
+        return [Press((unquote(lead["name"]),), role=lead["noun"].lower())]
+    return [Press((unquote(target),), role=role)]
 
 
 @_pattern(r"(?:place|submit|confirm|complete|finish)\s+(?:the\s+|my\s+|this\s+)?(?P<x>[\w\s]*)")

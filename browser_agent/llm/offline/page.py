@@ -67,11 +67,19 @@ class Element:
         return self.attrs.get("type") == "password"
 
     @property
+    def clickable(self) -> bool:
+        """A control a person clicks: by its role, or a generic element marked clickable."""
+        return self.role in CLICK_ROLES or "clickable" in self.states
+
+    @property
     def label_words(self) -> set[str]:
-        """Every word that names the element: name, placeholder, aria-label, id and name."""
+        """Every word that names the element: name, placeholder, aria-label, id and name,
+        and the kind of value a typed field holds (date, time, email...)."""
         found = set(words(self.name))
         for key in ("placeholder", "aria-label", "title", "id", "name"):
             found.update(words(self.attrs.get(key, "")))
+        if self.attrs.get("type") not in (None, "text"):
+            found.update(words(self.attrs["type"]))
         return found
 
     def describe(self) -> str:

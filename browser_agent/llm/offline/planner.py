@@ -165,7 +165,7 @@ def _view(history: History) -> View:
             latest, stale, looked = parse_page(turn.response), False, True
         elif turn.name not in OBSERVING:
             before, last_act, looked = latest, turn, False
-            if turn.changed_page or turn.name in ("open_url", "go_back"):
+            if turn.changed_page or turn.name in ("open_url", "go_back", "hover"):
                 stale = True
     return View(None if stale else latest, before, last_act, looked)
 

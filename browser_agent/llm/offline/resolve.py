@@ -15,6 +15,7 @@ from typing import Any
 from browser_agent.llm.offline.command import (
     Assign,
     Dismiss,
+    Explore,
     Goto,
     Press,
     Reach,
@@ -24,7 +25,6 @@ from browser_agent.llm.offline.command import (
 )
 from browser_agent.llm.offline.page import (
     CHOICE_ROLES,
-    CLICK_ROLES,
     TEXT_ROLES,
     TOGGLE_ROLES,
     Element,
@@ -109,6 +109,8 @@ def resolve(task: Task, situation: Situation) -> Outcome:
     """The next step of ``task`` on the page."""
     if isinstance(task, Goto):
         return Action("open_url", {"url": task.url}, f"open {task.url}")
+    if isinstance(task, Explore):
+        return Done()  # the next task looks through the page when its target is not shown
     if isinstance(task, Dismiss):
         return _dismiss(task, situation)
     if isinstance(task, Read):
@@ -167,6 +169,8 @@ def _search(task: Search, situation: Situation) -> Outcome:
     if early is not None:
         return early
     box = _scoped_box(page, task.scope) if task.scope else _search_box(page)
+    if box is None and task.scope and not task.strict:
+        box = _search_box(page)
     if box is not None:
         return Action(
             "enter_text",
@@ -185,6 +189,11 @@ def _assign(task: Assign, situation: Situation) -> Outcome:
     early = _route_first(page, task.via, situation)
     if early is not None:
         return early
+    if task.read_from:
+        shown = _value_shown_for(page, task.read_from)
+        if shown is None:
+            return Blocked(f'could not find the value of "{task.read_from}" on {where(page)}')
+        task = replace(task, value=shown, read_from="")
     fill = find_fill(task, page)
     if fill is None:
         route = _route(page, task.via, situation)
@@ -223,17 +232,82 @@ def _press(task: Press, situation: Situation) -> Outcome:
     early = _route_first(page, task.via, situation)
     if early is not None:
         return early
+    if task.nth:
+        return _press_nth(task, page)
     prefer = (task.role,) if task.role else ("button", "link", "tab")
     target = _best_clickable(page, task.phrases, prefer=prefer)
+    if target is None:
+        target = _form_button(page, task.phrases)
+    if target is None:
+        tab = _next_tab(page, situation.prepared.count("explore"))
+        if tab is not None:
+            return Action(
+                "click",
+                {"selector": tab.selector},
+                f'open {tab.describe()} to look for "{task.phrases[0]}"',
+                "prepare",
+                "explore",
+            )
     if target is not None:
         if target.role in TOGGLE_ROLES and "checked" in target.states:
             return Done()
+        if task.hover:  # a step of a menu path: pointing at it opens its submenu
+            return Action("hover", {"selector": target.selector}, f"point at {target.describe()}")
         return Action("click", {"selector": target.selector}, f"click {target.describe()}")
     route = _route(page, task.via, situation)
     if route is not None:
         return route
     kind = task.role or "button or link"
     return Blocked(f'could not find a {kind} named "{task.phrases[0]}" on {where(page)}')
+
+
+def _press_nth(task: Press, page: Page) -> Outcome:
+    """'The 3rd checkbox': the nth visible element of the role, counted in page order."""
+    roles = TEXT_ROLES if task.role == "textbox" else {task.role}
+    same = [e for e in page.interactive() if e.role in roles]
+    if len(same) < task.nth:
+        return Blocked(
+            f"could not find a {task.describe().removeprefix('click the ')}: there are "
+            f"{len(same)} {task.role or 'element'}s on {where(page)}"
+        )
+    target = same[task.nth - 1]
+    if target.role in TOGGLE_ROLES and "checked" in target.states:
+        return Done()
+    return Action("click", {"selector": target.selector}, f"click {target.describe()}")
+
+
+#: What commands call the button that sends a form, when the form's button says otherwise.
+_SUBMIT_WORDS = ("submit", "login", "log in", "sign in", "send", "search", "go", "ok", "save")
+
+
+def _form_button(page: Page, phrases: tuple[str, ...]) -> Element | None:
+    """For 'press login' on a form whose only button says "OK": the button that follows
+    the form's text fields, when it is the only one there."""
+    if not any(joined(p) in {joined(w) for w in _SUBMIT_WORDS} for p in phrases):
+        return None
+    elements = page.interactive()
+    fields = [i for i, e in enumerate(elements) if e.role in TEXT_ROLES]
+    if not fields:
+        return None
+    after = [e for e in elements[fields[-1] + 1 :] if e.role == "button"]
+    buttons = [e for e in elements if e.role == "button"]
+    if len(after) == 1:
+        return after[0]
+    return buttons[0] if len(buttons) == 1 else None
+
+
+def _next_tab(page: Page, explored: int) -> Element | None:
+    """The next tab not shown yet, for a target that may be on another tab."""
+    hidden = [e for e in page.interactive() if e.role == "tab" and "selected" not in e.states]
+    return hidden[explored] if explored < len(hidden) else None
+
+
+def _value_shown_for(page: Page, label: str) -> str | None:
+    """The text the page shows next to ``label`` (a table or list of label and value)."""
+    for index, text in enumerate(page.texts[:-1]):
+        if joined(text) == joined(label):
+            return page.texts[index + 1]
+    return None
 
 
 def _dismiss(task: Dismiss, situation: Situation) -> Outcome:
@@ -352,7 +426,7 @@ def _best_clickable(
     """The clickable element whose name (or label) holds every word of one of the phrases."""
     scored = []
     for element in page.interactive():
-        if element.role not in CLICK_ROLES:
+        if not element.clickable:
             continue
         for rank, phrase in enumerate(phrases):
             if not _names(element, phrase):
@@ -372,8 +446,17 @@ def _best_clickable(
     return max(scored, key=lambda s: s[:-1])[-1] if scored else None
 
 
+#: Marks a command uses for a close button, which pages name "Close" in words.
+_CLOSE_MARKS = frozenset({"x", "\u00d7", "\u2715", "\u2716"})
+
+
 def _names(element: Element, phrase: str) -> bool:
-    """True when the element's name or identifying attributes hold every word of the phrase."""
+    """True when the element's name or identifying attributes hold every word of the phrase
+    (an "x" names a close button)."""
+    if phrase.strip().lower() in _CLOSE_MARKS and element.role == "button":
+        return bool({"close", "dismiss"} & element.label_words) or element.name in _CLOSE_MARKS
+    if element.name and joined(element.name) == joined(phrase):
+        return True  # 'the link "In"': a name made only of small words is still a name
     wanted = content_words(phrase)
     if not wanted:
         return False
@@ -404,10 +487,19 @@ def _scoped_box(page: Page, scope: str) -> Element | None:
     return None
 
 
+#: Words that say "a text field" without naming one.
+_ANY_FIELD = frozenset({"text", "textbox", "textfield", "textarea", "entry", "area", "single"})
+
+
 def _field_by_keys(task: Assign, page: Page) -> Fill | None:
     fields = [e for e in page.interactive() if e.role in TEXT_ROLES | CHOICE_ROLES]
     for key in task.keys:
         wanted = content_words(key)
+        if not set(wanted) - _ANY_FIELD:  # "the text field": the page's only one
+            typed = [e for e in fields if e.role in TEXT_ROLES and not e.is_password]
+            if len(typed) == 1:
+                return Fill(typed[0], task.value, "type")
+            continue
         found = [e for e in fields if wanted and all(w in e.label_words for w in wanted)]
         if found:
             best = max(found, key=lambda e: (_completeness(wanted, e), -e.position))
