@@ -98,7 +98,10 @@ class SkillPlan:
     @property
     def complete(self) -> bool:
         """True when the skill does the whole command, not just its first stretch; a
-        command that asks for information needs reading that no skill does."""
+        command that asks for information needs reading that no skill does, and a log
+        some of whose calls were dropped may have done more than the skill does."""
+        if self.dropped:
+            return False
         return self.ended_because == RUN_ENDED and not asks_for_information(self.command)
 
 
