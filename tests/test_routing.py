@@ -13,7 +13,13 @@ import pytest
 
 from browser_agent.harvest.replay import NEEDS_SECRET
 from browser_agent.planner.router import Route, route, routes
-from browser_agent.planner.templates import Command, parse_template, split_list, strip_quotes
+from browser_agent.planner.templates import (
+    Command,
+    match_text,
+    parse_template,
+    split_list,
+    strip_quotes,
+)
 from browser_agent.store.models import Skill
 
 OPEN = "open {link_name}"
@@ -118,6 +124,12 @@ def test_fillers_are_optional_in_the_literal_part_and_belong_to_it_next_to_a_val
     assert args("select size A", skill("size", "select size {size}")) == {"size": "A"}
 
 
+def test_a_word_of_the_template_can_be_a_value() -> None:
+    search_in = skill("search_in", "search for {search_term} in {department}")
+    assert args("search for in in Trail", search_in) == {"search_term": "in", "department": "Trail"}
+    assert args("open open", skill("o", OPEN)) == {"link_name": "open"}
+
+
 def test_punctuation_between_words_does_not_matter() -> None:
     add = skill("add_size_quantity_cart", ADD)
     expected = {"product": "Road Glide 5", "size": "44", "quantity": "2"}
@@ -133,6 +145,8 @@ def test_punctuation_between_words_does_not_matter() -> None:
         "open",
         "open.",
         "open please",
+        "open ?",
+        "open “”",
         "go open Trail Blazer 2",
         "reopen Trail Blazer 2",
     ],
@@ -158,6 +172,7 @@ def test_a_typo_in_a_literal_word_does_not_match() -> None:
         "open the cart; pay for it",
         "open the cart. Pay for it.",
         "open the cart and also click Pay",
+        "open the cart and proceed to checkout",
         "open the cart, and click Pay",
         "open the cart & click Pay",
         'open the cart and type "hello" into the note',
@@ -321,3 +336,11 @@ def test_commands_are_read_into_words_and_marks_once() -> None:
     assert command.partner == {2: 5, 5: 2}
     assert strip_quotes(" 'Men's Boots' ") == "Men's Boots"
     assert strip_quotes("'a' and 'b'") == "'a' and 'b'"
+
+
+def test_one_command_against_one_template() -> None:
+    assert match_text("Search for 'road shoes' and sort by rating.", SEARCH) == {
+        "search_term": "road shoes",
+        "sort_by": "rating",
+    }
+    assert match_text("search for road shoes and then sort by rating", SEARCH) is None

@@ -54,14 +54,17 @@ CONNECTORS = frozenset({"and", ",", "&", "plus"})
 # Imperative verbs of web commands: after a connector they begin another clause.
 ACTION_VERBS = frozenset(
     {
-        "accept", "add", "apply", "book", "buy", "cancel", "change", "check", "checkout",
-        "choose", "click", "close", "compare", "confirm", "copy", "create", "decline",
-        "delete", "download", "edit", "enter", "fill", "filter", "find", "follow", "go",
-        "log", "login", "logout", "look", "navigate", "open", "order", "pay", "post",
-        "press", "print", "purchase", "read", "register", "reject", "reload", "remove",
-        "reply", "return", "save", "scroll", "search", "select", "send", "share", "show",
-        "sign", "sort", "submit", "subscribe", "tap", "tell", "type", "uncheck", "update",
-        "upload", "visit", "write",
+        "accept", "add", "answer", "apply", "ask", "book", "buy", "cancel", "change",
+        "check", "checkout", "choose", "clear", "click", "close", "collapse", "compare",
+        "complete", "confirm", "continue", "copy", "create", "decline", "decrease",
+        "delete", "disable", "download", "edit", "empty", "enable", "enter", "expand",
+        "fill", "filter", "find", "follow", "go", "hover", "increase", "leave", "log",
+        "login", "logout", "look", "mark", "move", "navigate", "open", "order", "pay",
+        "post", "press", "print", "proceed", "purchase", "put", "read", "register",
+        "reject", "reload", "remove", "rename", "reply", "reset", "return", "save",
+        "scroll", "search", "select", "send", "share", "show", "sign", "sort", "start",
+        "submit", "subscribe", "switch", "tap", "tell", "toggle", "type", "uncheck",
+        "update", "upload", "verify", "view", "visit", "wait", "write",
     }
 )  # fmt: skip
 # Marks dropped at the edges of a value; "?" stays (a question is part of a message).
@@ -437,3 +440,11 @@ def split_list(text: str) -> list[str]:
     items.append(text[start:])
     cleaned = (strip_quotes(item.strip().strip(",;")) for item in items)
     return [item for item in cleaned if item]
+
+
+def match_text(command: str, template: str) -> dict[str, str] | None:
+    """The values of ``template``'s parameters in ``command`` as text, or None when the
+    command does not fit the template (one command and template; routing reads a
+    command once for all templates)."""
+    found = match_template(Command.parse(command), parse_template(template))
+    return None if found is None else {name: gap.value for name, gap in found.values.items()}
