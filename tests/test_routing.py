@@ -305,6 +305,9 @@ def test_only_routable_skills_route() -> None:
 
 def test_templates_that_cannot_be_split_never_match() -> None:
     assert not parse_template("type {first} {last}").usable
+    assert not parse_template("{anything}").usable
+    assert route("open the cart", [skill("any", "{anything}")]) is None
+    assert route("open the cart", [skill("any", "the {anything}")]) is None
     assert route("type Ada Lovelace", [skill("t", "type {first} {last}")]) is None
     assert route("type Ada the Lovelace", [skill("t", "type {first} the {last}")]) is None
     assert route("a {literal} y", [skill("b", "a {{literal}} {x}")]) is not None

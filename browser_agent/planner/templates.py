@@ -30,7 +30,7 @@ Matching is linear in the command's length: the command is cut into tokens once,
 literal run of a template is anchored at its first occurrence after the previous one
 (the last at the command's end), and each token is looked at a bounded number of times.
 A template whose parameters are not separated by a literal word cannot be split
-unambiguously and never matches.
+unambiguously, and one with no literal word would take any command: neither matches.
 """
 
 from __future__ import annotations
@@ -212,8 +212,9 @@ class Template:
     quotes and marks left out). ``around`` holds, per parameter, the filler words the
     template has right before and right after it: in a command they belong to the
     template, not to the value (``open the {x} page`` reads "open the deals page" as
-    x = "deals"). ``usable`` is False when two parameters have no literal word between
-    them.
+    x = "deals"). ``usable`` is False when the template has no literal word at all (it
+    would take any command), when two parameters have no literal word between them, or
+    when a parameter name repeats.
     """
 
     text: str
@@ -223,7 +224,11 @@ class Template:
 
     @property
     def usable(self) -> bool:
-        return all(self.literals[1:-1]) and len(set(self.params)) == len(self.params)
+        return (
+            self.literal_words > 0
+            and all(self.literals[1:-1])
+            and len(set(self.params)) == len(self.params)
+        )
 
     @property
     def literal_words(self) -> int:
