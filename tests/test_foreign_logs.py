@@ -512,6 +512,10 @@ async def test_a_log_with_dropped_calls_is_harvested_without_them(
     path = shop_copy("agent_e_search.json", demo, settings.workspace / "foreign", odd)
     (result,) = await harvest([path], settings, engine, browser=browser)
     assert result.error is None and result.verified, result.verify_error
+    assert [reason.split(":")[0] for reason in result.dropped] == [
+        "call 4 (solve_captcha) dropped",
+        "call 7 (click) dropped",
+    ]
     assert not result.skill.complete
     assert result.skill.expected_end == "/search?q=trail+shoes"
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import ast
 import hashlib
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from playwright.async_api import Browser
@@ -69,6 +69,7 @@ class HarvestResult:
     name: str | None = None
     reason: str | None = None
     earlier: str | None = None  # dry run: what harvesting this source gave before
+    dropped: list[str] = field(default_factory=list)  # calls of the log left out, and why
 
 
 @dataclass
@@ -339,7 +340,9 @@ async def harvest_one(
     except Exception as exc:  # one source's surprise must not stop the batch
         return _failed(source, exc)
     outcome = UNCHANGED if draft.unchanged else NEW_VERSION if draft.joins else NEW_SKILL
-    result = HarvestResult(str(source), code=draft.code, outcome=outcome, name=draft.name)
+    result = HarvestResult(
+        str(source), code=draft.code, outcome=outcome, name=draft.name, dropped=draft.plan.dropped
+    )
     if dry_run:
         return result
     try:
