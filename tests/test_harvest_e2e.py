@@ -142,7 +142,7 @@ async def test_a_form_inside_an_iframe_is_harvested_and_reused(
     (made,) = await harvest([Path(first.log_path)], settings, engine, browser=browser)
     assert made.verified, made.verify_error
     assert json.loads(made.skill.command_templates) == [
-        'send the message "{message}" as {name} through the help contact form'
+        'send the message "{message}" as {name} through the {link_name} contact form'
     ]
     again = await run_command(
         'send the message "Do you ship to Oslo?" as Grace Hopper through the help contact form',

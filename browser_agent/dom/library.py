@@ -20,6 +20,6 @@ async def run_on_page(page: Page | Frame, op: str, **options: Any) -> Any:
     return await page.evaluate(page_library(), {"op": op, **options})
 
 
-async def run_on_element(locator: Locator, op: str) -> Any:
-    """Run one element-level operation of the library (describe, identity)."""
-    return await locator.evaluate(page_library(), {"op": op})
+async def run_on_element(locator: Locator, op: str, **options: Any) -> Any:
+    """Run one element-level operation of the library (describe, identity, before)."""
+    return await locator.evaluate(page_library(), {"op": op, **options})

@@ -459,6 +459,24 @@
       return [target.tagName.toLowerCase(), role || "", nameOf(target), isPassword(target),
         describe(target), visible];
     }
+    case "before": {
+      // The visible text just before the element in document order (up to arg.max
+      // characters, nearest last): what tells apart elements of the same role and name.
+      const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+      walker.currentNode = target;
+      const parts = [];
+      let size = 0;
+      while (size < arg.max && walker.previousNode()) {
+        const node = walker.currentNode;
+        if (target.contains(node) || !node.parentElement) continue;
+        if (SKIP_TAGS.has(node.parentElement.tagName)) continue;
+        const text = squash(node.nodeValue, 200);
+        if (!text || !node.parentElement.checkVisibility()) continue;
+        parts.unshift(text);
+        size += text.length + 1;
+      }
+      return parts.join(" ");
+    }
     case "watch": return watch();
     case "changes": return changes();
     default: throw new Error(`unknown op ${arg.op}`);

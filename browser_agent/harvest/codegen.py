@@ -20,6 +20,8 @@ from libcst.helpers import parse_template_expression, parse_template_statement
 from browser_agent.harvest.plan import (
     RESERVED_NAMES,
     ByRoleName,
+    Cased,
+    NthOfRole,
     Param,
     PlannedStep,
     SkillPlan,
@@ -115,6 +117,13 @@ def _one_per_line(count: int, index: int, indent: str = "    ") -> cst.Comma:
 
 
 def _value(value: Any) -> cst.BaseExpression:
+    if isinstance(value, Cased):
+        case = identifier(value.case.name) if isinstance(value.case, Param) else string(value.case)
+        return parse_template_expression(
+            "with_case({text}, {case})", text=identifier(value.param.name), case=case
+        )
+    if isinstance(value, Param) and value.kind == "int":
+        return parse_template_expression("str({name})", name=identifier(value.name))
     if isinstance(value, Param):
         return identifier(value.name)
     if isinstance(value, bool):
@@ -143,6 +152,8 @@ def _target_constant(name: str, step: int, key: str, planned: PlannedStep) -> cs
         "    text={text},\n"
         "    attributes={attributes},\n"
         "    xpath={xpath},\n"
+        "    near={near},\n"
+        "    among={among},\n"
         "    intent={intent},\n"
         ")\n",
         name=identifier(name),
@@ -154,64 +165,138 @@ def _target_constant(name: str, step: int, key: str, planned: PlannedStep) -> cs
         text=string(record.text),
         attributes=attributes,
         xpath=string(record.xpath),
+        near=string(str(record.context.get("heading", ""))),
+        among=cst.Integer(str(int(record.context.get("index", 0)))),
         intent=string(f"{planned.primitive} on the {record.role} {record.name!r}"),
     )
 
 
+ITEM = "item"  # the loop variable of a step that runs once per item of a list parameter
+
+
+def _finder(target: str, value: Any, looped: Param | None) -> cst.BaseExpression:
+    """``await find(STEP_n)``, by a name parameter (or the loop's item), or by position."""
+    if isinstance(value, ByRoleName):
+        name = identifier(ITEM) if looped is value.param else identifier(value.param.name)
+        return parse_template_expression(
+            "await find({target}, name={name})", target=identifier(target), name=name
+        )
+    if isinstance(value, NthOfRole):
+        return parse_template_expression(
+            "await find({target}, nth={position})",
+            target=identifier(target),
+            position=identifier(value.param.name),
+        )
+    return parse_template_expression("await find({target})", target=identifier(target))
+
+
+def _looped(planned: PlannedStep) -> Param | None:
+    """The list or path parameter a step runs over, if any."""
+    for value in planned.arguments.values():
+        if isinstance(value, ByRoleName) and value.param.kind in ("list", "path"):
+            return value.param
+    return None
+
+
+def _checks(planned: PlannedStep) -> list[cst.Arg]:
+    """The effects ``expect`` checks after the step: the field holds the value, the box is
+    ticked, the option chosen, the page moved on or changed as it did when recorded."""
+    checks = []
+    from_command = any(
+        isinstance(v, Param | ByRoleName | NthOfRole | Cased) for v in planned.arguments.values()
+    )
+    if planned.primitive == "enter_text" and "text" in planned.arguments:
+        checks.append(keyword_arg("value", _value(planned.arguments["text"])))
+    if planned.primitive == "select_option" and "option" in planned.arguments:
+        checks.append(keyword_arg("selected", _value(planned.arguments["option"])))
+    if planned.checked:
+        checks.append(keyword_arg("checked", cst.Name("True")))
+    if planned.navigated_to is not None and not from_command:  # else the path varies too
+        checks.append(keyword_arg("navigated_to", string(urlsplit(planned.navigated_to).path)))
+    elif planned.navigated_to is not None:
+        checks.append(keyword_arg("navigated", cst.Name("True")))
+    elif planned.appeared:
+        checks.append(keyword_arg("appeared", cst.Name("True")))
+    return checks
+
+
 def _step_statements(step: int, planned: PlannedStep, names: dict[str, str]) -> list:
-    """The statements of one step: guarded primitive call, then its effect check."""
+    """The statements of one step: guarded primitive call, then its effect check; once per
+    item when the step runs over a list parameter."""
     fn = PRIMITIVES[planned.primitive]
     allowed = set(inspect.signature(fn).parameters)
+    looped = _looped(planned)
     args: list[cst.Arg] = []
     for key, value in planned.arguments.items():
         if key not in allowed:
             raise ValueError(f"{planned.primitive} has no parameter {key!r}")
         if key in planned.targets:
-            finder = parse_template_expression(
-                "await find({target})", target=identifier(names[key])
-            )
-            if isinstance(value, ByRoleName):
-                finder = parse_template_expression(
-                    "await find({target}, name={param})",
-                    target=identifier(names[key]),
-                    param=identifier(value.param.name),
-                )
-            args.append(keyword_arg(key, finder))
+            args.append(keyword_arg(key, _finder(names[key], value, looped)))
         else:
             args.append(keyword_arg(key, _value(value)))
     call = cst.Await(cst.Call(identifier(planned.primitive), args))
     if planned.primitive == "open_url":
         return [cst.SimpleStatementLine([cst.Expr(call)])]
+    if looped is not None and looped.kind == "path":
+        return [_path_loop(planned, names, looped)]
     first_target = identifier(names[next(iter(planned.targets))]) if planned.targets else None
-    checks = []
-    from_command = any(isinstance(v, Param | ByRoleName) for v in planned.arguments.values())
-    if planned.navigated_to is not None and not from_command:  # else the path varies too
-        path = urlsplit(planned.navigated_to).path
-        checks.append(keyword_arg("navigated_to", string(path)))
-    elif planned.appeared:
-        checks.append(keyword_arg("appeared", cst.Name("True")))
+    checks = _checks(planned)
     if not checks:
-        return [cst.SimpleStatementLine([cst.Expr(call)])]
-    statements = [cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(cst.Name("said"))], call)])]
+        body = [cst.SimpleStatementLine([cst.Expr(call)])]
+    else:
+        said = cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(cst.Name("said"))], call)])
+        expect_args = [cst.Arg(first_target or cst.Name("None")), cst.Arg(cst.Name("said"))]
+        expect = cst.Expr(cst.Await(cst.Call(cst.Name("expect"), [*expect_args, *checks])))
+        body = [said, cst.SimpleStatementLine([expect])]
+    if looped is None:
+        return body
+    loop = cst.For(
+        target=identifier(ITEM), iter=identifier(looped.name), body=cst.IndentedBlock(body)
+    )
+    return [loop]
+
+
+def _path_loop(planned: PlannedStep, names: dict[str, str], path: Param) -> cst.BaseStatement:
+    """Open each item of a menu path by pointing at it, and click the last one."""
+    key = next(iter(planned.targets))
+    checks = _checks(planned)
+    template = (
+        "for {item}, last in path_items({path}):\n"
+        "    target = await find({step}, name={item})\n"
+        "    said = await click(selector=target) if last else await hover(selector=target)\n"
+    )
     if checks:
-        expect_args = [
-            cst.Arg(first_target or cst.Name("None")),
-            cst.Arg(cst.Name("said")),
-            *checks,
-        ]
-        statements.append(
-            cst.SimpleStatementLine(
-                [cst.Expr(cst.Await(cst.Call(cst.Name("expect"), expect_args)))]
-            )
-        )
-    return statements
+        template += "    if last:\n        await expect({step}, said, {checks})\n"
+    statement = parse_template_statement(
+        template.replace("{checks}", "CHECKS"),
+        item=identifier(ITEM),
+        path=identifier(path.name),
+        step=identifier(names[key]),
+    )
+    if not checks:
+        return statement
+    return statement.visit(_FillChecks(checks))  # type: ignore[return-value]
+
+
+class _FillChecks(cst.CSTTransformer):
+    """Puts the check keywords where the template says CHECKS."""
+
+    def __init__(self, checks: list[cst.Arg]) -> None:
+        self.checks = checks
+
+    def leave_Call(self, original_node: cst.Call, updated_node: cst.Call) -> cst.Call:
+        if m.matches(updated_node.func, m.Name("expect")):
+            args = [a for a in updated_node.args if not m.matches(a.value, m.Name("CHECKS"))]
+            return updated_node.with_changes(args=[*args, *self.checks])
+        return updated_node
 
 
 def _signature(plan: SkillPlan) -> cst.Parameters:
     params = []
     for param in plan.params:
+        kind = {"int": "int", "list": "list[str]"}.get(param.kind, "str")
         annotation = parse_template_expression(
-            "Annotated[str, {description}]", description=string(param.description)
+            f"Annotated[{kind}, {{description}}]", description=string(param.description)
         )
         params.append(cst.Param(identifier(param.name), cst.Annotation(annotation), star=""))
     start = parse_template_expression(
@@ -274,9 +359,13 @@ def generate_module(plan: SkillPlan, name: str) -> str:
         returns=cst.Annotation(cst.Name("str")),
         asynchronous=cst.Asynchronous(),
     )
-    used = sorted({s.primitive for s in plan.steps})
+    used = {s.primitive for s in plan.steps}
+    if any((p := _looped(s)) is not None and p.kind == "path" for s in plan.steps):
+        used |= {"click", "hover"}
+    used = sorted(used)
     in_body = cst.Module(body=body)
-    runtime_names = [n for n in ("done", "expect", "find") if m.findall(in_body, m.Name(n))]
+    helpers = ("done", "expect", "find", "path_items", "with_case")
+    runtime_names = [n for n in helpers if m.findall(in_body, m.Name(n))]
     if constants:
         runtime_names.insert(0, "Target")
     module = cst.Module(

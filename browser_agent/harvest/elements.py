@@ -61,6 +61,7 @@ class ElementRecord:
     text: str = ""
     attributes: dict[str, str] = field(default_factory=dict)
     xpath: str = ""
+    context: dict = field(default_factory=dict)  # nearest heading, place among equals
 
     def as_dict(self) -> dict:
         return asdict(self)

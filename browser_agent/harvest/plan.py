@@ -22,6 +22,7 @@ from browser_agent.harvest.elements import (
     tag_for_selector,
 )
 from browser_agent.harvest.logs import Call, ChatLog
+from browser_agent.harvest.selectors import ANY_ROLE, CLOSE_MARKS, text_selector
 from browser_agent.planner.redact import MASK
 from skills.primitive import OBSERVATION_ONLY, PRIMITIVES
 
@@ -32,9 +33,28 @@ RESERVED_NAMES |= set(PRIMITIVES)
 SELECTOR_ARGS = ("selector", "text_selector", "click_selector")
 VALUE_ARGS = ("text", "option")
 # Controls whose accessible name is their label: a label the command happens to say ("sort
-# by ...") names the control, it is not a value to pass in.
-FIELD_ROLES = frozenset(
-    {"combobox", "listbox", "textbox", "searchbox", "spinbutton", "checkbox", "radio", "slider"}
+# by ...") names the control, it is not a value to pass in. The name of any other control
+# (a button, link, tab, checkbox or radio label) is the choice itself: a parameter.
+FIELD_ROLES = frozenset({"combobox", "listbox", "textbox", "searchbox", "spinbutton", "slider"})
+# Roles whose elements a person ticks: several may be asked for at once, so their names
+# are always a list parameter.
+TICK_ROLES = frozenset({"checkbox", "switch", "menuitemcheckbox"})
+# Tags a generic clickable element (one the page made clickable with a script) has; the
+# page library names them by tag, with no ARIA role.
+GENERIC_TAGS = frozenset(
+    {"span", "div", "li", "p", "td", "th", "i", "b", "em", "strong", "small", "font", "dd",
+     "dt", "section", "article", "header", "footer", "label", "svg", "use", "path", "g"}
+)  # fmt: skip
+_CLAUSE_START = re.compile(r"(?:^|[,.;:]\s*|\b(?:and|then)\s+)$", re.IGNORECASE)
+_LIST_GAP = re.compile(r"^\s*(?:,\s*(?:and\s+|or\s+)?|\s(?:and|or)\s+|;\s*)$", re.IGNORECASE)
+_PATH_GAP = re.compile(r"^\s*>\s*$")
+_LETTER_CASE = re.compile(r"\b(upper|lower)(?=[\s-]*case\b)", re.IGNORECASE)
+_ORDINAL_WORDS = (
+    "first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth",
+    "tenth",
+)  # fmt: skip
+_ORDINAL = re.compile(
+    r"\b(?:(?P<n>\d+)(?:st|nd|rd|th)|(?P<w>" + "|".join(_ORDINAL_WORDS) + r"))\b", re.I
 )
 ACTIONS = set(PRIMITIVES) - OBSERVATION_ONLY
 _ERROR = re.compile(r"^\s*(error|failed|unable|could not)\b", re.IGNORECASE)
@@ -42,6 +62,7 @@ _NAVIGATED = re.compile(
     r"(?:navigated to|page loaded:|loaded|now on|url(?: is)?:?)\s+(https?://[^\s'\"<>]+?)[.,;]?(?:\s|$)",
     re.IGNORECASE,
 )
+_TEXT_ROLES = frozenset({"text", "h1", "h2", "h3", "h4", "h5", "h6"})
 _SELECTED = re.compile(r"Selected option '[^']*' \((.+?)\) in ")
 _APPEARED = re.compile(r"\bnew elements? appeared|elements? (?:were )?added", re.IGNORECASE)
 
@@ -55,19 +76,48 @@ class NotHarvestable(ValueError):
 
 @dataclass
 class Param:
-    """A skill parameter: a value that came from the command."""
+    """A skill parameter: a value that came from the command.
+
+    ``kind`` is its type: ``str``, ``int``, ``list`` (of str, said "a, b and c"), ``path``
+    (menu items said "a>b>c") or ``ordinal`` ("3rd"). ``example`` is the value the skill
+    is replayed with; ``said`` the words of the command it stands for in the template.
+    """
 
     name: str
     description: str
-    example: str
+    example: Any
+    kind: str = "str"
+    said: str = ""
+
+    def __post_init__(self) -> None:
+        if not self.said and isinstance(self.example, str):
+            self.said = self.example
 
 
 @dataclass
 class ByRoleName:
-    """A selector whose accessible name is a parameter: ``role=link[name=<param>]``."""
+    """A selector whose accessible name is a parameter: ``role=link[name=<param>]``; for a
+    list or path parameter, the step runs once per item."""
 
     role: str
     param: Param
+
+
+@dataclass
+class NthOfRole:
+    """A selector by position among the visible elements of a role: "the 3rd checkbox"."""
+
+    role: str
+    param: Param
+
+
+@dataclass
+class Cased:
+    """Typed text in the letter case the command asks for ("in all upper case letters"):
+    ``case`` is a parameter, or a literal "upper" or "lower"."""
+
+    param: Param
+    case: Param | str
 
 
 @dataclass
@@ -79,6 +129,7 @@ class PlannedStep:
     targets: dict[str, ElementRecord] = field(default_factory=dict)
     navigated_to: str | None = None  # path (and query, for the example) after the step
     appeared: bool = False
+    checked: bool = False  # the step ticked a checkbox or chose a radio button
 
 
 @dataclass
@@ -144,6 +195,8 @@ class _Builder:
     steps: list[PlannedStep] = field(default_factory=list)
     params: list[Param] = field(default_factory=list)
     observed: dict[str, tuple[str, str]] = field(default_factory=dict)
+    page_texts: set[str] = field(default_factory=set)
+    spans: dict[str, tuple[int, int]] = field(default_factory=dict)  # param -> command span
     start_url: str = ""
     end_url: str = ""
     ended: str = RUN_ENDED
@@ -154,6 +207,7 @@ class _Builder:
             if reason:
                 self.ended = reason
                 break
+        self._group_lists()
         actions = [s for s in self.steps if s.primitive != "open_url"]
         if not actions:
             left_out = "".join(f"; {reason}" for reason in self.log.dropped)
@@ -177,6 +231,7 @@ class _Builder:
         if call.name in OBSERVE:
             if call.name == "get_dom":
                 self.observed = observed_elements(call.response)
+                self.page_texts |= {_plain(name) for _role, name in self.observed.values()}
             return None
         if _ERROR.match(call.response):
             return None  # a failed attempt: the model tried again in a later call
@@ -196,6 +251,9 @@ class _Builder:
         self, name: str, arguments: dict[str, Any], response: str, tag: Tag | None = None
     ) -> str | None:
         """Add one primitive call; ``tag`` names its element when the caller paired it."""
+        typed = arguments.get("text")
+        if isinstance(typed, str) and typed != MASK and self._read_off_page(typed):
+            return f"the text {typed!r} it typed was read off the page, not said in the command"
         step = PlannedStep(name, {})
         for key, value in arguments.items():
             if key in SELECTOR_ARGS:
@@ -209,6 +267,9 @@ class _Builder:
             self.end_url = navigated
             step.navigated_to = _relative(navigated)
         step.appeared = bool(_APPEARED.search(response))
+        step.checked = name == "click" and any(
+            t.role in (*TICK_ROLES, "radio") for t in step.targets.values()
+        )
         self.steps.append(step)
         if navigated:
             self.observed = {}
@@ -248,65 +309,252 @@ class _Builder:
         if tag is None:
             if mmid:
                 return f"the element {selector} of {step.primitive} is not described in the log"
-            step.arguments[key] = selector  # the model wrote a selector of its own
+            # The model wrote a selector of its own: guarded too (exactly one visible element),
+            # though nothing says which role and name it had.
+            step.targets[key] = ElementRecord(selector=selector, role=ANY_ROLE, name="", tag="")
+            step.arguments[key] = selector
             return None
         role, name = self.observed.get(mmid.group(1), (None, None)) if mmid else (None, None)
         record = element_record(tag, role, name)
         if record is None:
             return f"the element of {step.primitive} has nothing stable to find it by"
-        named = _in_command(record.name, self.log)
-        if record.selector.startswith("role=link") and not named:
+        if record.role in GENERIC_TAGS:  # a span or div a script made clickable
+            record.role = ""
+            if record.selector.startswith("role="):
+                record.selector = text_selector(record.tag, record.name)
+        said = self._said_name(record)
+        kind = record.role or "element"
+        if record.role == "link" and said is None:
             return f"clicking the link {record.name!r} was a choice among page content"
-        if record.selector.startswith("role=") and named and record.role not in FIELD_ROLES:
-            param = self._param(snake(f"{record.role} name"), f"Name of the {record.role}", named)
+        if said is not None and record.role not in FIELD_ROLES:
+            plural = record.role in TICK_ROLES
+            noun = snake(f"{kind} names" if plural else f"{kind} name")
+            description = f"Name{'s' if plural else ''} of the {kind}{'es' if plural else ''}"
+            value = [said.group(0)] if plural else said.group(0)
+            param = self._param(noun, description, value, "list" if plural else "str", said)
             step.arguments[key] = ByRoleName(record.role, param)
+        elif record.role not in FIELD_ROLES and mmid:
+            position = self._position(mmid.group(1), record.role)
+            if position:
+                param = self._param(
+                    "position",
+                    f"Which {kind} counting from the top (1st, 2nd, 3rd...)",
+                    position.group(0),
+                    "ordinal",
+                    position,
+                )
+                step.arguments[key] = NthOfRole(record.role, param)
+        record.context = self._context(mmid.group(1)) if mmid else {}
         step.targets[key] = record
         step.arguments.setdefault(key, record.selector)
         return None
 
+    def _said_name(self, record: ElementRecord) -> re.Match[str] | None:
+        """Where the command names this element, unless only its first word (a verb: "Close
+        the dialog") does; an "x" names a close button."""
+        names = [record.name]
+        if record.role == "button" and record.name.strip().lower() in ("close", "dismiss"):
+            names += CLOSE_MARKS
+        for name in names:
+            said = _said(name, self.log.command, whole=len(name) == 1)
+            if said and not _CLAUSE_START.search(self.log.command[: said.start()]):
+                return said
+        return None
+
+    def _position(self, mmid: str, role: str) -> re.Match[str] | None:
+        """The ordinal in the command ("3rd") that counts the element among the visible
+        elements of its role, as last observed; None when no ordinal says its position."""
+        same = [key for key, (seen_role, _name) in self.observed.items() if seen_role == role]
+        if mmid not in same:
+            return None
+        for match in _ORDINAL.finditer(self.log.command):
+            if _ordinal_value(match) == same.index(mmid) + 1:
+                return match
+        return None
+
+    def _context(self, mmid: str) -> dict[str, Any]:
+        """What tells the element from others of its role and name: the nearest heading or
+        text before it, and its place among its equals, as last observed."""
+        if mmid not in self.observed:
+            return {}
+        lines = list(self.observed.items())
+        index = [key for key, _seen in lines].index(mmid)
+        heading = next(
+            (
+                name
+                for _key, (role, name) in reversed(lines[:index])
+                if role in _TEXT_ROLES and name
+            ),
+            "",
+        )
+        equals = [key for key, seen in lines if seen == self.observed[mmid]]
+        return {"heading": heading[:120], "index": equals.index(mmid)}
+
+    def _read_off_page(self, typed: str) -> bool:
+        """Typed text the command does not say but an observed page showed: it was read."""
+        return _said(typed, self.log.command) is None and _plain(typed) in self.page_texts
+
     def _value(self, step: PlannedStep | None, key: str, value: Any, response: str = "") -> Any:
-        """A literal, or a parameter when the value came from the command."""
+        """A literal, or a parameter when the value came from the command (typed text keeps
+        the letter case the command asks for, a number field's value is an int)."""
         if not isinstance(value, str) or key not in (*VALUE_ARGS, "url"):
             return value
         element = next(iter(step.targets.values()), None) if step else None
-        if value == MASK:
-            return self._param("password", "The password (never stored)", "")
+        if value == MASK:  # the command names it masked, if at all
+            masked = re.search(re.escape(MASK), self.log.command)
+            return self._param("password", "The password (never stored)", "", "str", masked)
         candidates = [value]
         chosen = _SELECTED.search(response) if key == "option" else None
         if chosen:
             candidates.append(chosen.group(1))  # the option's label, as the command says it
         for candidate in candidates:
-            said = _in_command(candidate, self.log)
-            if said:
-                label = key
-                if element is not None:
-                    attrs = element.attributes
-                    label = element.name or attrs.get("placeholder") or attrs.get("name") or key
-                name = _param_name(element, key)
-                return self._param(name, f"{label} (example: {said})", said)
+            said = _said(candidate, self.log.command)
+            if said is None:
+                continue
+            label = key
+            if element is not None:
+                attrs = element.attributes
+                label = element.name or attrs.get("placeholder") or attrs.get("name") or key
+            name = _param_name(element, key)
+            description = f"{label} (example: {said.group(0)})"
+            number = element is not None and element.attributes.get("type") == "number"
+            if number and re.fullmatch(r"-?\d+", said.group(0)):
+                return self._param(name, description, int(said.group(0)), "int", said)
+            param = self._param(name, description, said.group(0), "str", said)
+            if key == "text" and candidate != said.group(0):
+                return self._cased(param, candidate, said.group(0))
+            return param
         return value
 
-    def _param(self, name: str, description: str, example: str) -> Param:
+    def _cased(self, param: Param, typed: str, said: str) -> Any:
+        """The command said "tora" and "in all upper case letters"; "TORA" was typed."""
+        case = "upper" if typed == said.upper() else "lower" if typed == said.lower() else ""
+        if not case:
+            return param
+        word = _LETTER_CASE.search(self.log.command)
+        if word is None or word.group(1).lower() != case:
+            return Cased(param, case)
+        described = "Letter case of the typed text: upper or lower"
+        return Cased(param, self._param("letter_case", described, case, "case", word))
+
+    def _param(
+        self,
+        name: str,
+        description: str,
+        example: Any,
+        kind: str = "str",
+        said: re.Match[str] | None = None,
+    ) -> Param:
+        """The parameter for a value of the command (one per place the command says it)."""
+        span = said.span() if said else None
         for existing in self.params:
-            if existing.example == example and existing.name.startswith(name):
+            if existing.name.startswith(name) and (
+                (span is not None and self.spans.get(existing.name) == span)
+                or (span is None and existing.example == example)
+            ):
                 return existing
         taken = {p.name for p in self.params} | RESERVED_NAMES
         unique, n = name, 2
         while unique in taken:
             unique, n = f"{name}_{n}", n + 1
-        param = Param(unique, description, example)
+        param = Param(unique, description, example, kind, said.group(0) if said else "")
         self.params.append(param)
+        if span is not None:
+            self.spans[unique] = span
         return param
 
+    def _group_lists(self) -> None:
+        """Consecutive steps on items the command lists ("a, b and c", "File > Save") become
+        one step over a list parameter: the generated code loops over its items."""
+        grouped: list[PlannedStep] = []
+        for step in self.steps:
+            last = grouped[-1] if grouped else None
+            joined = self._join(last, step) if last is not None else None
+            if joined is not None:
+                grouped[-1] = joined
+            else:
+                grouped.append(step)
+        self.steps = grouped
+
+    def _join(self, first: PlannedStep, second: PlannedStep) -> PlannedStep | None:
+        """One step doing both, when the second acts on the next item of a list or path."""
+        a, b = _by_name(first), _by_name(second)
+        if a is None or b is None or a[1].role != b[1].role or a[0] != b[0]:
+            return None
+        key, left, right = a[0], a[1].param, b[1].param
+        start, end = self.spans.get(left.name), self.spans.get(right.name)
+        if start is None or end is None or end[0] <= start[1]:
+            return None
+        gap = self.log.command[start[1] : end[0]]
+        path = left.kind in ("str", "path") and _PATH_GAP.match(gap) is not None
+        if path and first.primitive in ("hover", "click") and second.primitive == "click":
+            if left.kind == "str" and first.primitive != "hover":
+                return None
+            return self._merge(first, second, key, left, right, "path", "click")
+        if _LIST_GAP.match(gap) and first.primitive == second.primitive and left.kind != "path":
+            return self._merge(first, second, key, left, right, "list", first.primitive)
+        return None
+
+    def _merge(
+        self,
+        first: PlannedStep,
+        second: PlannedStep,
+        key: str,
+        left: Param,
+        right: Param,
+        kind: str,
+        primitive: str,
+    ) -> PlannedStep:
+        """The two steps as one over a list (or path) parameter spanning both values."""
+        start, end = self.spans[left.name][0], self.spans[right.name][1]
+        said = self.log.command[start:end]
+        items = _items(left) + _items(right)
+        example: Any = items if kind == "list" else said
+        role = first.targets[key].role or "element"
+        base = snake(f"{role} names") if kind == "list" else "menu_path"
+        description = (
+            f"Names of the {role}es to act on, e.g. {said!r}"
+            if kind == "list"
+            else f"The items to open in turn, the last one chosen, e.g. {said!r}"
+        )
+        self.params = [p for p in self.params if p not in (left, right)]
+        for param in (left, right):
+            self.spans.pop(param.name, None)
+        merged = Param(base, description, example, kind, said)
+        taken = {p.name for p in self.params} | RESERVED_NAMES
+        n = 2
+        while merged.name in taken:
+            merged.name, n = f"{base}_{n}", n + 1
+        self.params.append(merged)
+        self.spans[merged.name] = (start, end)
+        arguments = dict(first.arguments)
+        arguments[key] = ByRoleName(first.arguments[key].role, merged)
+        return PlannedStep(
+            primitive,
+            arguments,
+            targets=first.targets,
+            navigated_to=second.navigated_to,
+            appeared=second.appeared,
+            checked=first.checked and second.checked,
+        )
+
     def _template(self) -> str:
-        template = self.log.command.replace("{", "{{").replace("}", "}}")
-        for param in sorted(self.params, key=lambda p: len(p.example), reverse=True):
-            example = MASK if param.name.startswith("password") else param.example
-            if not example:
+        """The command with each parameter's words replaced by ``{name}``."""
+        command = self.log.command
+        cuts = sorted(
+            (span, name)
+            for name, span in self.spans.items()
+            if any(p.name == name for p in self.params)
+        )
+        parts, at = [], 0
+        for (start, end), name in cuts:
+            if start < at:
                 continue
-            pattern = re.compile(re.escape(example), re.IGNORECASE)
-            template = pattern.sub("{" + param.name + "}", template, count=1)
-        return template
+            parts.append(command[at:start].replace("{", "{{").replace("}", "}}"))
+            parts.append("{" + name + "}")
+            at = end
+        parts.append(command[at:].replace("{", "{{").replace("}", "}}"))
+        return "".join(parts)
 
 
 _QUESTION = re.compile(
@@ -321,17 +569,42 @@ def asks_for_information(command: str) -> bool:
     return bool(_QUESTION.search(command))
 
 
-def _in_command(value: str, log: ChatLog) -> str | None:
-    """The words of the command that say ``value`` (case and punctuation aside), if any."""
+def _said(value: str, command: str, whole: bool = False) -> re.Match[str] | None:
+    """Where the command says ``value`` (case and punctuation aside), if it does; with
+    ``whole``, only as a quoted or stand-alone token (for one-letter values such as "x")."""
     words = re.findall(r"\w+", value)
     if not words:
-        return None
+        marks = value.strip()
+        return (
+            re.search(rf"(?<=[\"'\s]){re.escape(marks)}(?=[\"'\s.,]|$)", command) if marks else None
+        )
     pattern = r"(?<!\w)" + r"\W*".join(re.escape(w) for w in words) + r"(?!\w)"
     trailing = re.search(r"[^\w\s]+$", value.strip())
     if trailing:  # "Where is my order?" keeps its question mark when the command has it
         pattern += f"(?:{re.escape(trailing.group())})?"
-    match = re.search(pattern, log.command, re.IGNORECASE)
-    return match.group(0) if match else None
+    if whole:
+        pattern = r"(?<=[\"'\u201c])" + pattern + r"(?=[\"'\u201d])"
+    return re.search(pattern, command, re.IGNORECASE)
+
+
+def _plain(text: str) -> str:
+    return " ".join(text.split()).casefold()
+
+
+def _ordinal_value(match: re.Match[str]) -> int:
+    if match["n"]:
+        return int(match["n"])
+    return _ORDINAL_WORDS.index(match["w"].lower()) + 1
+
+
+def _by_name(step: PlannedStep) -> tuple[str, ByRoleName] | None:
+    """The one argument of a step located by a name parameter, with its key."""
+    found = [(k, v) for k, v in step.arguments.items() if isinstance(v, ByRoleName)]
+    return found[0] if len(found) == 1 and len(step.targets) == 1 else None
+
+
+def _items(param: Param) -> list[str]:
+    return list(param.example) if isinstance(param.example, list) else [str(param.example)]
 
 
 def plan_skill(log: ChatLog) -> SkillPlan:

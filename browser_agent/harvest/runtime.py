@@ -27,7 +27,9 @@ from playwright.async_api import Frame, Page
 from browser_agent.browser.errors import ActionError
 from browser_agent.browser.locate import frame_for
 from browser_agent.browser.session import session
+from browser_agent.browser.values import field_value
 from browser_agent.dom.library import run_on_element
+from browser_agent.harvest.selectors import ANY_ROLE, CLOSE_MARKS, text_selector
 
 # Static attributes that may still name the element after its id changed, in the order
 # they are tried; the first stages are role + name and visible text, the last the XPath.
@@ -64,6 +66,8 @@ class Target:
     text: str = ""
     attributes: dict[str, str] = field(default_factory=dict)
     xpath: str = ""
+    near: str = ""  # the nearest text before it when recorded, to tell it from its equals
+    among: int = 0  # its place among the elements of its role and name when recorded
     intent: str = ""
 
 
@@ -111,6 +115,30 @@ class Repairs:
 _repairs: ContextVar[Repairs | None] = ContextVar("browser_agent_repairs", default=None)
 
 
+_found_in_task: ContextVar[dict[int, tuple[Page | Frame, str]] | None] = ContextVar(
+    "browser_agent_found", default=None
+)
+_notes_in_task: ContextVar[list[str] | None] = ContextVar("browser_agent_notes", default=None)
+
+
+def _found() -> dict[int, tuple[Page | Frame, str]]:
+    """Step -> (frame, selector) of the element each step of the running skill acted on."""
+    found = _found_in_task.get()
+    if found is None:
+        found = {}
+        _found_in_task.set(found)
+    return found
+
+
+def _notes() -> list[str]:
+    """What the running skill decided on its own (which of two same-named buttons)."""
+    notes = _notes_in_task.get()
+    if notes is None:
+        notes = []
+        _notes_in_task.set(notes)
+    return notes
+
+
 @contextmanager
 def repairing(helper: StepHelper | None = None) -> Iterator[Repairs]:
     """Skills called inside the block heal stale selectors (and ask ``helper`` when healing
@@ -133,18 +161,33 @@ def by_role(role: str, name: str) -> str:
     return f'role={role}[name="{escaped}"s]'
 
 
-async def find(target: Target, name: str | None = None) -> str:
+def by_name(target: Target, name: str) -> str:
+    """The selector for the element of the target's role that a command names: the name
+    exact but for case; an "x" names a close button; an element with no role by its text."""
+    if target.role == "button" and name.strip().lower() in CLOSE_MARKS:
+        return "role=button[name=/^\\s*(close|dismiss|x|\u00d7|\u2715|\u2716)\\s*$/i]"
+    if not target.role or target.role == ANY_ROLE:
+        return text_selector(target.tag, name)
+    escaped = name.replace("\\", "\\\\").replace('"', '\\"')
+    return f'role={target.role}[name="{escaped}"i]'
+
+
+async def find(target: Target, name: str | None = None, nth: str | None = None) -> str:
     """The selector to act on: it must match exactly one visible element whose role and
-    name are still the recorded ones (``name`` overrides the recorded name).
+    name are still the recorded ones (``name`` overrides the recorded name; ``nth``, an
+    ordinal such as "3rd", picks the element by its place among those of its role).
 
     Inside ``repairing()`` a selector that no longer fits is healed (or the step helper is
     asked); waiting then ends as soon as the element shows up by any healing stage, so a
-    changed page costs no full timeout per step.
+    changed page costs no full timeout per step. A name that several visible elements
+    share is decided by what was recorded (see ``_choose``).
     """
-    expected = target.name if name is None else name
-    selector = target.selector if name is None else by_role(target.role, expected)
     active = session()
     top = active.current_page()
+    if nth is not None:
+        return await _find_nth(top, target, nth)
+    expected = target.name if name is None else name
+    selector = target.selector if name is None else by_name(target, expected)
     page = await frame_for(top, selector)  # the iframe that holds it, if one does
     repairs = _repairs.get()
     healing = repairs is not None and name is None
@@ -153,8 +196,11 @@ async def find(target: Target, name: str | None = None) -> str:
         stages = [s for _how, s in heal_stages(target)] if healing else []
         timeout = active.settings.action_timeout_ms
         waited = await _wait_visible(page, [selector, *stages], timeout)
-    problem = await _mismatch(page, target, selector, expected, waited)
+    if name is not None:
+        selector = await _choose(page, target, selector, expected)
+    problem = await _mismatch(page, target, selector, expected, waited, loose=name is not None)
     if problem is None:
+        _found()[target.step] = (page, selector)
         return selector
     if name is not None and problem.startswith("no visible element"):
         raise SkillNotApplicable(
@@ -172,7 +218,79 @@ async def find(target: Target, name: str | None = None) -> str:
     if repair is None:
         raise stale
     repairs.done.append(repair)
+    _found()[target.step] = (page, repair.found)
     return repair.found
+
+
+async def _find_nth(top: Page, target: Target, nth: str) -> str:
+    """The visible element at place ``nth`` among those of the target's role."""
+    position = ordinal_value(nth)
+    base = f"role={target.role}" if target.role and target.role != ANY_ROLE else target.tag
+    if position is None or not base:
+        raise SkillNotApplicable(
+            f"Step {target.step}: {nth!r} is not a position such as 1st or third.",
+            step=target.step,
+        )
+    page = await frame_for(top, base)
+    shown = page.locator(base).filter(visible=True)
+    with suppress(PlaywrightError):
+        await shown.first.wait_for(timeout=session().settings.action_timeout_ms)
+    count = await shown.count()
+    if count < position:
+        raise SkillNotApplicable(
+            f"Step {target.step}: the page shows {count} {target.role or target.tag} "
+            f"element(s), so there is no {nth}.",
+            step=target.step,
+            selector=base,
+        )
+    selector = f"{base} >> visible=true >> nth={position - 1}"
+    _found()[target.step] = (page, selector)
+    return selector
+
+
+_ORDINAL_WORDS = ("first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth",
+                  "ninth", "tenth")  # fmt: skip
+
+
+def ordinal_value(text: str) -> int | None:
+    """3 for "3rd", "third" or "3"; None when ``text`` is no position."""
+    word = text.strip().lower()
+    if word in _ORDINAL_WORDS:
+        return _ORDINAL_WORDS.index(word) + 1
+    match = re.fullmatch(r"(\d+)(?:st|nd|rd|th)?", word)
+    return int(match.group(1)) if match and int(match.group(1)) > 0 else None
+
+
+async def _choose(page: Page | Frame, target: Target, selector: str, name: str) -> str:
+    """The one element to act on when several visible ones have the role and name the
+    command asks for: the one after the recorded nearby text, else the one at the
+    recorded place among its equals. The choice is noted for the skill's answer."""
+    matches = page.locator(selector)
+    try:
+        count = await matches.count()
+        if count < 2:
+            return selector
+        shown = [i for i in range(count) if await matches.nth(i).is_visible()]
+    except PlaywrightError:
+        return selector
+    if len(shown) < 2:
+        return f"{selector} >> nth={shown[0]}" if shown else selector
+    chosen, how = None, ""
+    if target.near:
+        wanted = " ".join(target.near.split()).casefold()
+        for index in shown:
+            before = await run_on_element(matches.nth(index), "before", max=400)
+            if wanted in " ".join(before.split()).casefold():
+                chosen, how = index, f"the one after {target.near!r}"
+        # several may follow the same text: the nearest (last in page order) was kept
+    if chosen is None:
+        place = min(target.among, len(shown) - 1)
+        chosen, how = shown[place], f"number {place + 1} in page order, as recorded"
+    _notes().append(
+        f"{len(shown)} visible {target.role or 'element'}s are named {name!r}; step "
+        f"{target.step} used {how}."
+    )
+    return f"{selector} >> nth={chosen}"
 
 
 async def _shown(page: Page | Frame, selector: str) -> bool:
@@ -196,9 +314,15 @@ async def _wait_visible(page: Page | Frame, selectors: list[str], timeout: float
 
 
 async def _mismatch(
-    page: Page | Frame, target: Target, selector: str, expected: str, waited: float
+    page: Page | Frame,
+    target: Target,
+    selector: str,
+    expected: str,
+    waited: float,
+    loose: bool = False,
 ) -> str | None:
-    """Why ``selector`` does not name the recorded element now, or None when it does."""
+    """Why ``selector`` does not name the recorded element now, or None when it does
+    (``loose``: names compared case aside, as a command says them)."""
     locator = page.locator(selector)
     try:
         count = await locator.count()
@@ -211,6 +335,10 @@ async def _mismatch(
     if identity is None:
         return f"no visible element matches {selector} (waited {waited:.1f} s)."
     _tag, role, found_name, _secret = identity
+    if target.role == ANY_ROLE:
+        return None  # a selector the model wrote: one visible element is all that is known
+    if loose and by_name(target, expected).startswith("role=button[name=/"):
+        expected = found_name  # an "x" that named the close button
     if role != target.role or (expected and not _same(found_name, expected)):
         return (
             f"{selector} now names a {role or 'element'} {found_name!r}, "
@@ -276,13 +404,30 @@ async def _ask_helper(
 
 
 async def expect(
-    target: Target | None, said: str, *, navigated_to: str | None = None, appeared: bool = False
+    target: Target | None,
+    said: str,
+    *,
+    navigated_to: str | None = None,
+    navigated: bool = False,
+    appeared: bool = False,
+    value: str | None = None,
+    checked: bool | None = None,
+    selected: str | None = None,
 ) -> None:
-    """Check that a step had its recorded effect: a navigation to the same path, or new
-    elements on the page."""
+    """Check that a step had its recorded effect on the page: a navigation (to the same
+    path), new elements, the typed value in the field, the box ticked, the option chosen."""
     step = target.step if target else 0
     selector = target.selector if target else ""
     page = session().current_page()
+    moved = "navigated to" in said
+    if target is not None and not moved and (value, checked, selected) != (None, None, None):
+        await _expect_on_element(target, value, checked, selected)
+    if navigated and not moved:
+        raise SkillStale(
+            f"Step {step}: expected the page to move on, but it stayed on {page.url}.",
+            step=step,
+            selector=selector,
+        )
     if navigated_to is not None:
         want = urlsplit(navigated_to).path
         have = urlsplit(page.url).path
@@ -307,9 +452,80 @@ async def expect(
         )
 
 
-async def done(template: str, **values: str) -> str:
-    """The skill's answer: what it did (the template filled in) and where the browser is."""
-    said = re.sub(r"\{(\w+)\}", lambda m: values.get(m.group(1), m.group(0)), template)
+async def _expect_on_element(
+    target: Target, value: str | None, checked: bool | None, selected: str | None
+) -> None:
+    """The element the step acted on holds what the step put there."""
+    frame, selector = _found().get(target.step, (session().current_page(), target.selector))
+    locator = frame.locator(selector)
+    try:
+        if value is not None:
+            kind = await locator.get_attribute("type") or "text"
+            held = await locator.input_value()
+            try:
+                wanted = field_value(kind, value)
+            except ValueError:
+                wanted = value
+            if held != wanted:
+                secret = kind.lower() == "password"
+                shown = "the password typed" if secret else f"{wanted!r}; it holds {held!r}"
+                raise SkillStale(
+                    f"Step {target.step}: the field should now hold {shown}.",
+                    step=target.step,
+                    selector=selector,
+                )
+        if checked is not None and await locator.is_checked() != checked:
+            raise SkillStale(
+                f"Step {target.step}: the {target.role} should now be "
+                f"{'ticked' if checked else 'clear'}, but it is not.",
+                step=target.step,
+                selector=selector,
+            )
+        if selected is not None:
+            chosen = await locator.evaluate(
+                "el => [el.value, (el.selectedOptions[0] || {}).textContent || '']"
+            )
+            if not any(_same(selected, str(option)) for option in chosen):
+                raise SkillStale(
+                    f"Step {target.step}: {selected!r} should now be chosen, but "
+                    f"{chosen[1].strip()!r} is.",
+                    step=target.step,
+                    selector=selector,
+                )
+    except PlaywrightError as exc:
+        raise SkillStale(
+            f"Step {target.step}: its element could not be checked after the step: "
+            f"{str(exc).splitlines()[0]}",
+            step=target.step,
+            selector=selector,
+        ) from exc
+
+
+def with_case(text: str, case: str) -> str:
+    """``text`` in the letter case a command asked for: "upper" or "lower"."""
+    wanted = case.strip().lower()
+    if wanted not in ("upper", "lower"):
+        raise SkillNotApplicable(f"{case!r} is not a letter case (upper or lower).", step=0)
+    return text.upper() if wanted == "upper" else text.lower()
+
+
+def path_items(path: str) -> list[tuple[str, bool]]:
+    """The items of a menu path "File > Save as", each with whether it is the last."""
+    items = [item.strip() for item in path.split(">") if item.strip()]
+    return [(item, index == len(items) - 1) for index, item in enumerate(items)]
+
+
+async def done(template: str, **values: str | list[str] | int) -> str:
+    """The skill's answer: what it did (the template filled in), how it told apart
+    same-named elements, and where the browser is."""
+
+    def filled(match: re.Match[str]) -> str:
+        value = values.get(match.group(1), match.group(0))
+        return ", ".join(value) if isinstance(value, list) else str(value)
+
+    said = re.sub(r"\{(\w+)\}", filled, template)
     said = said.replace("{{", "{").replace("}}", "}")
+    notes = "".join(f" {note}" for note in _notes())
+    _notes().clear()
     page = session().current_page()
-    return f"{said} Final page: {page.url} (title {await page.title()!r})."
+    return f"{said}{notes} Final page: {page.url} (title {await page.title()!r})."
