@@ -5,6 +5,8 @@ everything the harvester writes."""
 
 from __future__ import annotations
 
+import contextlib
+import copy
 import inspect
 import json
 import sqlite3
@@ -549,3 +551,62 @@ async def test_one_bad_foreign_log_does_not_stop_a_batch(
     results = await harvest([bad, good], settings, engine, browser=browser)
     assert results[0].skill is None and reason in (results[0].error or "")
     assert results[1].skill is not None and results[1].verified, results[1].verify_error
+
+
+# ------------------------------------------------------------------ never a traceback
+
+
+def _containers(value: Any, path: tuple = ()) -> list[tuple]:
+    """The path of every object and list inside a parsed log (the log itself excepted),
+    less the on-screen geometry nothing reads."""
+    found = [path] if path else []
+    items = value.items() if isinstance(value, dict) else enumerate(value)
+    for key, item in items if isinstance(value, dict | list) else []:
+        geometry = str(key).endswith(("coordinates", "viewport_info", "branch_path"))
+        if isinstance(item, dict | list) and not geometry:
+            found += _containers(item, (*path, key))
+    return found
+
+
+ODD_VALUES = (None, 0, 2.5, True, "<b>", [], {"a": 1}, [None], "[mmid='1']")
+FOREIGN_FIXTURES = ("agent_e_search.json", "agent_e_login.json", "browser_use_search.json")
+
+
+def odd_variants(log: Any) -> Any:
+    """The log with one odd value put in place of each object or list in it, and of each
+    argument of each tool call, one at a time."""
+    for *parent, key in _containers(log):
+        for value in ODD_VALUES:
+            changed = copy.deepcopy(log)
+            holder = changed
+            for step in parent:
+                holder = holder[step]
+            holder[key] = copy.deepcopy(value)
+            yield changed
+    for *place, _key in [p for p in _containers(log) if p[-1] == "function"]:
+        holder = log
+        for step in (*place, "function"):
+            holder = holder[step]
+        for argument in json.loads(holder["arguments"]):
+            for value in ODD_VALUES:
+                changed = copy.deepcopy(log)
+                function = changed
+                for step in (*place, "function"):
+                    function = function[step]
+                arguments = json.loads(function["arguments"])
+                arguments[argument] = value
+                function["arguments"] = json.dumps(arguments)
+                yield changed
+
+
+@pytest.mark.parametrize("name", FOREIGN_FIXTURES)
+def test_any_odd_value_anywhere_gives_a_reason_never_a_traceback(tmp_path: Path, name: str) -> None:
+    path = tmp_path / "odd.json"
+    path.with_suffix(".meta.json").write_text('{"command": "find trail shoes"}')
+    tried = 0
+    for log in odd_variants(json.loads((LOGS / name).read_text(encoding="utf-8"))):
+        path.write_text(json.dumps(log), encoding="utf-8")
+        with contextlib.suppress(LogError, NotHarvestable):  # a reason, never a traceback
+            generate_module(plan_skill(read_log(path)), "odd_skill")
+        tried += 1
+    assert tried > 300

@@ -370,7 +370,8 @@ def read_browser_use(data: dict[str, Any], path: Path | str, meta: dict[str, Any
         if not isinstance(actions, list):
             continue
         results = step.get("result") if isinstance(step.get("result"), list) else []
-        elements = state.get("interacted_element") or []
+        elements = state.get("interacted_element")
+        elements = elements if isinstance(elements, list) else []
         done_here = len(mapped.calls)
         for index, action in enumerate(actions):
             where = f"step {position + 1} action {index + 1}"
