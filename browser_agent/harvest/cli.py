@@ -60,7 +60,12 @@ def harvest_command(
     ] = None,
     all_runs: Annotated[bool, typer.Option("--all", help="Harvest every successful run.")] = False,
     dry_run: Annotated[
-        bool, typer.Option("--dry-run", help="Print the code it would generate; write nothing.")
+        bool,
+        typer.Option(
+            "--dry-run",
+            help="Print the code it would generate, each distinct module once with the runs "
+            "that give it; write nothing.",
+        ),
     ] = False,
     verify: Annotated[bool, typer.Option(help="Replay each new skill at once.")] = True,
     again: Annotated[
@@ -149,15 +154,14 @@ def _some(group: list[HarvestResult], shown: int = 3) -> str:
 
 
 def _report_module(group: list[HarvestResult]) -> None:
-    """A module a dry run would write, once for all the runs that give it."""
+    """A module a dry run generated, once for all the runs that give it."""
     first = group[0]
     what = {
-        NEW_SKILL: f"a new skill {first.name}",
-        NEW_VERSION: f"a new version of {first.name}",
-        UNCHANGED: f"nothing: {first.name} already has this code",
-    }.get(first.outcome, first.name or "")
+        NEW_SKILL: f"[bold]would write[/] a new skill {escape(first.name or '')}",
+        NEW_VERSION: f"[bold]would write[/] a new version of {escape(first.name or '')}",
+    }.get(first.outcome, f"[bold]unchanged[/] {escape(first.name or '')} already has this module")
     runs = f"same module from {_some(group)}" if len(group) > 1 else f"from {_some(group)}"
-    console.print(f"[bold]would write[/] {escape(what)}; {runs}:")
+    console.print(f"{what}; {runs}:")
     console.print(Syntax(first.code or "", "python"))
 
 

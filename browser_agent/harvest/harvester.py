@@ -199,14 +199,18 @@ def draft_skill(plan: SkillPlan, engine: Engine, *, skill: Skill | None = None) 
 
 def write_skill(draft: Draft, settings: Settings, engine: Engine, *, current: bool = True) -> Skill:
     """Write the draft's module to the workspace and register it as a candidate version of
-    its skill, current only if ``current``. The module is loaded before it is registered,
-    so a module that does not load leaves no row behind."""
+    its skill, current only if ``current``. The module is loaded before it is registered:
+    one that does not load leaves neither a row nor a file behind."""
     plan = draft.plan
     version = max((s.version for s in versions_of(engine, draft.name)), default=0) + 1
     settings.harvested_dir.mkdir(parents=True, exist_ok=True)
     path = settings.harvested_dir / f"{draft.name}_v{version}.py"
     path.write_text(draft.code, encoding="utf-8")
-    function = load_skill(Skill(name=draft.name, module_path=str(path), shape=draft.shape))
+    try:
+        function = load_skill(Skill(name=draft.name, module_path=str(path), shape=draft.shape))
+    except Exception:
+        path.unlink(missing_ok=True)
+        raise
     skill = add_version(
         engine,
         Skill(
@@ -346,8 +350,9 @@ async def harvest_one(
     if dry_run:
         return result
     try:
-        if draft.joins is not None and outcome == UNCHANGED:
-            result.skill = add_source(engine, draft.joins.id, draft.plan.source, draft.templates)
+        joined = draft.joins.id if draft.joins is not None else None
+        if outcome == UNCHANGED and joined is not None:
+            result.skill = add_source(engine, joined, draft.plan.source, draft.templates)
             return result
         result.skill = write_skill(draft, settings, engine)
     except Exception as exc:  # writing or loading the module failed: nothing registered
