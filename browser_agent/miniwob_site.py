@@ -138,6 +138,12 @@ class _Handler(SimpleHTTPRequestHandler):
     def log_message(self, format: str, *args: object) -> None:  # noqa: A002
         pass  # quiet: a benchmark prints its own figures
 
+    def handle(self) -> None:
+        try:
+            super().handle()
+        except (BrokenPipeError, ConnectionResetError):
+            pass  # the browser closed its context while a file was on its way
+
     def do_GET(self) -> None:
         path = self.path.split("?", 1)[0]
         if not (path.startswith("/miniwob/") and path.endswith(".html")):

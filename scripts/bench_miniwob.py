@@ -128,9 +128,7 @@ async def utterance(browser, url: str) -> str:  # type: ignore[no-untyped-def]
         await context.close()
 
 
-async def learn(
-    site: MiniWobSite, task: str, server, llm, settings, engine, browser
-) -> TaskReport:  # type: ignore[no-untyped-def]
+async def learn(site: MiniWobSite, task: str, server, llm, settings, engine, browser) -> TaskReport:  # type: ignore[no-untyped-def]
     """Harvest the first solved instance (planner seeds, else the teacher's seed 0)."""
     report = TaskReport(task)
     planner_only = settings.with_overrides(use_skills=False)
@@ -234,9 +232,11 @@ def print_totals(reports: list[TaskReport]) -> None:
     taught = [r.task for r in reports if r.learnt.startswith("taught")]
     complete = [r for r in reports if r.complete]
     print()
-    print(f"tasks: {len(reports)}; solved by the planner on seeds 0-4: "
-          f"{len(learnt) - len(taught)}; taught by the scripted teacher: {len(taught)}"
-          f"{' (' + ', '.join(taught) + ')' if taught else ''}")
+    print(
+        f"tasks: {len(reports)}; solved by the planner on seeds 0-4: "
+        f"{len(learnt) - len(taught)}; taught by the scripted teacher: {len(taught)}"
+        f"{' (' + ', '.join(taught) + ')' if taught else ''}"
+    )
     print(f"tasks with a complete harvested skill ({len(complete)}): {tally(complete)}")
     print(f"all tasks ({len(reports)}): {tally(reports)}")
 
@@ -248,5 +248,7 @@ if __name__ == "__main__":
     parser.add_argument("--fresh", type=int, default=20, help="fresh instances per task")
     parser.add_argument("--latency", type=float, default=0.0, help="seconds per model call")
     args = parser.parse_args()
-    chosen = args.tasks.split(",") if args.tasks else (CHECK_TASKS if args.check_tasks else DEV_TASKS)
+    chosen = (
+        args.tasks.split(",") if args.tasks else (CHECK_TASKS if args.check_tasks else DEV_TASKS)
+    )
     asyncio.run(main(chosen, args.fresh, args.latency))

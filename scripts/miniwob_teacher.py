@@ -38,14 +38,18 @@ def teacher_policy(task: str) -> Callable[[list[dict], list[dict]], LLMReply]:
         acted = sum(1 for t in turns if t.name != "get_dom")
         step = lesson(page, history.command, acted)
         if step is None:
-            return _call(number, "finish", {"answer": "Done (shown by a teacher).", "success": True})
+            return _call(
+                number, "finish", {"answer": "Done (shown by a teacher).", "success": True}
+            )
         return _call(number, *step)
 
     return policy
 
 
 def _call(number: int, name: str, arguments: dict) -> LLMReply:
-    return LLMReply(f"Teacher step {number}.", [ToolCall(f"call_{number}", name, json.dumps(arguments))])
+    return LLMReply(
+        f"Teacher step {number}.", [ToolCall(f"call_{number}", name, json.dumps(arguments))]
+    )
 
 
 def lesson(task: str) -> Callable[[Lesson], Lesson]:

@@ -260,10 +260,11 @@ def _path_loop(planned: PlannedStep, names: dict[str, str], path: Param) -> cst.
     """Open each item of a menu path by pointing at it, and click the last one."""
     key = next(iter(planned.targets))
     checks = _checks(planned)
+    last_act = "click" if planned.primitive == "click" else "hover"
     template = (
         "for {item}, last in path_items({path}):\n"
         "    target = await find({step}, name={item})\n"
-        "    said = await click(selector=target) if last else await hover(selector=target)\n"
+        f"    said = await {last_act}(selector=target) if last else await hover(selector=target)\n"
     )
     if checks:
         template += "    if last:\n        await expect({step}, said, {checks})\n"

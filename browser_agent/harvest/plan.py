@@ -45,7 +45,8 @@ GENERIC_TAGS = frozenset(
     {"span", "div", "li", "p", "td", "th", "i", "b", "em", "strong", "small", "font", "dd",
      "dt", "section", "article", "header", "footer", "label", "svg", "use", "path", "g"}
 )  # fmt: skip
-_CLAUSE_START = re.compile(r"(?:^|[,.;:]\s*|\b(?:and|then)\s+)$", re.IGNORECASE)
+# Where a clause of the command starts: a name said there is its verb ("Close the dialog").
+_CLAUSE_START = re.compile(r"(?:^|[.;:!?]\s+|\bthen\s+)$", re.IGNORECASE)
 _LIST_GAP = re.compile(r"^\s*(?:,\s*(?:and\s+|or\s+)?|\s(?:and|or)\s+|;\s*)$", re.IGNORECASE)
 _PATH_GAP = re.compile(r"^\s*>\s*$")
 _LETTER_CASE = re.compile(r"\b(upper|lower)(?=[\s-]*case\b)", re.IGNORECASE)
@@ -333,7 +334,7 @@ class _Builder:
             value = [said.group(0)] if plural else said.group(0)
             param = self._param(noun, description, value, "list" if plural else "str", said)
             step.arguments[key] = ByRoleName(record.role, param)
-        elif record.role not in FIELD_ROLES and mmid:
+        elif mmid:
             position = self._position(mmid.group(1), record.role)
             if position:
                 param = self._param(
@@ -487,10 +488,8 @@ class _Builder:
             return None
         gap = self.log.command[start[1] : end[0]]
         path = left.kind in ("str", "path") and _PATH_GAP.match(gap) is not None
-        if path and first.primitive in ("hover", "click") and second.primitive == "click":
-            if left.kind == "str" and first.primitive != "hover":
-                return None
-            return self._merge(first, second, key, left, right, "path", "click")
+        if path and first.primitive == "hover" and second.primitive in ("hover", "click"):
+            return self._merge(first, second, key, left, right, "path", second.primitive)
         if _LIST_GAP.match(gap) and first.primitive == second.primitive and left.kind != "path":
             return self._merge(first, second, key, left, right, "list", first.primitive)
         return None
