@@ -14,6 +14,7 @@ reward of 1.0, read from the page, never the agent's own verdict.
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
 import json
 import threading
@@ -139,10 +140,9 @@ class _Handler(SimpleHTTPRequestHandler):
         pass  # quiet: a benchmark prints its own figures
 
     def handle(self) -> None:
-        try:
+        # the browser may close its context while a file is on its way
+        with contextlib.suppress(BrokenPipeError, ConnectionResetError):
             super().handle()
-        except (BrokenPipeError, ConnectionResetError):
-            pass  # the browser closed its context while a file was on its way
 
     def do_GET(self) -> None:
         path = self.path.split("?", 1)[0]
