@@ -133,6 +133,10 @@ def everything_written(settings: Settings, result: Any) -> str:
         ('Execute the user task "open "Trail Blazer 2""', 'open "Trail Blazer 2"'),
         ("Execute the user task \u201copen Trail Blazer 2\u201d now", "open Trail Blazer 2"),
         ("find trail shoes", "find trail shoes"),
+        (
+            "Enter trail shoes in the search box and search Current Page: http://x/, Title: Home",
+            "Enter trail shoes in the search box and search",
+        ),
     ],
 )
 def test_the_command_is_not_cut_at_a_quote_inside_it(first_message: str, command: str) -> None:

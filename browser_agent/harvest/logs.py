@@ -67,6 +67,7 @@ _TAIL = re.compile(
     r"|starting (?:at|from)\b)",
     re.IGNORECASE,
 )
+_UNQUOTED_TAIL = re.compile(r"\s+current (?:page|url)\s*:", re.IGNORECASE)
 _FAILED_ANSWER = re.compile(r"\b(could not|couldn't|cannot|can't|unable to|failed to)\b", re.I)
 
 
@@ -82,7 +83,11 @@ def command_of(text: str) -> str:
     opening = next((i for i in range(after, len(text)) if text[i] in _OPENING), -1)
     if opening < 0:
         single = re.search(r"'([^']{2,})'", text[after:])
-        return single.group(1).strip() if single else (text.splitlines() or [""])[0].strip()
+        if single:
+            return single.group(1).strip()
+        line = (text.splitlines() or [""])[0]
+        tail = _UNQUOTED_TAIL.search(line)  # Agent-E's nested chats: "... Current Page: URL"
+        return line[: tail.start()].strip() if tail else line.strip()
     closings = [i for i in range(opening + 1, len(text)) if text[i] in _CLOSING]
     ending = next((i for i in closings if _TAIL.match(text, i + 1)), None)
     if ending is None:
