@@ -193,7 +193,9 @@ HEADER = (
 def print_row(report: TaskReport, seconds: float) -> None:
     planner, skills = report.planner or [], report.skills or []
     n = max(len(planner), 1)
-    kind = "complete" if report.complete else ("partial" if report.skill else "none")
+    kind = "complete" if report.complete else "none"
+    if report.skill and not report.skill.startswith("none") and not report.complete:
+        kind = "partial"
     print(
         f"{report.task:<24} {report.learnt:<16} {kind:<8} |"
         f" {sum(e.solved for e in planner):>3}/{n:<3} {mean(planner, 'llm_calls'):>5.1f}"

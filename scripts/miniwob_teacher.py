@@ -1,10 +1,10 @@
 """Scripted teachers for MiniWoB++ tasks: one correct solution each, played as an LLM.
 
 A teacher stands in for a person who shows the agent a task once, when the offline
-planner cannot solve it. It reads the page from the get_dom answers in the conversation
-and answers with tool calls, exactly as a model would, so the run is logged and
-harvested like any other. Teachers know their task (that is what showing is); the
-product's own rules must stay general.
+planner cannot solve it. It opens the page, looks at it (get_dom) before every step and
+answers with tool calls, exactly as a model would, so the run is logged and harvested
+like any other. Teachers know their task (that is what showing is); the product's own
+rules must stay general.
 """
 
 from __future__ import annotations
@@ -17,42 +17,43 @@ from browser_agent.llm.offline.history import read_history
 from browser_agent.llm.offline.page import Element, Page, parse_page
 from browser_agent.llm.types import LLMReply, ToolCall
 
-# A lesson step: given the page as last observed and the command, the next tool call
-# (name, arguments), or None when the lesson is over.
+# A lesson: given the page as last observed, the command and how many actions were taken
+# so far, the next tool call (name, arguments), or None when the task is done.
 Lesson = Callable[[Page, str, int], tuple[str, dict] | None]
 
 TEACHERS: dict[str, Lesson] = {}
 
 
 def teacher_policy(task: str) -> Callable[[list[dict], list[dict]], LLMReply]:
-    """An LLM policy that looks at the page before every step and plays ``task``'s lesson."""
+    """An LLM policy that opens the page, then looks before every step of ``task``'s lesson."""
     lesson = TEACHERS[task]
 
     def policy(messages: list[dict], _tools: list[dict]) -> LLMReply:
         history = read_history(messages)
-        turns = history.turns
-        number = history.answers + 1
-        if not turns or turns[-1].name != "get_dom":
+        turns, number = history.turns, history.answers + 1
+        if not turns:
+            return _call(number, "open_url", {"url": history.start_url})
+        if turns[-1].name != "get_dom":
             return _call(number, "get_dom", {"content_type": "all_fields"})
         page = parse_page(turns[-1].response or "")
-        acted = sum(1 for t in turns if t.name != "get_dom")
+        acted = sum(1 for t in turns if t.name not in ("get_dom", "open_url"))
         step = lesson(page, history.command, acted)
         if step is None:
-            return _call(
-                number, "finish", {"answer": "Done (shown by a teacher).", "success": True}
-            )
+            done = {"answer": "Done, as shown by a teacher.", "success": True}
+            return _call(number, "finish", done)
         return _call(number, *step)
 
     return policy
 
 
 def _call(number: int, name: str, arguments: dict) -> LLMReply:
-    return LLMReply(
-        f"Teacher step {number}.", [ToolCall(f"call_{number}", name, json.dumps(arguments))]
-    )
+    call = ToolCall(f"call_{number}", name, json.dumps(arguments))
+    return LLMReply(f"Teacher step {number}.", [call])
 
 
 def lesson(task: str) -> Callable[[Lesson], Lesson]:
+    """Register a lesson for ``task``."""
+
     def register(fn: Lesson) -> Lesson:
         TEACHERS[task] = fn
         return fn
@@ -60,14 +61,81 @@ def lesson(task: str) -> Callable[[Lesson], Lesson]:
     return register
 
 
-def named(page: Page, name: str, roles: tuple[str, ...] = ()) -> Element | None:
+def named(page: Page, name: str, roles: tuple[str, ...] = ()) -> Element:
+    """The element with this name (case aside), of one of ``roles`` when given."""
     for element in page.interactive():
         if element.name.strip().lower() == name.strip().lower() and (
             not roles or element.role in roles
         ):
             return element
+    raise LookupError(f"the teacher found no element named {name!r}")
+
+
+def after_text(page: Page, label: str) -> Element:
+    """The first field after the text ``label`` (a form whose labels are plain text)."""
+    seen = False
+    for element in page.elements:
+        if element.is_text and element.name.strip().lower() == label.lower():
+            seen = True
+        elif seen and element.role == "textbox":
+            return element
+    raise LookupError(f"the teacher found no field after {label!r}")
+
+
+def click(element: Element) -> tuple[str, dict]:
+    return "click", {"selector": element.selector}
+
+
+def type_into(element: Element, text: str) -> tuple[str, dict]:
+    return "enter_text", {"selector": element.selector, "text": text}
+
+
+# Words the seed-0 instance of click-checkboxes-soft asks about, and the page's word for each.
+_SIMILAR = {"rabbit": "bunnies", "angry": "mad", "gigantic": "large"}
+
+
+@lesson("click-checkboxes-soft")
+def _similar_words(page: Page, command: str, acted: int) -> tuple[str, dict] | None:
+    asked = re.search(r"similar to (.+?) and click", command)
+    words = [w.strip() for w in asked.group(1).split(",")] if asked else []
+    boxes = [_SIMILAR.get(word, word) for word in words]
+    if acted < len(boxes):
+        return click(named(page, boxes[acted], ("checkbox",)))
+    if acted == len(boxes):
+        return click(named(page, "Submit", ("button",)))
     return None
 
 
-def quoted(command: str) -> list[str]:
-    return re.findall(r'"([^"]*)"', command)
+def _movie_search(page: Page, command: str, acted: int) -> tuple[str, dict] | None:
+    found = re.search(r"for (\S+) movies directed by (\S+) from year (\d+)", command)
+    if found is None:
+        return None
+    genre, director, year = found.groups()
+    fields = [("Genre", genre), ("Director", director), ("Year", year)]
+    if acted < len(fields):
+        label, value = fields[acted]
+        try:
+            field = after_text(page, label)
+        except LookupError:
+            field = after_text(page, f"{label} Name")
+        return type_into(field, value)
+    if acted == len(fields):
+        submit = [e for e in page.interactive() if e.clickable and e.name in ("Submit", "Search")]
+        return click(submit[0])
+    return None
+
+
+lesson("multi-orderings")(_movie_search)
+lesson("multi-layouts")(_movie_search)
+
+
+@lesson("choose-date-easy")
+def _date(page: Page, command: str, acted: int) -> tuple[str, dict] | None:
+    day = re.search(r"\d+/(\d+)/\d+", command)
+    if day is None or acted > 2:
+        return None
+    if acted == 0:  # the date field opens a calendar
+        return click(next(e for e in page.interactive() if e.role == "textbox"))
+    if acted == 1:
+        return click(named(page, str(int(day.group(1))), ("link",)))
+    return click(named(page, "Submit", ("button",)))

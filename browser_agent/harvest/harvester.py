@@ -170,11 +170,10 @@ def module_source(skill: Skill) -> str | None:
 
 
 def unique_name(engine: Engine, template: str) -> str:
-    """A snake_case name not used by another command shape."""
+    """A snake_case name no other skill has."""
     base = skill_name(template)
-    shape = normalise_shape(template)
     name, n = base, 2
-    while name_taken(engine, name, shape):
+    while name_taken(engine, name):
         name, n = f"{base}_{n}", n + 1
     return name
 
@@ -185,7 +184,7 @@ def draft_skill(plan: SkillPlan, engine: Engine, *, skill: Skill | None = None) 
     when the new code could not answer a template the skill answered before; ValueError
     (or another exception of code generation) when the plan cannot become code."""
     shape = normalise_shape(plan.template)
-    joins = skill or skill_for_shape(engine, shape)
+    joins = skill or skill_for_shape(engine, shape, plan.start_url)
     if joins is None:
         name = unique_name(engine, plan.template)
         return Draft(plan, name, generate_module(plan, name), [plan.template], shape)

@@ -36,6 +36,13 @@ VALUE_ARGS = ("text", "option")
 # by ...") names the control, it is not a value to pass in. The name of any other control
 # (a button, link, tab, checkbox or radio label) is the choice itself: a parameter.
 FIELD_ROLES = frozenset({"combobox", "listbox", "textbox", "searchbox", "spinbutton", "slider"})
+# Elements that are one choice among several the page offers: clicking one the command
+# does not name (by name or position) was a judgement over page content. (An element with
+# no role may be a "Submit" drawn as a div: it is kept as a literal, like a button.)
+CHOICE_ROLES = frozenset(
+    {"link", "checkbox", "radio", "option", "menuitem", "menuitemcheckbox", "menuitemradio",
+     "treeitem", "tab"}
+)  # fmt: skip
 # Roles whose elements a person ticks: several may be asked for at once, so their names
 # are always a list parameter.
 TICK_ROLES = frozenset({"checkbox", "switch", "menuitemcheckbox"})
@@ -178,6 +185,7 @@ def snake(text: str) -> str:
 
 
 def _param_name(element: ElementRecord | None, argument: str) -> str:
+    """A parameter named for what the field is: its label, name or placeholder."""
     if element is None:
         return snake(argument)
     attrs = element.attributes
@@ -185,7 +193,8 @@ def _param_name(element: ElementRecord | None, argument: str) -> str:
         return "search_term"
     if attrs.get("type") == "password":
         return "password"
-    return snake(element.name or attrs.get("name") or attrs.get("placeholder") or argument)
+    label = element.name or element.context.get("label") or attrs.get("name")
+    return snake(label or attrs.get("placeholder") or argument)
 
 
 @dataclass
@@ -317,6 +326,8 @@ class _Builder:
             return None
         role, name = self.observed.get(mmid.group(1), (None, None)) if mmid else (None, None)
         record = element_record(tag, role, name)
+        if record is None and mmid:
+            record = self._by_label_before(mmid.group(1), tag, role)
         if record is None:
             return f"the element of {step.primitive} has nothing stable to find it by"
         if record.role in GENERIC_TAGS:  # a span or div a script made clickable
@@ -325,8 +336,9 @@ class _Builder:
                 record.selector = text_selector(record.tag, record.name)
         said = self._said_name(record)
         kind = record.role or "element"
-        if record.role == "link" and said is None:
-            return f"clicking the link {record.name!r} was a choice among page content"
+        position = self._position(mmid.group(1), record.role) if mmid and said is None else None
+        if record.role in CHOICE_ROLES and said is None and position is None:
+            return f"choosing the {kind} {record.name!r} was a choice among page content"
         if said is not None and record.role not in FIELD_ROLES:
             plural = record.role in TICK_ROLES
             noun = snake(f"{kind} names" if plural else f"{kind} name")
@@ -334,21 +346,41 @@ class _Builder:
             value = [said.group(0)] if plural else said.group(0)
             param = self._param(noun, description, value, "list" if plural else "str", said)
             step.arguments[key] = ByRoleName(record.role, param)
-        elif mmid:
-            position = self._position(mmid.group(1), record.role)
-            if position:
-                param = self._param(
-                    "position",
-                    f"Which {kind} counting from the top (1st, 2nd, 3rd...)",
-                    position.group(0),
-                    "ordinal",
-                    position,
-                )
-                step.arguments[key] = NthOfRole(record.role, param)
-        record.context = self._context(mmid.group(1)) if mmid else {}
+        elif position is not None:
+            param = self._param(
+                "position",
+                f"Which {kind} counting from the top (1st, 2nd, 3rd...)",
+                position.group(0),
+                "ordinal",
+                position,
+            )
+            step.arguments[key] = NthOfRole(record.role, param)
+        record.context = {**record.context, **(self._context(mmid.group(1)) if mmid else {})}
         step.targets[key] = record
         step.arguments.setdefault(key, record.selector)
         return None
+
+    def _by_label_before(self, mmid: str, tag: Tag, role: str | None) -> ElementRecord | None:
+        """A field with no name or id of its own, found by the text just before it ("Genre"
+        then an unlabelled box), as a person reads a form."""
+        if role not in FIELD_ROLES or mmid not in self.observed:
+            return None
+        lines = list(self.observed.items())
+        index = [key for key, _seen in lines].index(mmid)
+        if index == 0:
+            return None
+        _key, (before_role, label) = lines[index - 1]
+        if before_role != "text" or not label or '"' in label or len(label) > 60:
+            return None
+        selector = f'xpath=(//*[normalize-space(text())="{label}"]/following::{tag.tag})[1]'
+        return ElementRecord(
+            selector=selector,
+            role=role,
+            name="",
+            tag=tag.tag,
+            attributes={k: v for k, v in tag.attributes.items() if k == "type"},
+            context={"label": label},
+        )
 
     def _said_name(self, record: ElementRecord) -> re.Match[str] | None:
         """Where the command names this element, unless only its first word (a verb: "Close
@@ -415,7 +447,13 @@ class _Builder:
             label = key
             if element is not None:
                 attrs = element.attributes
-                label = element.name or attrs.get("placeholder") or attrs.get("name") or key
+                label = (
+                    element.name
+                    or element.context.get("label")
+                    or attrs.get("placeholder")
+                    or attrs.get("name")
+                    or key
+                )
             name = _param_name(element, key)
             description = f"{label} (example: {said.group(0)})"
             number = element is not None and element.attributes.get("type") == "number"
@@ -583,7 +621,17 @@ def _said(value: str, command: str, whole: bool = False) -> re.Match[str] | None
         pattern += f"(?:{re.escape(trailing.group())})?"
     if whole:
         pattern = r"(?<=[\"'\u201c])" + pattern + r"(?=[\"'\u201d])"
-    return re.search(pattern, command, re.IGNORECASE)
+    for match in re.finditer(pattern, command, re.IGNORECASE):
+        before, after = command[: match.start()][-1:], command[match.end() :][:1]
+        if (not before or before in _OPENS) and (not after or after in _CLOSES):
+            return match
+    return None
+
+
+# What may stand before and after a value in a command: a value is a whole token, never the
+# "24" inside "12/24/2016" (a menu path "File>Save" is two tokens).
+_OPENS = frozenset(" \t\n\"'(\u201c\u2018>,;:")
+_CLOSES = frozenset(" \t\n\"')\u201d\u2019>,;:.!?")
 
 
 def _plain(text: str) -> str:

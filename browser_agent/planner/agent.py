@@ -390,7 +390,7 @@ async def run_command(
     routed = None
     if settings.use_skills:
         tools.functions.update(skill_tools(engine, command))
-        routed = route(command, current_skills(engine))
+        routed = route(command, current_skills(engine), start_url)
     agent = Agent(llm, settings, recorder, tools, max_steps, on_step)
     use_channel(channel or Channel(ask=None, tell=lambda _text: None))
     started = time.perf_counter()

@@ -49,7 +49,7 @@ from browser_agent.planner.templates import (
     split_list,
 )
 from browser_agent.store.models import Skill
-from browser_agent.store.skills import current_skills, loads, record_use, update_skill
+from browser_agent.store.skills import current_skills, loads, record_use, same_site, update_skill
 
 MAX_SKILL_TOOLS = 3
 
@@ -93,18 +93,23 @@ def routable(skill: Skill) -> bool:
     return skill.complete and (skill.status == "healthy" or waiting_for_secret)
 
 
-def route(command: str, skills: Sequence[Skill]) -> Route | None:
+def route(command: str, skills: Sequence[Skill], start_url: str | None = None) -> Route | None:
     """The most specific routable skill whose template matches the whole command and whose
-    parameters take the values read from it, if any."""
-    found = routes(command, skills)
+    parameters take the values read from it, if any; with ``start_url``, only skills learnt
+    on that page (the same words may mean other steps on another site)."""
+    found = routes(command, skills, start_url)
     return found[0] if found else None
 
 
-def routes(command: str, skills: Sequence[Skill]) -> list[Route]:
+def routes(command: str, skills: Sequence[Skill], start_url: str | None = None) -> list[Route]:
     """Every routable skill and template that matches ``command`` with values that fit,
     the most specific first: most literal words matched, then fewest characters taken by
     parameters, then the newest version. The command is read once: linear in its length."""
-    candidates = [(skill, templates_of(skill)) for skill in skills if routable(skill)]
+    candidates = [
+        (skill, templates_of(skill))
+        for skill in skills
+        if routable(skill) and same_site(skill, start_url)
+    ]
     if not candidates:
         return []
     parsed = Command.parse(command)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Mapping, Sequence
+from urllib.parse import urlsplit
 
 from sqlalchemy import Engine
 from sqlmodel import Session, select
@@ -82,12 +83,28 @@ def runs_of(skill: Skill) -> list[str]:
     return [str(run) for run in runs] if isinstance(runs, list) else []
 
 
-def skill_for_shape(engine: Engine, shape: str) -> Skill | None:
-    """The current skill of this command shape: its own shape, or the shape of one of the
-    templates it answers. One shape has one skill; a new plan of it is its next version."""
+def site_of(url: str) -> str:
+    """The page a skill starts from, for telling skills of one command apart: scheme, host,
+    port and path (the query of a start URL varies between runs)."""
+    parts = urlsplit(url or "")
+    return f"{parts.scheme}://{parts.netloc}{parts.path or '/'}" if parts.netloc else ""
+
+
+def same_site(skill: Skill, url: str | None) -> bool:
+    """Whether ``skill`` was learnt on the page ``url`` starts from (any page, when either
+    is unknown)."""
+    mine, theirs = site_of(skill.start_url), site_of(url or "")
+    return not mine or not theirs or mine == theirs
+
+
+def skill_for_shape(engine: Engine, shape: str, start_url: str | None = None) -> Skill | None:
+    """The current skill of this command shape on the page ``start_url`` (the same command
+    on another site is another skill): its own shape, or the shape of one of the templates
+    it answers. One shape has one skill; a new plan of it is its next version."""
     with Session(engine) as db:
         query = select(Skill).where(Skill.current == True)  # noqa: E712
         rows = db.exec(query.order_by(Skill.created_at, Skill.id)).all()
+    rows = [skill for skill in rows if same_site(skill, start_url)]
     for skill in rows:
         if skill.shape == shape:
             return skill
@@ -164,13 +181,10 @@ def versions_of(engine: Engine, name: str) -> Sequence[Skill]:
         return db.exec(select(Skill).where(Skill.name == name).order_by(Skill.version)).all()
 
 
-def name_taken(engine: Engine, name: str, shape: str) -> bool:
-    """True when another command shape already uses ``name``."""
+def name_taken(engine: Engine, name: str) -> bool:
+    """True when a skill already has ``name`` (a new skill needs a name of its own)."""
     with Session(engine) as db:
-        return (
-            db.exec(select(Skill).where(Skill.name == name, Skill.shape != shape)).first()
-            is not None
-        )
+        return db.exec(select(Skill).where(Skill.name == name)).first() is not None
 
 
 def add_version(engine: Engine, skill: Skill, *, current: bool = True) -> Skill:
