@@ -25,6 +25,8 @@ from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from urllib.parse import urlencode
 
+from playwright.async_api import Browser
+
 #: Generous: the planner observes and decides between actions, which MiniWoB's 10 s
 #: default (made for reinforcement-learning agents) does not allow for.
 EPISODE_SECONDS = 120
@@ -126,6 +128,19 @@ class MiniWobSite:
 
     def __exit__(self, *_exc: object) -> None:
         self.stop()
+
+
+async def read_instruction(browser: Browser, url: str) -> str:
+    """The instruction of the episode at ``url`` (what MiniWoB asks), read from its page in
+    a browser context of its own."""
+    context = await browser.new_context()
+    try:
+        page = await context.new_page()
+        await page.goto(url)
+        await page.wait_for_function("window.core && core.getUtterance().length > 0")
+        return await page.evaluate("core.getUtterance()")
+    finally:
+        await context.close()
 
 
 def start_miniwob_site(host: str = "127.0.0.1", port: int = 0) -> MiniWobSite:

@@ -30,7 +30,11 @@ from browser_agent.harvest.harvester import harvest  # noqa: E402
 from browser_agent.llm.offline import OfflinePlanner  # noqa: E402
 from browser_agent.llm.openai_client import OpenAIClient  # noqa: E402
 from browser_agent.llm.test_server import start_test_llm_server  # noqa: E402
-from browser_agent.miniwob_site import MiniWobSite, start_miniwob_site  # noqa: E402
+from browser_agent.miniwob_site import (  # noqa: E402
+    MiniWobSite,
+    read_instruction,
+    start_miniwob_site,
+)
 from browser_agent.planner.agent import RunResult, run_command  # noqa: E402
 from browser_agent.settings import Settings, load_settings  # noqa: E402
 from browser_agent.store.db import open_store  # noqa: E402
@@ -103,7 +107,7 @@ async def episode(
     """Run the task's instance ``seed`` once; solved means the page's raw reward is 1.0."""
     name = uuid.uuid4().hex[:12]
     url = site.task_url(task, seed, name)
-    command = await utterance(run["browser"], url)
+    command = await read_instruction(run["browser"], url)
     result = await run_command(command, llm, settings, start_url=url, max_steps=25, **run)
     reward = None
     for _ in range(20):  # the page posts its reward as the episode ends
@@ -114,18 +118,6 @@ async def episode(
     routed = result.llm_calls == 0 and result.status == "succeeded"
     solved = reward is not None and reward.raw == 1.0
     return Episode(solved, routed, result.llm_calls, result.seconds, result)
-
-
-async def utterance(browser, url: str) -> str:  # type: ignore[no-untyped-def]
-    """The instance's instruction, read from its page in a context of its own."""
-    context = await browser.new_context()
-    try:
-        page = await context.new_page()
-        await page.goto(url)
-        await page.wait_for_function("window.core && core.getUtterance().length > 0")
-        return await page.evaluate("core.getUtterance()")
-    finally:
-        await context.close()
 
 
 async def learn(site: MiniWobSite, task: str, server, llm, settings, engine, browser) -> TaskReport:  # type: ignore[no-untyped-def]
