@@ -276,13 +276,17 @@ async def _choose(page: Page | Frame, target: Target, selector: str, name: str) 
     if len(shown) < 2:
         return f"{selector} >> nth={shown[0]}" if shown else selector
     chosen, how = None, ""
-    if target.near:
+    if target.near:  # the one the recorded text stands closest before
         wanted = " ".join(target.near.split()).casefold()
+        distances = {}
         for index in shown:
-            before = await run_on_element(matches.nth(index), "before", max=400)
-            if wanted in " ".join(before.split()).casefold():
-                chosen, how = index, f"the one after {target.near!r}"
-        # several may follow the same text: the nearest (last in page order) was kept
+            before = " ".join((await run_on_element(matches.nth(index), "before", max=400)).split())
+            found = before.casefold().rfind(wanted)
+            if found >= 0:
+                distances[index] = len(before) - found - len(wanted)
+        if distances:
+            chosen = min(distances, key=lambda index: distances[index])
+            how = f"the one after {target.near!r}"
     if chosen is None:
         place = min(target.among, len(shown) - 1)
         chosen, how = shown[place], f"number {place + 1} in page order, as recorded"
