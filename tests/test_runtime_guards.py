@@ -157,3 +157,18 @@ async def test_effects_are_checked_on_the_element(pages: str, page_session: Brow
     said = await select_option("#size", "42")
     with pytest.raises(SkillStale, match="'42' should now be chosen, but '40' is"):
         await expect(field("#size", "combobox", "Size"), said, selected="42")
+
+
+async def test_a_popup_that_takes_the_focus_is_closed_and_the_text_typed_again(
+    pages: str, page_session: BrowserSession
+) -> None:
+    await open_url(f"{pages}/popup.html")
+    said = await enter_text("#username", "ada")
+    page = page_session.page
+    assert await page.locator("#username").input_value() == "ada"
+    assert 'closed with <button id="popup-cancel">Cancel</button>' in said
+    assert await page.title() == "Sign in"  # not the popup's OK, which leaves
+    assert await page.locator("#cancel-form").is_visible()  # the form's own Cancel: untouched
+
+    said = await enter_text("#nickname", "ace")  # refused, and no popup to close
+    assert said.startswith("Typed 'ace' into <input id=\"nickname\">, but the field did not keep")

@@ -477,6 +477,41 @@
       }
       return parts.join(" ");
     }
+    case "guard": {
+      // Watch for elements the page adds while a field is filled (a popup that takes the
+      // focus); "interruption" then names the button that closes it.
+      const state = { added: [] };
+      const observer = new MutationObserver((records) => {
+        for (const r of records) for (const n of r.addedNodes) if (n.nodeType === 1) state.added.push(n);
+      });
+      observer.observe(document.documentElement, { childList: true, subtree: true });
+      state.observer = observer;
+      window.__browserAgentGuard = state;
+      return true;
+    }
+    case "interruption": {
+      const state = window.__browserAgentGuard;
+      window.__browserAgentGuard = null;
+      if (!state) return null;
+      state.observer.disconnect();
+      if (!arg.look) return null;
+      const CLOSE = /^(cancel|close|dismiss|no|no thanks|not now|later|\u00d7|x)$/i;
+      for (const node of state.added) {
+        if (!node.isConnected) continue;
+        const buttons = [node, ...node.querySelectorAll("button, [role=button], input[type=button]")];
+        for (const b of buttons) {
+          const isButton = b.tagName === "BUTTON" || b.getAttribute("role") === "button" ||
+            (b.tagName === "INPUT" && b.type === "button");
+          if (!isButton || !b.checkVisibility() || !CLOSE.test(nameOf(b))) continue;
+          for (const old of document.querySelectorAll("[data-browser-agent-close]")) {
+            old.removeAttribute("data-browser-agent-close");
+          }
+          b.setAttribute("data-browser-agent-close", "1");
+          return describe(b);
+        }
+      }
+      return null;
+    }
     case "watch": return watch();
     case "changes": return changes();
     default: throw new Error(`unknown op ${arg.op}`);

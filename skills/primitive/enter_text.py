@@ -5,11 +5,14 @@ from __future__ import annotations
 import re
 from typing import Annotated
 
+from playwright.async_api import Error as PlaywrightError
+
 from browser_agent.browser.effects import watching
 from browser_agent.browser.errors import ActionError
 from browser_agent.browser.locate import Located, locate
 from browser_agent.browser.session import BrowserSession, session
 from browser_agent.browser.values import field_value
+from browser_agent.dom.library import run_on_page
 from skills.primitive._common import Selector, attempt
 
 _TYPE = re.compile(r"""^<input\b[^>]*\btype=["']?([\w-]+)""", re.IGNORECASE)
@@ -25,11 +28,38 @@ async def fill(active: BrowserSession, target: Located, text: str, selector: str
         value = field_value(kind.group(1), text) if kind else text
     except ValueError as exc:
         raise ActionError(f"Could not type into {target.tag}: {exc}.", kind="invalid") from exc
+    page = active.current_page()
+    await run_on_page(page, "guard")
     await attempt(target.locator.fill(value), f"type into {target.tag}", selector)
+    interrupted = ""
+    if not await _holds(target, value):  # a popup took the focus and the text with it
+        closer = await run_on_page(page, "interruption", look=True)
+        if closer:
+            await attempt(page.locator("[data-browser-agent-close]").click(), "close the popup")
+            await attempt(target.locator.fill(value), f"type into {target.tag}", selector)
+            interrupted = (
+                f" A popup took the focus; it was closed with {closer} and the text typed again."
+            )
+        if not await _holds(target, value):
+            shown = "the password" if target.is_password else repr(text)
+            return f"Typed {shown} into {target.tag}, but the field did not keep it.{interrupted}"
+    else:
+        await run_on_page(page, "interruption", look=False)
     if target.is_password:
-        return f"A password ({len(text)} characters, not shown) was entered in {target.tag}."
+        return (
+            f"A password ({len(text)} characters, not shown) was entered in {target.tag}."
+            f"{interrupted}"
+        )
     written = f" (written as {value!r})" if value != text else ""
-    return f"Text {text!r}{written} entered in {target.tag}."
+    return f"Text {text!r}{written} entered in {target.tag}.{interrupted}"
+
+
+async def _holds(target: Located, value: str) -> bool:
+    """Whether the field holds ``value`` now (true for what has no value to read)."""
+    try:
+        return await target.locator.input_value() == value
+    except PlaywrightError:  # not an input, textarea or select: nothing to compare
+        return True
 
 
 async def enter_text(
