@@ -347,3 +347,33 @@ def test_provenance_does_not_change_a_module_fingerprint() -> None:
     assert again != first and module_fingerprint(again) == module_fingerprint(first)
     plan.start_url += "/elsewhere"
     assert module_fingerprint(generate_module(plan, "some_skill")) != module_fingerprint(first)
+
+
+async def test_a_new_version_replaces_the_current_one_only_once_its_replay_passes(
+    workspace: Settings, browser: Browser
+) -> None:
+    engine = open_store(workspace)
+    logs = run_logs(workspace)
+    (first,) = await harvest(
+        [logs["find trail shoes in the shop and sort by best seller"]],
+        workspace,
+        engine,
+        browser=browser,
+    )
+    assert (first.outcome, first.verified) == (NEW_SKILL, True)
+    # the other run, as if the sort box had been recorded under an id the shop never had:
+    # other code, so a new version, whose replay cannot pass
+    log = logs["find road shoes in the shop and sort by price low to high"]
+    broken = workspace.workspace / "imported" / "broken-sort.json"
+    broken.parent.mkdir()
+    text = log.read_text(encoding="utf-8")
+    assert 'id=\\"sort\\"' in text
+    broken.write_text(text.replace('id=\\"sort\\"', 'id=\\"sort-gone\\"'), encoding="utf-8")
+    (second,) = await harvest([broken], workspace, engine, browser=browser)
+    assert (second.outcome, second.verified) == (NEW_VERSION, False)
+    current = skill_by_name(engine, "find_shop_sort")
+    assert current is not None and (current.version, current.status) == (1, "healthy")
+    assert [(v.version, v.current) for v in versions_of(engine, "find_shop_sort")] == [
+        (1, True),
+        (2, False),
+    ]

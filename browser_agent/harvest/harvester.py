@@ -30,6 +30,7 @@ from browser_agent.store.skills import (
     add_source,
     add_version,
     harvested_source,
+    make_current,
     merge_templates,
     name_taken,
     normalise_shape,
@@ -353,11 +354,15 @@ async def harvest_one(
         if outcome == UNCHANGED and joined is not None:
             result.skill = add_source(engine, joined, draft.plan.source, draft.templates)
             return result
-        result.skill = write_skill(draft, settings, engine)
+        # a new version of a skill in use replaces it only once its replay passes
+        waits = outcome == NEW_VERSION and verify
+        result.skill = write_skill(draft, settings, engine, current=not waits)
     except Exception as exc:  # writing or loading the module failed: nothing registered
         return _failed(source, exc)
     if verify:
         await _verify(result, settings, engine, browser)
+    if waits and result.verified and result.skill is not None and result.skill.id is not None:
+        result.skill = make_current(engine, result.skill.id)
     return result
 
 

@@ -30,7 +30,7 @@ from browser_agent.harvest.harvester import (
 )
 from browser_agent.harvest.replay import relative, replay
 from browser_agent.harvest.runtime import repairing
-from browser_agent.planner.router import template_pattern
+from browser_agent.planner.templates import match_text
 from browser_agent.settings import Settings
 from browser_agent.store.models import Run, Skill
 from browser_agent.store.skills import (
@@ -67,7 +67,7 @@ def newer_runs(engine: Engine, skill: Skill) -> list[Run]:
     """Successful runs made after ``skill`` whose command fits one of its templates,
     newest first."""
     templates = loads(skill.command_templates)
-    patterns = [template_pattern(t) for t in templates if isinstance(t, str)] if templates else []
+    kept = [t for t in templates if isinstance(t, str)] if isinstance(templates, list) else []
     with Session(engine) as db:
         runs = db.exec(
             select(Run)
@@ -77,7 +77,7 @@ def newer_runs(engine: Engine, skill: Skill) -> list[Run]:
     return [
         run
         for run in runs
-        if run.log_path and any(p.fullmatch(" ".join(run.command.split())) for p in patterns)
+        if run.log_path and any(match_text(run.command, t) is not None for t in kept)
     ]
 
 
