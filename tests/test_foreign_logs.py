@@ -614,3 +614,23 @@ def test_any_odd_value_anywhere_gives_a_reason_never_a_traceback(tmp_path: Path,
             generate_module(plan_skill(read_log(path)), "odd_skill")
         tried += 1
     assert tried > 300
+
+
+def test_harvest_takes_the_command_of_a_history_that_does_not_say_it(
+    settings: Settings, demo: DemoSite
+) -> None:
+    from typer.testing import CliRunner
+
+    from browser_agent.cli import app
+
+    path = shop_copy("browser_use_search.json", demo, settings.workspace / "foreign")
+    path.with_suffix(".meta.json").unlink()
+    env = {"BROWSER_AGENT_WORKSPACE": str(settings.workspace), "COLUMNS": "300"}
+    refused = CliRunner().invoke(app, ["harvest", str(path)], env=env)
+    assert refused.exit_code == 1 and "Traceback" not in refused.output
+    assert "browser_use_search.meta.json" in refused.output
+
+    command = "find trail shoes and sort by price low to high"
+    made = CliRunner().invoke(app, ["harvest", str(path), "--command", command], env=env)
+    assert made.exit_code == 0, made.output
+    assert "find {search_term} and sort by {sort}" in made.output

@@ -129,8 +129,7 @@ def test_typed_text_keeps_the_letter_case_the_command_asks_for() -> None:
         click("c4", 7, '<button id="subbtn">Submit</button>'),
     )
     assert plan.template == (
-        'Type "{text}" in all {letter_case} case letters in the text input and press '
-        "{button_name}."
+        'Type "{text}" in all {letter_case} case letters in the text input and press {button_name}.'
     )
     code = generate_module(plan, "type_text")
     assert "text=with_case(text, letter_case)" in code

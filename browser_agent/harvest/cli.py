@@ -76,6 +76,14 @@ def harvest_command(
             "otherwise; sources whose harvesting failed are always tried again).",
         ),
     ] = False,
+    command: Annotated[
+        str | None,
+        typer.Option(
+            "--command",
+            help="What the logs' runs were asked to do, for logs that do not say it "
+            "themselves (a browser-use history); it names their parameters.",
+        ),
+    ] = None,
 ) -> None:
     """Turn successful runs into typed async skills in skills/harvested/.
 
@@ -90,7 +98,15 @@ def harvest_command(
         raise typer.Exit(2)
     settings = load_settings()
     results = asyncio.run(
-        harvest(paths, settings, open_store(settings), dry_run=dry_run, verify=verify, again=again)
+        harvest(
+            paths,
+            settings,
+            open_store(settings),
+            dry_run=dry_run,
+            verify=verify,
+            again=again,
+            command=command,
+        )
     )
     made = (NEW_SKILL, NEW_VERSION)
     for result in results:
@@ -122,6 +138,8 @@ def _report(result: HarvestResult) -> None:
             f"[bold]{skill.name}[/] v{skill.version} ({result.outcome}): {note}{reason}\n"
             f"  {escape(json.loads(skill.command_templates)[0])}\n  {skill.module_path}"
         )
+    for dropped in result.dropped:
+        console.print(f"  [yellow]left out[/] {escape(dropped)}")
 
 
 def _by_skill(results: Iterable[HarvestResult]) -> list[list[HarvestResult]]:

@@ -71,6 +71,7 @@ class HarvestResult:
     reason: str | None = None
     earlier: str | None = None  # dry run: what harvesting this source gave before
     dropped: list[str] = field(default_factory=list)  # calls of the log left out, and why
+    unreadable: bool = False  # the log could not be read: tried again next time
 
 
 @dataclass
@@ -238,9 +239,10 @@ def write_skill(draft: Draft, settings: Settings, engine: Engine, *, current: bo
     return skill
 
 
-def plan_from(source: Path) -> SkillPlan:
-    """Read and plan one log; LogError or NotHarvestable say why not."""
-    return plan_skill(read_log(source))
+def plan_from(source: Path, command: str | None = None) -> SkillPlan:
+    """Read and plan one log (``command``: what it did, when the log does not say);
+    LogError or NotHarvestable say why not."""
+    return plan_skill(read_log(source, command))
 
 
 def source_key(source: Path, settings: Settings) -> SourceKey | None:
@@ -315,7 +317,13 @@ def _skipped(source: Path, exc: Exception) -> HarvestResult:
     """A source whose log holds no skill; the reason without the path the message has."""
     text = exc.problem if isinstance(exc, LogError) else str(exc)
     reason = text.removeprefix(f"{source}: ")
-    return HarvestResult(str(source), error=f"{source}: {reason}", outcome=SKIPPED, reason=reason)
+    return HarvestResult(
+        str(source),
+        error=f"{source}: {reason}",
+        outcome=SKIPPED,
+        reason=reason,
+        unreadable=isinstance(exc, LogError),  # a file fixed, or a --command given, may read
+    )
 
 
 def _failed(source: Path, exc: Exception) -> HarvestResult:
@@ -334,11 +342,12 @@ async def harvest_one(
     dry_run: bool = False,
     verify: bool = True,
     browser: Browser | None = None,
+    command: str | None = None,
 ) -> HarvestResult:
     """Harvest one log: a new skill, a new version, or (same code as the current version)
     the source recorded on it. Never raises for a bad log: it says so in the result."""
     try:
-        draft = draft_skill(plan_from(source), engine)
+        draft = draft_skill(plan_from(source, command), engine)
     except (LogError, NotHarvestable, TemplateConflict) as exc:
         return _skipped(source, exc)
     except Exception as exc:  # one source's surprise must not stop the batch
@@ -392,6 +401,7 @@ async def harvest(
     verify: bool = True,
     browser: Browser | None = None,
     again: bool = False,
+    command: str | None = None,
 ) -> list[HarvestResult]:
     """Harvest every log in ``sources`` not harvested before (all of them with ``again``);
     verify each new skill or version by replaying it at once. A dry run previews every
@@ -408,11 +418,17 @@ async def harvest(
             results.append(done)
             continue
         result = await harvest_one(
-            source, settings, engine, dry_run=dry_run, verify=verify, browser=browser
+            source,
+            settings,
+            engine,
+            dry_run=dry_run,
+            verify=verify,
+            browser=browser,
+            command=command,
         )
         if done is not None:
             result.earlier = done.reason
-        if key is not None and not dry_run:
+        if key is not None and not dry_run and not result.unreadable:
             remember(engine, key, result)
         results.append(result)
     return results

@@ -95,8 +95,9 @@ def command_of(text: str) -> str:
     return text[opening + 1 : ending].strip()
 
 
-def read_log(path: Path) -> ChatLog:
-    """Parse one log file, with the run metadata beside it when there is any."""
+def read_log(path: Path, command: str | None = None) -> ChatLog:
+    """Parse one log file, with the run metadata beside it when there is any; ``command``
+    says what the run did when the log itself does not (a browser-use history)."""
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except OSError as exc:
@@ -110,6 +111,8 @@ def read_log(path: Path) -> ChatLog:
     except RecursionError as exc:
         raise LogError(path, "is nested too deeply to be a log") from exc
     meta = _meta(path)
+    if command:
+        meta = {**meta, "command": command}
     from browser_agent.harvest import foreign  # foreign builds on this module's types
 
     if foreign.is_browser_use_history(data):
