@@ -87,6 +87,8 @@ class Press:
     def describe(self) -> str:
         if self.hover:
             return f'point at "{self.phrases[0]}"'
+        if self.nth == ONLY:
+            return f"click the only {self.role or 'element'}"
         if self.nth:
             return f"click the {ordinal_word(self.nth)} {self.role or 'element'}"
         return f'click "{self.phrases[0]}"'
@@ -223,6 +225,10 @@ _ROLE_NOUN = re.compile(
     + r")(?:es|s)?\b",
     re.IGNORECASE,
 )
+
+
+#: Press.nth for "the textbox" when the page has just one: that one, else could not.
+ONLY = -1
 
 
 def ordinal(text: str) -> int:
@@ -597,6 +603,8 @@ def _dismiss(m: re.Match[str]) -> list[Task]:
 )
 def _check(m: re.Match[str]) -> list[Task]:
     target = m["x"]
+    if target.strip().lower() in ("nothing", "none", "no items", "no boxes"):
+        return []  # "select nothing and click Submit"
     if ">" in target:  # a menu path: "File > Save as": point at each item, click the last
         steps = [unquote(step) for step in target.split(">") if step.strip()]
         return [Press((step,), hover=n < len(steps) - 1) for n, step in enumerate(steps)]
@@ -607,6 +615,9 @@ def _check(m: re.Match[str]) -> list[Task]:
 def _focus(m: re.Match[str]) -> list[Task]:
     """Focusing a field is clicking it: 'focus into the 3rd input textbox'."""
     target, role = m["x"], role_noun(m["x"]) or "textbox"
+    named = _ROLE_NOUN.sub(" ", target)
+    if not ordinal(target) and not content_words(named):  # "the textbox": the only one
+        return [Press((unquote(target),), role=role, nth=ONLY)]
     return [Press((unquote(target),), role=role, nth=ordinal(target))]
 
 

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from browser_agent.llm.offline.command import (
+    ONLY,
     Assign,
     Dismiss,
     Explore,
@@ -265,6 +266,12 @@ def _press_nth(task: Press, page: Page) -> Outcome:
     """'The 3rd checkbox': the nth visible element of the role, counted in page order."""
     roles = TEXT_ROLES if task.role == "textbox" else {task.role}
     same = [e for e in page.interactive() if e.role in roles]
+    if task.nth == ONLY:
+        if len(same) != 1:
+            return Blocked(
+                f"could not tell which {task.role} is meant: {where(page)} has {len(same)}"
+            )
+        return Action("click", {"selector": same[0].selector}, f"click {same[0].describe()}")
     if len(same) < task.nth:
         return Blocked(
             f"could not find a {task.describe().removeprefix('click the ')}: there are "
