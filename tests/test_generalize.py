@@ -247,3 +247,21 @@ def test_each_named_button_of_a_sequence_is_its_own_parameter() -> None:
     assert plan.template == "Click button {button_name}, then click button {button_name_2}."
     names = [s.arguments["selector"] for s in plan.steps if s.primitive == "click"]
     assert all(isinstance(n, ByRoleName) for n in names)
+
+
+def test_a_suggestion_among_several_is_a_judgement_but_a_lone_submit_is_not() -> None:
+    suggestions = dom(
+        "c4",
+        '[7] textbox "Tags:" id=tags value="Sa"',
+        '[25] div "Saint Helena" id=ui-id-2 (clickable)',
+        '[33] div "San Marino" id=ui-id-6 (clickable)',
+    )
+    plan = plan_of(
+        'Enter an item that starts with "Sa" and ends with "ino".',
+        dom("c2", '[7] textbox "Tags:" id=tags'),
+        typed("c3", 7, "Sa", '<input id="tags">'),
+        suggestions,
+        click("c5", 33, '<div id="ui-id-6">San Marino</div>'),
+    )
+    assert plan.ended_because == "choosing the element 'San Marino' was a choice among page content"
+    assert not plan.complete

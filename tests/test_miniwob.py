@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 from playwright.async_api import Browser
 
+from browser_agent.browser.session import session
 from browser_agent.harvest.harvester import harvest
 from browser_agent.llm.offline import OfflinePlanner
 from browser_agent.miniwob_site import MiniWobSite, read_instruction, start_miniwob_site
@@ -71,3 +72,32 @@ async def test_a_harvested_skill_solves_fresh_instances_without_the_model(
     for seed in FRESH_SEEDS:
         result, reward = await play(miniwob, task, seed, settings, browser, engine)
         assert (reward, result.llm_calls, result.steps) == (1.0, 0, 1), result.answer
+
+
+class _FieldAtFinish:
+    """The offline planner, noting what a field holds when the planner finishes."""
+
+    name = "offline"
+
+    def __init__(self, selector: str) -> None:
+        self.planner, self.selector, self.value = OfflinePlanner(), selector, None
+
+    async def complete(self, messages: list[dict], tools: list[dict]):  # type: ignore[no-untyped-def]
+        reply = await self.planner.complete(messages, tools)
+        if any(call.name == "finish" for call in reply.tool_calls):
+            page = session().current_page()
+            self.value = await page.locator(self.selector).input_value()
+        return reply
+
+
+@pytest.mark.parametrize("task", ["use-autocomplete", "use-autocomplete-nodelay"])
+async def test_a_suggestion_that_fits_is_chosen_after_typing_its_start(
+    task: str, miniwob: MiniWobSite, settings: Settings, browser: Browser
+) -> None:
+    url = miniwob.task_url(task, 0)
+    command = await read_instruction(browser, url)
+    assert command == 'Enter an item that starts with "Sa" and ends with "ino".'
+    watcher = _FieldAtFinish("#tags")
+    result = await run_command(command, watcher, settings, start_url=url, browser=browser)
+    assert result.status == "succeeded", result.answer
+    assert watcher.value == "San Marino"

@@ -114,6 +114,8 @@
     if (el.isContentEditable && el.getAttribute("contenteditable") !== null) return true;
     if (el.hasAttribute("onclick")) return true;
     const tabindex = el.getAttribute("tabindex");
+    // A focusable box of several items with no role (a suggestion list) is walked into.
+    if (!role && (el.children.length > 1 || ["UL", "OL"].includes(el.tagName))) return false;
     return tabindex !== null && Number(tabindex) >= 0;
   }
 

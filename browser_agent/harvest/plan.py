@@ -337,7 +337,7 @@ class _Builder:
         said = self._said_name(record)
         kind = record.role or "element"
         position = self._position(mmid.group(1), record.role) if mmid and said is None else None
-        if record.role in CHOICE_ROLES and said is None and position is None:
+        if said is None and position is None and self._one_of_several(mmid, record):
             return f"choosing the {kind} {record.name!r} was a choice among page content"
         if said is not None and record.role not in FIELD_ROLES:
             plural = record.role in TICK_ROLES
@@ -381,6 +381,17 @@ class _Builder:
             attributes={k: v for k, v in tag.attributes.items() if k == "type"},
             context={"label": label},
         )
+
+    def _one_of_several(self, mmid: re.Match[str] | None, record: ElementRecord) -> bool:
+        """Whether the element is one choice among several the page offered: a link, box,
+        option or tab; or an element with no role among others of its tag (suggestions,
+        tree nodes), not the lone "Submit" a page drew as a div."""
+        if record.role in CHOICE_ROLES:
+            return True
+        if record.role or mmid is None or mmid.group(1) not in self.observed:
+            return False
+        tag = self.observed[mmid.group(1)][0]
+        return sum(1 for role, _name in self.observed.values() if role == tag) > 1
 
     def _said_name(self, record: ElementRecord) -> re.Match[str] | None:
         """Where the command names this element, unless only its first word (a verb: "Close

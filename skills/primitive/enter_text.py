@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import re
 from typing import Annotated
 
@@ -75,4 +76,30 @@ async def enter_text(
         if press_enter:
             await attempt(target.locator.press("Enter"), "press Enter", selector)
             said += " Pressed Enter."
+        elif await _suggests(target):
+            await _suggestions_shown(active)
     return f"{said} {changes.summary()}".strip()
+
+
+#: How long a field that suggests as one types may take to show its suggestions.
+SUGGESTIONS_MS = 1000
+
+
+async def _suggests(target: Located) -> bool:
+    """Whether the field offers suggestions as one types (an autocomplete)."""
+    try:
+        return await target.locator.evaluate(
+            "el => el.getAttribute('autocomplete') === 'off' || el.hasAttribute('list') ||"
+            " el.hasAttribute('aria-autocomplete') || el.getAttribute('role') === 'combobox'"
+        )
+    except PlaywrightError:
+        return False
+
+
+async def _suggestions_shown(active: BrowserSession) -> None:
+    """Wait (briefly) until the page adds something: the suggestions, or nothing at all."""
+    with contextlib.suppress(PlaywrightError):
+        await active.current_page().wait_for_function(
+            "() => { const s = window.__browserAgentWatch; return !s || s.added.length > 0; }",
+            timeout=SUGGESTIONS_MS,
+        )

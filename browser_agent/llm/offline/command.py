@@ -95,6 +95,19 @@ class Press:
 
 
 @dataclass(frozen=True)
+class Suggest:
+    """Choose, among the suggestions a field offers as one types, the one that starts with
+    ``prefix`` and ends with ``suffix``."""
+
+    prefix: str
+    suffix: str = ""
+
+    def describe(self) -> str:
+        ends = f' and ends with "{self.suffix}"' if self.suffix else ""
+        return f'choose the suggestion that starts with "{self.prefix}"{ends}'
+
+
+@dataclass(frozen=True)
 class Explore:
     """Look through the page's tabs (or similar) for the next task's target."""
 
@@ -126,7 +139,7 @@ class Read:
         return f'read the {self.what} of "{self.subject}"' if self.subject else f"read {self.what}"
 
 
-Task = Goto | Reach | Search | Assign | Press | Dismiss | Read | Explore
+Task = Goto | Reach | Search | Assign | Press | Dismiss | Read | Explore | Suggest
 
 
 @dataclass
@@ -535,6 +548,18 @@ def _message(m: re.Match[str]) -> list[Task] | None:
 def _subscribe(m: re.Match[str]) -> list[Task]:
     email: list[Task] = [Assign(keys=("email", "e-mail"), value=m["email"])] if m["email"] else []
     return [*email, Press(("subscribe", "sign up"), role="button")]
+
+
+@_pattern(
+    r"(?:enter|type|input|pick|choose|select|find)\s+(?:an?\s+|the\s+)?(?:[\w-]+\s+)?"
+    r"(?:that|which)\s+(?:starts|begins)\s+with\s+(?P<a>\"[^\"]*\"|\S+)"
+    r"(?:\s+and\s+ends\s+with\s+(?P<b>\"[^\"]*\"|\S+))?"
+)
+def _autocomplete(m: re.Match[str]) -> list[Task]:
+    """'Enter an item that starts with "Sa" and ends with "ino"': type the start, then
+    choose the field's suggestion that fits."""
+    prefix, suffix = unquote(m["a"]), unquote(m["b"] or "")
+    return [Assign(keys=("text",), value=prefix), Suggest(prefix, suffix)]
 
 
 _PAIR = re.compile(

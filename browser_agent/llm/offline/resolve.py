@@ -22,6 +22,7 @@ from browser_agent.llm.offline.command import (
     Reach,
     Read,
     Search,
+    Suggest,
     Task,
 )
 from browser_agent.llm.offline.page import (
@@ -112,6 +113,8 @@ def resolve(task: Task, situation: Situation) -> Outcome:
         return Action("open_url", {"url": task.url}, f"open {task.url}")
     if isinstance(task, Explore):
         return Done()  # the next task looks through the page when its target is not shown
+    if isinstance(task, Suggest):
+        return _suggest(task, situation)
     if isinstance(task, Dismiss):
         return _dismiss(task, situation)
     if isinstance(task, Read):
@@ -260,6 +263,29 @@ def _press(task: Press, situation: Situation) -> Outcome:
         return route
     kind = task.role or "button or link"
     return Blocked(f'could not find a {kind} named "{task.phrases[0]}" on {where(page)}')
+
+
+_SUGGESTION_LOOKS = 1
+
+
+def _suggest(task: Suggest, situation: Situation) -> Outcome:
+    """The first suggestion shown that fits; a second look when none is shown yet (lists
+    of suggestions often open a moment after typing)."""
+    page = situation.page
+    fits = [
+        e
+        for e in page.interactive()
+        if e.clickable
+        and e.name.casefold().startswith(task.prefix.casefold())
+        and e.name.casefold().endswith(task.suffix.casefold())
+        and e.name.casefold() != task.prefix.casefold()
+    ]
+    if fits:
+        return Action("click", {"selector": fits[0].selector}, f"choose {fits[0].describe()}")
+    if situation.prepared.count("look") < _SUGGESTION_LOOKS:
+        note = "look again for the suggestions"
+        return Action("get_dom", {"content_type": "all_fields"}, note, "prepare", "look")
+    return Blocked(f"could not find a suggestion that fits ({task.describe()}) on {where(page)}")
 
 
 def _press_nth(task: Press, page: Page) -> Outcome:
