@@ -172,3 +172,11 @@ async def test_a_popup_that_takes_the_focus_is_closed_and_the_text_typed_again(
 
     said = await enter_text("#nickname", "ace")  # refused, and no popup to close
     assert said.startswith("Typed 'ace' into <input id=\"nickname\">, but the field did not keep")
+
+
+async def test_a_partly_covered_button_is_clicked_where_it_shows(
+    pages: str, page_session: BrowserSession
+) -> None:
+    await open_url(f"{pages}/overlap.html")
+    await click("#one")
+    assert await page_session.page.title() == "ONE"

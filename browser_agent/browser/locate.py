@@ -30,6 +30,7 @@ class Located:
     locator: Locator
     tag: str
     is_password: bool
+    point: dict[str, float] | None = None  # a visible point to click when partly covered
 
 
 async def locate(
@@ -44,7 +45,9 @@ async def locate(
         locator = await _by_mmid(active, mmid, selector)
     else:
         locator = await _by_selector(active, selector, timeout)
-    tag_name, role, name, is_password, tag, visible = await run_on_element(locator, "inspect")
+    tag_name, role, name, is_password, tag, visible, point = await run_on_element(
+        locator, "inspect"
+    )
     if not visible:
         raise ActionError(
             f"The element {tag} matched by {selector} is hidden: "
@@ -62,7 +65,7 @@ async def locate(
                 kind="changed",
                 selector=selector,
             )
-    return Located(locator=locator, tag=tag, is_password=is_password)
+    return Located(locator=locator, tag=tag, is_password=is_password, point=point)
 
 
 def _short(tag: str, role: str, name: str) -> str:

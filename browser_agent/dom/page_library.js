@@ -119,6 +119,28 @@
     return tabindex !== null && Number(tabindex) >= 0;
   }
 
+  // Where to click an element another one partly covers (two buttons that overlap): a
+  // point of it a person can see, relative to its box; null when its centre is free or
+  // it is out of view (then the browser scrolls to it and clicks the centre).
+  function uncoveredPoint(el, rect) {
+    const mine = (x, y) => {
+      const hit = document.elementFromPoint(x, y);
+      return hit !== null && (hit === el || el.contains(hit));
+    };
+    const cx = rect.left + rect.width / 2;
+    const cy = rect.top + rect.height / 2;
+    if (cx < 0 || cy < 0 || cx > innerWidth || cy > innerHeight || mine(cx, cy)) return null;
+    if (document.elementFromPoint(cx, cy) === null) return null;
+    for (const fy of [0.5, 0.25, 0.75, 0.1, 0.9]) {
+      for (const fx of [0.5, 0.25, 0.75, 0.1, 0.9]) {
+        const x = rect.left + rect.width * fx;
+        const y = rect.top + rect.height * fy;
+        if (mine(x, y)) return { x: x - rect.left, y: y - rect.top };
+      }
+    }
+    return null;
+  }
+
   function hasOwnText(el) {
     for (let node = el.firstChild; node; node = node.nextSibling) {
       if (node.nodeType === 3 && node.nodeValue.trim()) return true;
@@ -459,7 +481,7 @@
       const visible = target.checkVisibility({ checkOpacity: true, checkVisibilityCSS: true }) &&
         rect.width > 0 && rect.height > 0;
       return [target.tagName.toLowerCase(), role || "", nameOf(target), isPassword(target),
-        describe(target), visible];
+        describe(target), visible, visible ? uncoveredPoint(target, rect) : null];
     }
     case "before": {
       // The visible text just before the element in document order (up to arg.max

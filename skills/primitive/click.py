@@ -13,5 +13,6 @@ async def click(selector: Selector) -> str:
     active = session()
     target = await locate(active, selector)
     async with watching(active) as changes:
-        await attempt(target.locator.click(), f"click {target.tag}", selector)
+        # partly covered by another element: click the part of it a person can see
+        await attempt(target.locator.click(position=target.point), f"click {target.tag}", selector)
     return f"Clicked {target.tag}. {changes.summary()}".strip()
