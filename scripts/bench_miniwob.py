@@ -36,6 +36,7 @@ from browser_agent.miniwob_site import (  # noqa: E402
     start_miniwob_site,
 )
 from browser_agent.planner.agent import RunResult, run_command  # noqa: E402
+from browser_agent.planner.router import routable  # noqa: E402
 from browser_agent.settings import Settings, load_settings  # noqa: E402
 from browser_agent.store.db import open_store  # noqa: E402
 
@@ -144,7 +145,7 @@ async def learn(site: MiniWobSite, task: str, server, llm, settings, engine, bro
     if made and made[0].skill is not None:
         skill = made[0].skill
         report.skill = f"{skill.name} ({skill.status})"
-        report.complete = skill.complete and skill.status == "healthy"
+        report.complete = routable(skill)  # healthy, or waiting for a secret the command gives
     elif made:
         report.skill = f"none: {made[0].error}"
     return report
