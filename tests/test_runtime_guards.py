@@ -26,6 +26,7 @@ from browser_agent.planner.prompts import task_message
 from browser_agent.settings import Settings
 from browser_agent.store.db import open_store
 from skills.primitive import click, enter_text, get_dom, open_url, select_option
+from tests.test_harvest import tool_round
 
 PAGES = Path(__file__).parent / "pages"
 
@@ -46,38 +47,20 @@ def pages() -> Iterator[str]:
     server.server_close()
 
 
-def call(call_id: str, name: str, arguments: dict, answer: str) -> list[dict]:
-    """One tool call and its answer, in the chat-log shape the planner writes."""
-    return [
-        {
-            "role": "assistant",
-            "content": None,
-            "tool_calls": [
-                {
-                    "id": call_id,
-                    "type": "function",
-                    "function": {"name": name, "arguments": json.dumps(arguments)},
-                }
-            ],
-        },
-        {"role": "tool", "tool_call_id": call_id, "content": answer},
-    ]
-
-
 async def record_billing_save(url: str, settings: Settings, browser: Browser) -> Path:
     """Do "press Save for the billing address" with the primitives and log it: the second
     of two buttons named Save, picked by its mmid as a model would."""
     command = "press Save for the billing address"
     messages: list[dict] = [{"role": "user", "content": task_message(command, url)}]
     async with browser_session(settings, browser):
-        messages += call("c1", "open_url", {"url": url}, await open_url(url))
+        messages += tool_round("c1", "open_url", {"url": url}, await open_url(url))
         seen = await get_dom("all_fields")
-        messages += call("c2", "get_dom", {"content_type": "all_fields"}, seen)
+        messages += tool_round("c2", "get_dom", {"content_type": "all_fields"}, seen)
         mmids = re.findall(r'^\[(\d+)\] button "Save"', seen, re.MULTILINE)
         assert len(mmids) == 2
         selector = f"[mmid='{mmids[1]}']"
-        messages += call("c3", "click", {"selector": selector}, await click(selector))
-    messages += call("c4", "finish", {"answer": "Saved the billing address."}, "Finished.")
+        messages += tool_round("c3", "click", {"selector": selector}, await click(selector))
+    messages += tool_round("c4", "finish", {"answer": "Saved the billing address."}, "Finished.")
     path = settings.logs_dir / "billing.json"
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(messages), encoding="utf-8")
@@ -114,7 +97,7 @@ async def test_same_named_buttons_are_told_apart_by_what_was_recorded(
 
     # the sections swapped places: the recorded text still says which one, not the order
     answer, status = await status_after(
-        skill, f"{pages}/addresses-reordered.html", settings, browser, button_name="save"
+        skill, f"{pages}/addresses.html?billing-first", settings, browser, button_name="save"
     )
     assert status == "billing saved", answer
 
