@@ -20,9 +20,10 @@ from contextlib import contextmanager, suppress
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from urllib.parse import urlsplit
+from weakref import WeakKeyDictionary
 
+from playwright.async_api import BrowserContext, Frame, Page
 from playwright.async_api import Error as PlaywrightError
-from playwright.async_api import Frame, Page
 
 from browser_agent.browser.errors import ActionError
 from browser_agent.browser.locate import frame_for
@@ -115,28 +116,22 @@ class Repairs:
 _repairs: ContextVar[Repairs | None] = ContextVar("browser_agent_repairs", default=None)
 
 
-_found_in_task: ContextVar[dict[int, tuple[Page | Frame, str]] | None] = ContextVar(
-    "browser_agent_found", default=None
+# Per browser context (one run or replay each, several may run at once): the element each
+# step acted on, and what the skill decided on its own, for its answer.
+_found_in: WeakKeyDictionary[BrowserContext, dict[int, tuple[Page | Frame, str]]] = (
+    WeakKeyDictionary()
 )
-_notes_in_task: ContextVar[list[str] | None] = ContextVar("browser_agent_notes", default=None)
+_notes_in: WeakKeyDictionary[BrowserContext, list[str]] = WeakKeyDictionary()
 
 
 def _found() -> dict[int, tuple[Page | Frame, str]]:
     """Step -> (frame, selector) of the element each step of the running skill acted on."""
-    found = _found_in_task.get()
-    if found is None:
-        found = {}
-        _found_in_task.set(found)
-    return found
+    return _found_in.setdefault(session().context, {})
 
 
 def _notes() -> list[str]:
     """What the running skill decided on its own (which of two same-named buttons)."""
-    notes = _notes_in_task.get()
-    if notes is None:
-        notes = []
-        _notes_in_task.set(notes)
-    return notes
+    return _notes_in.setdefault(session().context, [])
 
 
 @contextmanager
