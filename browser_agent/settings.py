@@ -1,68 +1,173 @@
 """Settings read from environment variables, with the defaults a first-time user expects.
 
 Every setting has an environment variable named ``BROWSER_AGENT_<NAME>``; the
-LLM endpoint also honours the usual ``OPENAI_API_KEY`` / ``OPENAI_BASE_URL``.
+LLM endpoint also honours the usual ``OPENAI_API_KEY`` / ``OPENAI_BASE_URL`` /
+``OPENAI_MODEL``. Values are checked when they are read: a bad one raises
+:class:`SettingsError` with a one-line message naming the variable.
 """
 
 from __future__ import annotations
 
-import os
-from dataclasses import dataclass, field, replace
+import re
+from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
+
+from platformdirs import user_data_dir
+from pydantic import AliasChoices, Field, ValidationError, field_validator
+from pydantic.fields import FieldInfo
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+ENV_PREFIX = "BROWSER_AGENT_"
+APP_NAME = "browser-agent"
+# Shown in the settings table instead of a default that depends on the machine or is unset.
+SHOWN_DEFAULT = "shown_default"
+TABLE_START = "<!-- settings-table:start (scripts/settings_table.py writes this table) -->"
+TABLE_END = "<!-- settings-table:end -->"
 
 
-def _env(name: str, default: str | None = None) -> str | None:
-    value = os.environ.get(f"BROWSER_AGENT_{name}")
-    return value if value not in (None, "") else default
+class SettingsError(ValueError):
+    """A setting has a value the agent cannot use; the message names the variable."""
 
 
-def _env_float(name: str, default: float) -> float:
-    raw = _env(name)
-    if raw is None:
-        return default
-    try:
-        return float(raw)
-    except ValueError as exc:
-        raise ValueError(f"BROWSER_AGENT_{name} must be a number, got {raw!r}") from exc
+def default_workspace() -> Path:
+    """The per-user data folder (``~/.local/share/browser-agent`` on Linux)."""
+    return Path(user_data_dir(APP_NAME))
 
 
-def _path(raw: str | None) -> Path | None:
-    return Path(raw).expanduser().resolve() if raw else None
+def _shown(text: str) -> dict[str, Any]:
+    """Field metadata: how the settings table shows this field's default."""
+    return {SHOWN_DEFAULT: text}
 
 
-@dataclass(frozen=True)
-class Settings:
-    """All knobs of the agent. Build with :func:`load_settings`; override with ``replace``."""
+def _env(*names: str) -> AliasChoices:
+    """Read a field from these variables, the first one set wins."""
+    return AliasChoices(*names)
 
-    workspace: Path = field(default_factory=Path.cwd)
-    database_url: str | None = None
-    headless: bool = True
-    chromium_path: str | None = None
-    browser_endpoint: str | None = None
-    action_timeout_ms: float = 5_000
-    navigation_timeout_ms: float = 15_000
-    dom_budget_chars: int = 60_000
-    llm_base_url: str | None = None
-    llm_api_key: str | None = None
-    llm_model: str = "gpt-4o-mini"
-    llm_timeout_s: float = 60.0
-    llm_text_actions: bool = False  # for models without native tool calls
-    use_skills: bool = True  # route commands to healthy harvested skills, offer them as tools
+
+class Settings(BaseSettings):
+    """All knobs of the agent. Build with :func:`load_settings`; change with
+    :meth:`with_overrides`."""
+
+    model_config = SettingsConfigDict(
+        env_prefix=ENV_PREFIX,
+        env_ignore_empty=True,
+        frozen=True,
+        extra="forbid",
+        validate_by_name=True,
+        validate_by_alias=True,
+    )
+
+    workspace: Path = Field(
+        default_factory=default_workspace,
+        description="holds `logs/`, `skills/harvested/` and `browser_agent.db`",
+        json_schema_extra=_shown("per-user data folder (`~/.local/share/browser-agent`)"),
+    )
+    database_url: str | None = Field(
+        None,
+        description="any SQLAlchemy URL",
+        json_schema_extra=_shown("SQLite file in the workspace"),
+    )
+    headed: bool = Field(False, description="`true` shows the browser window")
+    chromium_path: str | None = Field(
+        None,
+        validation_alias=_env(f"{ENV_PREFIX}CHROMIUM"),
+        description="Chromium executable",
+        json_schema_extra=_shown("Playwright's, else found on PATH"),
+    )
+    browser_endpoint: str | None = Field(
+        None, description="connect to a remote browser (CDP or Playwright URL)"
+    )
+    action_timeout_ms: float = Field(
+        5_000, gt=0, description="how long an action waits for its element"
+    )
+    navigation_timeout_ms: float = Field(
+        15_000, gt=0, description="how long a page may take to load"
+    )
+    dom_budget_chars: int = Field(
+        60_000, gt=0, description="cap on one distilled page; the output says what was cut"
+    )
+    llm_base_url: str | None = Field(
+        None,
+        validation_alias=_env(f"{ENV_PREFIX}LLM_BASE_URL", "OPENAI_BASE_URL"),
+        description="an OpenAI-compatible endpoint (OpenAI, vLLM, Ollama, llama.cpp)",
+    )
+    llm_api_key: str | None = Field(
+        None,
+        repr=False,
+        validation_alias=_env(f"{ENV_PREFIX}LLM_API_KEY", "OPENAI_API_KEY"),
+        description="the key for that endpoint; with a key and no URL, OpenAI's own",
+    )
+    llm_model: str = Field(
+        "gpt-4o-mini",
+        validation_alias=_env(f"{ENV_PREFIX}LLM_MODEL", "OPENAI_MODEL"),
+        description="model name at that endpoint; `offline` for the built-in planner",
+    )
+    llm_timeout_s: float = Field(60.0, gt=0, description="how long one model call may take")
+    llm_text_actions: bool = Field(False, description="`true` for models without native tool calls")
+    use_skills: bool = Field(
+        True,
+        description="`false` runs every command through the planner, ignoring harvested skills",
+    )
 
     # Memory (browser_agent.memory). The planner's history is fitted into
     # context_limit_tokens - answer_reserve_tokens - (system prompt, command, tools).
-    context_limit_tokens: int = 128_000  # the model's context window
-    answer_reserve_tokens: int = 4_096  # kept free for the model's answer
-    short_term_share: float = 0.75  # recent messages; the long-term summary gets the rest
-    summary_token_limit: int = 2_000  # most a summary may use (also capped by its share)
-    evict_target_share: float = 0.5  # an eviction leaves the window this full: batched summaries
-    memory_prompts_dir: Path | None = None  # overrides browser_agent/memory/prompts/*.txt
-    memory_manager: bool = False  # memory across runs and the recall tool
-    memory_chat_context_tokens: int = 4_000  # the manager's chat context size
-    memory_chat_compression_ratio: float = 0.5  # oldest share of it turned into key points
-    memory_short_term_size: int = 30  # short-term memory entries before consolidation
-    memory_short_term_compression_ratio: float = 0.5  # oldest share consolidated to long-term
-    memory_recall_tokens: int = 4_000  # most memory text one recall reads
+    context_limit_tokens: int = Field(
+        128_000, gt=0, description="the model's context limit; the history is fitted inside it"
+    )
+    answer_reserve_tokens: int = Field(4_096, gt=0, description="room kept for the model's answer")
+    short_term_share: float = Field(
+        0.75,
+        gt=0,
+        le=1,
+        description="share of the history budget for recent messages; "
+        "the rest holds the summary of older ones",
+    )
+    summary_token_limit: int = Field(2_000, gt=0, description="longest summary of older messages")
+    evict_target_share: float = Field(
+        0.5,
+        ge=0,
+        lt=1,
+        description="how full an eviction leaves the recent-message window",
+    )
+    memory_prompts_dir: Path | None = Field(
+        None,
+        description="folder of prompt files overriding `browser_agent/memory/prompts/*.txt`",
+    )
+    memory_manager: bool = Field(
+        False,
+        description="`true` keeps memories across runs and gives the planner a `recall` tool",
+    )
+    memory_chat_context_tokens: int = Field(
+        4_000, gt=0, description="the memory manager's chat context size"
+    )
+    memory_chat_compression_ratio: float = Field(
+        0.5,
+        gt=0,
+        le=1,
+        description="share of that context turned into short-term memories when it overflows",
+    )
+    memory_short_term_size: int = Field(
+        30, gt=0, description="short-term memories kept before the oldest are consolidated"
+    )
+    memory_short_term_compression_ratio: float = Field(
+        0.5,
+        gt=0,
+        le=1,
+        description="share of short-term memories consolidated into long-term memory",
+    )
+    memory_recall_tokens: int = Field(4_000, gt=0, description="most memory text one recall reads")
+
+    @field_validator("workspace", "memory_prompts_dir")
+    @classmethod
+    def _absolute(cls, value: Path | None) -> Path | None:
+        """Folders are kept absolute, with ``~`` expanded."""
+        return value.expanduser().resolve() if value is not None else None
+
+    @property
+    def headless(self) -> bool:
+        """Launch Chromium without a window (the opposite of ``headed``)."""
+        return not self.headed
 
     @property
     def logs_dir(self) -> Path:
@@ -77,36 +182,158 @@ class Settings:
         return self.database_url or f"sqlite:///{self.workspace / 'browser_agent.db'}"
 
     def with_overrides(self, **changes: object) -> Settings:
-        return replace(self, **{k: v for k, v in changes.items() if v is not None})
+        """A copy with these fields changed; None leaves a field as it is.
+
+        Raises TypeError for a name that is not a setting and SettingsError for a bad value.
+        """
+        unknown = sorted(set(changes) - set(type(self).model_fields))
+        if unknown:
+            raise TypeError(f"Not a setting: {', '.join(unknown)}")
+        given = {name: value for name, value in changes.items() if value is not None}
+        return _checked(lambda: type(self).model_validate({**self.model_dump(), **given}))
 
 
 def load_settings() -> Settings:
-    """Settings from the environment (``BROWSER_AGENT_*`` and ``OPENAI_*``)."""
-    return Settings(
-        workspace=Path(_env("WORKSPACE", str(Path.cwd()))).expanduser().resolve(),
-        database_url=_env("DATABASE_URL"),
-        headless=_env("HEADED", "0") not in ("1", "true", "yes"),
-        chromium_path=_env("CHROMIUM"),
-        browser_endpoint=_env("BROWSER_ENDPOINT"),
-        action_timeout_ms=_env_float("ACTION_TIMEOUT_MS", 5_000),
-        navigation_timeout_ms=_env_float("NAVIGATION_TIMEOUT_MS", 15_000),
-        dom_budget_chars=int(_env_float("DOM_BUDGET_CHARS", 60_000)),
-        llm_base_url=_env("LLM_BASE_URL", os.environ.get("OPENAI_BASE_URL")),
-        llm_api_key=_env("LLM_API_KEY", os.environ.get("OPENAI_API_KEY")),
-        llm_model=_env("LLM_MODEL", os.environ.get("OPENAI_MODEL", "gpt-4o-mini")) or "",
-        llm_timeout_s=_env_float("LLM_TIMEOUT_S", 60.0),
-        llm_text_actions=_env("LLM_TEXT_ACTIONS", "0") in ("1", "true", "yes"),
-        use_skills=_env("USE_SKILLS", "1") not in ("0", "false", "no"),
-        context_limit_tokens=int(_env_float("CONTEXT_LIMIT_TOKENS", 128_000)),
-        answer_reserve_tokens=int(_env_float("ANSWER_RESERVE_TOKENS", 4_096)),
-        short_term_share=_env_float("SHORT_TERM_SHARE", 0.75),
-        summary_token_limit=int(_env_float("SUMMARY_TOKEN_LIMIT", 2_000)),
-        evict_target_share=_env_float("EVICT_TARGET_SHARE", 0.5),
-        memory_prompts_dir=_path(_env("MEMORY_PROMPTS_DIR")),
-        memory_manager=_env("MEMORY_MANAGER", "0") in ("1", "true", "yes"),
-        memory_chat_context_tokens=int(_env_float("MEMORY_CHAT_CONTEXT_TOKENS", 4_000)),
-        memory_chat_compression_ratio=_env_float("MEMORY_CHAT_COMPRESSION_RATIO", 0.5),
-        memory_short_term_size=int(_env_float("MEMORY_SHORT_TERM_SIZE", 30)),
-        memory_short_term_compression_ratio=_env_float("MEMORY_SHORT_TERM_COMPRESSION_RATIO", 0.5),
-        memory_recall_tokens=int(_env_float("MEMORY_RECALL_TOKENS", 4_000)),
-    )
+    """Settings from the environment (``BROWSER_AGENT_*`` and ``OPENAI_*``).
+
+    Raises SettingsError, naming the variable, when a value is not usable.
+    """
+    return _checked(Settings)
+
+
+def _checked(build: Any) -> Settings:
+    """``build()``, with pydantic's validation errors turned into one SettingsError."""
+    try:
+        return build()
+    except ValidationError as exc:
+        raise SettingsError("; ".join(_describe(error) for error in exc.errors())) from None
+
+
+def env_names(name: str) -> list[str]:
+    """The environment variables a field is read from, the first one set wins."""
+    alias = Settings.model_fields[name].validation_alias
+    if isinstance(alias, AliasChoices):
+        return [choice for choice in alias.choices if isinstance(choice, str)]
+    return [f"{ENV_PREFIX}{name.upper()}"]
+
+
+def _variable(loc: tuple[int | str, ...]) -> str:
+    """The environment variable an error location stands for."""
+    key = str(loc[0]) if loc else "?"
+    if key in Settings.model_fields:
+        return env_names(key)[0]
+    return key.upper()
+
+
+def _number(value: object) -> str:
+    """A bound or default as people write it: 5000 rather than 5000.0."""
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value)
+
+
+def _describe(error: Mapping[str, Any]) -> str:
+    """One pydantic error as ``VARIABLE must be ..., got VALUE``."""
+    loc = tuple(error.get("loc", ()))
+    variable = _variable(loc)
+    got = f"got {error.get('input')}"
+    kind = error.get("type", "")
+    if kind in ("greater_than", "greater_than_equal", "less_than", "less_than_equal"):
+        return f"{variable} {_range_rule(str(loc[0]) if loc else '', error)}, {got}"
+    if kind == "bool_parsing":
+        return f"{variable} must be true or false (yes/no, on/off, 1/0), {got}"
+    if kind in ("int_parsing", "int_from_float", "int_type"):
+        return f"{variable} must be a whole number, {got}"
+    if kind in ("float_parsing", "float_type"):
+        return f"{variable} must be a number, {got}"
+    if kind == "extra_forbidden":
+        return f"{variable} is not a setting"
+    return f"{variable}: {error.get('msg', 'invalid value')}, {got}"
+
+
+def _bounds(name: str) -> dict[str, float]:
+    """The numeric bounds (gt, ge, lt, le) declared on a field."""
+    found: dict[str, float] = {}
+    field: FieldInfo | None = Settings.model_fields.get(name)
+    for rule in field.metadata if field else ():
+        for key in ("gt", "ge", "lt", "le"):
+            bound = getattr(rule, key, None)
+            if bound is not None:
+                found[key] = bound
+    return found
+
+
+def _range_rule(name: str, error: Mapping[str, Any]) -> str:
+    """What a bounded field accepts: ``must be between 0 and 1``, or the exact end missed."""
+    bounds = _bounds(name) or dict(error.get("ctx", {}))
+    low = bounds.get("gt", bounds.get("ge"))
+    high = bounds.get("lt", bounds.get("le"))
+    try:
+        value = float(error.get("input"))  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        value = float("nan")
+    if low is not None and high is not None and not low <= value <= high:
+        return f"must be between {_number(low)} and {_number(high)}"
+    words = {"gt": "more than", "ge": "at least", "lt": "less than", "le": "at most"}
+    return "must be " + " and ".join(f"{words[k]} {_number(b)}" for k, b in bounds.items())
+
+
+def _shown_default(field: FieldInfo) -> str:
+    """A field's default as the settings table shows it."""
+    extra = field.json_schema_extra
+    if isinstance(extra, dict) and SHOWN_DEFAULT in extra:
+        return str(extra[SHOWN_DEFAULT])
+    if field.default is None:
+        return "unset"
+    if isinstance(field.default, bool):
+        return f"`{str(field.default).lower()}`"
+    return f"`{_number(field.default)}`"
+
+
+def _shown_range(name: str) -> str:
+    """The values a field accepts, for the settings table: ``> 0, ≤ 1``; blank if any."""
+    symbols = {"gt": ">", "ge": "≥", "lt": "<", "le": "≤"}
+    return ", ".join(f"{symbols[key]} {_number(bound)}" for key, bound in _bounds(name).items())
+
+
+def settings_table() -> str:
+    """The README's table of environment variables, made from the Settings fields."""
+    lines = ["| variable | default | range | meaning |", "|---|---|---|---|"]
+    for name, field in Settings.model_fields.items():
+        variables = " or ".join(f"`{variable}`" for variable in env_names(name))
+        cells = [variables, _shown_default(field), _shown_range(name), str(field.description)]
+        lines.append(f"| {' | '.join(cells)} |")
+    return "\n".join(lines)
+
+
+def with_settings_table(text: str) -> str:
+    """``text`` (the README) with the part between the table markers replaced by the table."""
+    start = text.index(TABLE_START) + len(TABLE_START)
+    end = text.index(TABLE_END, start)
+    return f"{text[:start]}\n{settings_table()}\n{text[end:]}"
+
+
+_PASSWORD = re.compile(r"^(?P<head>[A-Za-z][\w+.-]*://[^:/@?#]*:)(?P<password>[^@]*)@")
+_SECRET_KEY = re.compile(r"pass|secret|token|key|auth|sig", re.IGNORECASE)
+
+
+def mask_url(url: str) -> str:
+    """``url`` with its password, and query values that look secret, shown as ``***``.
+
+    ``postgresql://user:pw@host/db`` becomes ``postgresql://user:***@host/db``. The
+    password is read as SQLAlchemy reads it: from the first ``:`` after the user name to
+    the ``@``.
+    """
+    masked = _PASSWORD.sub(r"\g<head>***@", url, count=1)
+    base, mark, query = masked.partition("?")
+    if not mark:
+        return masked
+    query, hash_mark, fragment = query.partition("#")
+    pairs = [_mask_pair(pair) for pair in query.split("&")]
+    return f"{base}?{'&'.join(pairs)}{hash_mark}{fragment}"
+
+
+def _mask_pair(pair: str) -> str:
+    """One ``key=value`` of a query, its value hidden when the key names a secret."""
+    key, equals, value = pair.partition("=")
+    return f"{key}=***" if equals and value and _SECRET_KEY.search(key) else pair

@@ -15,7 +15,7 @@ import asyncio
 import statistics
 import sys
 import tempfile
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 
 from browser_agent.browser.session import launched_browser
@@ -43,7 +43,8 @@ async def bench(repeat: int) -> list[Row]:
     rows: list[Row] = []
     with tempfile.TemporaryDirectory() as workspace, start_demo_site(port=0) as demo:
         assert demo.url.startswith("http://127.0.0.1:")
-        settings = replace(load_settings(), workspace=Path(workspace), browser_endpoint=None)
+        settings = load_settings().with_overrides(workspace=Path(workspace))
+        settings = settings.model_copy(update={"browser_endpoint": None})
         store = open_store(settings)
         async with launched_browser(settings) as browser:
             for _ in range(repeat):

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import shutil
-from dataclasses import replace
 from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
@@ -93,7 +92,7 @@ def test_a_command_without_a_site_is_refused_before_any_step() -> None:
 
 def test_make_llm_falls_back_to_the_offline_planner(settings: Settings) -> None:
     endpoint = settings.with_overrides(llm_base_url="http://127.0.0.1:9/v1")
-    unset = replace(settings, llm_base_url=None, llm_api_key=None)
+    unset = settings.model_copy(update={"llm_base_url": None, "llm_api_key": None})
 
     assert isinstance(make_llm(unset, None), OfflinePlanner)
     assert isinstance(make_llm(endpoint, "offline"), OfflinePlanner)
