@@ -1,7 +1,8 @@
 """Everything a run leaves behind: the chat log, iteration records and Run/Step rows.
 
 Written as the run goes, so a failure or Ctrl-C keeps what happened up to that point.
-Secrets are masked in every file and row.
+Each write is a short transaction of its own, never held across browser work, so any
+number of runs can share one store. Secrets are masked in every file and row.
 """
 
 from __future__ import annotations
@@ -100,17 +101,18 @@ class RunRecorder:
             out.write(json.dumps(redact(record, self.secrets), ensure_ascii=False) + "\n")
 
     def add_step(self, step: Step) -> None:
-        """Store one tool call at once, so it survives an interrupted run."""
+        """Store one tool call at once, so it survives an interrupted run: the step and the
+        run's step count in one short transaction of their own."""
         self.step_count += 1
         step.index = self.step_count
         step.run_id = self.run.id
         step.arguments = redact(step.arguments, self.secrets)
         step.response = redact(step.response, self.secrets)
+        self.run.steps = self.step_count
         with Session(self.engine, expire_on_commit=False) as db:  # callers read it afterwards
             db.add(step)
+            db.merge(self._redacted_run())
             db.commit()
-        self.run.steps = self.step_count
-        self._save_run()
 
     def finish(self, messages: list[dict[str, Any]], status: str, **fields: Any) -> None:
         """Close the run: final row, final log, and secrets masked in everything written."""
@@ -123,10 +125,13 @@ class RunRecorder:
         self._mask_written()
 
     def _save_run(self) -> None:
-        row = Run.model_validate(redact(self.run.model_dump(), self.secrets))
+        """Write the run's row in a transaction of its own."""
         with Session(self.engine) as db:
-            db.merge(row)
+            db.merge(self._redacted_run())
             db.commit()
+
+    def _redacted_run(self) -> Run:
+        return Run.model_validate(redact(self.run.model_dump(), self.secrets))
 
     def _mask_written(self) -> None:
         """Secrets learnt late (typed after the command named them) are masked after the fact."""

@@ -1,25 +1,31 @@
-"""Opening the store: an engine for the configured URL with every table created."""
+"""Opening the store: an engine for the configured URL, its tables migrated to this version."""
 
 from __future__ import annotations
 
 from sqlalchemy import Engine, event
-from sqlmodel import SQLModel, create_engine
+from sqlmodel import create_engine
 
 from browser_agent.settings import Settings
 
 
 def open_store(settings: Settings) -> Engine:
-    """Engine for the settings' database (SQLite file in the workspace by default)."""
+    """Engine for the settings' database (SQLite file in the workspace by default), with
+    its tables created or upgraded under the migration lock when they are not current."""
+    from browser_agent.store.migrate import ensure_current
+
+    engine = store_engine(settings)
+    ensure_current(engine)
+    return engine
+
+
+def store_engine(settings: Settings) -> Engine:
+    """Engine for the settings' database as it is: nothing created or migrated."""
     url = settings.db_url
     if url.startswith("sqlite:///"):
         settings.workspace.mkdir(parents=True, exist_ok=True)
     engine = create_engine(url)
     if url.startswith("sqlite"):
         event.listen(engine, "connect", _sqlite_pragmas)
-    import browser_agent.store.memory_models  # noqa: F401
-    import browser_agent.store.models  # noqa: F401  (registers the tables)
-
-    SQLModel.metadata.create_all(engine)
     return engine
 
 

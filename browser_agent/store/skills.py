@@ -7,8 +7,8 @@ import re
 from collections.abc import Mapping, Sequence
 from urllib.parse import urlsplit
 
-from sqlalchemy import Engine
-from sqlmodel import Session, select
+from sqlalchemy import Engine, update
+from sqlmodel import Session, col, select
 
 from browser_agent.store.models import HarvestedSource, Skill
 
@@ -232,18 +232,16 @@ def update_skill(engine: Engine, skill_id: int, **changes: object) -> Skill:
 
 
 def record_use(engine: Engine, skill_id: int, ok: bool, error: str | None = None) -> None:
-    """Count one use of a skill at run time."""
+    """Count one use of a skill at run time. The counts are added in SQL, so processes
+    sharing the store never lose one to another's update."""
+    counts: dict[str, object] = {"uses": col(Skill.uses) + 1}
+    if ok:
+        counts["successes"] = col(Skill.successes) + 1
+    else:
+        counts["failures"] = col(Skill.failures) + 1
+        counts["last_error"] = error
     with Session(engine) as db:
-        row = db.get(Skill, skill_id)
-        if row is None:
-            return
-        row.uses += 1
-        if ok:
-            row.successes += 1
-        else:
-            row.failures += 1
-            row.last_error = error
-        db.add(row)
+        db.exec(update(Skill).where(col(Skill.id) == skill_id).values(counts))
         db.commit()
 
 
