@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
+import platform
 import sys
 import tempfile
 import time
 from dataclasses import asdict
+from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Annotated
 
@@ -17,6 +20,7 @@ from rich.markup import escape
 from rich.table import Table
 from sqlmodel import Session, select
 
+from browser_agent.browser.chromium import find_chromium
 from browser_agent.browser.errors import BrowserError
 from browser_agent.browser.session import browser_session
 from browser_agent.demo import FIRST_COMMAND, SECOND_COMMAND, tour
@@ -29,7 +33,7 @@ from browser_agent.llm.types import LLMClient
 from browser_agent.memory.cli import app as memory_app
 from browser_agent.planner.agent import RunResult, run_command
 from browser_agent.planner.people import console_channel
-from browser_agent.settings import Settings, load_settings
+from browser_agent.settings import ENV_PREFIX, Settings, SettingsError, load_settings, mask_url
 from browser_agent.store.cli import db_app
 from browser_agent.store.db import open_store
 from browser_agent.store.models import Run, Step
@@ -50,6 +54,44 @@ app.command("harvest")(harvest_command)
 app.add_typer(skills_app, name="skills")
 app.command("validate")(validate_command)
 app.add_typer(db_app, name="db", help="The store's schema revision; upgrading it.")
+
+
+@app.callback()
+def main(
+    ctx: typer.Context,
+    workspace: Annotated[
+        Path | None,
+        typer.Option(
+            "--workspace",
+            file_okay=False,
+            help="Workspace folder (logs, skills, store) for this command; "
+            "overrides BROWSER_AGENT_WORKSPACE.",
+        ),
+    ] = None,
+) -> None:
+    """Apply the global options and check the settings before any command runs."""
+    if workspace is not None:
+        _set_env_while_running(ctx, f"{ENV_PREFIX}WORKSPACE", str(workspace.expanduser().resolve()))
+    try:
+        load_settings()
+    except SettingsError as exc:
+        typer.secho(str(exc), fg="red", err=True)
+        raise typer.Exit(2) from None
+
+
+def _set_env_while_running(ctx: typer.Context, name: str, value: str) -> None:
+    """Set an environment variable until this command line is done; every settings read
+    of the command (and any worker process it starts) sees it."""
+    before = os.environ.get(name)
+    os.environ[name] = value
+
+    def restore() -> None:
+        if before is None:
+            os.environ.pop(name, None)
+        else:
+            os.environ[name] = before
+
+    ctx.call_on_close(restore)
 
 
 @app.command("demo-site")
@@ -101,16 +143,21 @@ def dom(
 def make_llm(settings: Settings, model: str | None, text_actions: bool = False) -> LLMClient:
     """The configured model client; the offline planner when asked for (``--model offline``)
     or when no endpoint is configured, so the product runs without a network."""
-    chosen = model or settings.llm_model
-    if chosen == OFFLINE_MODEL or (settings.llm_base_url is None and settings.llm_api_key is None):
+    if is_offline(settings, model):
         return OfflinePlanner()
     return OpenAIClient(
-        chosen,
+        model or settings.llm_model,
         base_url=settings.llm_base_url,
         api_key=settings.llm_api_key,
         timeout_s=settings.llm_timeout_s,
         text_actions=text_actions or settings.llm_text_actions,
     )
+
+
+def is_offline(settings: Settings, model: str | None = None) -> bool:
+    """True when the offline planner stands in: asked for, or no endpoint configured."""
+    no_endpoint = settings.llm_base_url is None and settings.llm_api_key is None
+    return (model or settings.llm_model) == OFFLINE_MODEL or no_endpoint
 
 
 def _target(arguments: str) -> str:
@@ -165,7 +212,7 @@ def run(
     """Carry out a web command with the planner; every step is logged and stored."""
     settings = load_settings()
     if headed:
-        settings = settings.with_overrides(headless=False)
+        settings = settings.with_overrides(headed=True)
     llm = make_llm(settings, model, text_actions)
     interactive = sys.stdin.isatty() and not as_json
     result = asyncio.run(
@@ -203,7 +250,7 @@ def demo(
     workspace = Path(tempfile.mkdtemp(prefix="browser-agent-demo-"))
     settings = load_settings().with_overrides(workspace=workspace)
     if headed:
-        settings = settings.with_overrides(headless=False)
+        settings = settings.with_overrides(headed=True)
     llm = make_llm(settings, model)
     shown = asyncio.run(
         tour(
@@ -294,6 +341,72 @@ def show(
         console.print(f"{step.index:>3} {step.tool}({escape(step.arguments)}) {mark}")
         console.print(f"    [dim]{escape(step.response[:300])}[/]")
     console.print(f"Answer: {escape(found.answer or '')}\nLog: {found.log_path}")
+
+
+@app.command()
+def info(
+    as_json: Annotated[bool, typer.Option("--json", help="Print the values as JSON.")] = False,
+) -> None:
+    """Print the workspace, store, browser and model in use, for a bug report.
+
+    Passwords and keys are never printed: a store or endpoint URL shows its password
+    as ***, and the API key only as set or not set.
+    """
+    facts = environment_info(load_settings())
+    if as_json:
+        typer.echo(json.dumps(facts, indent=2))
+        return
+    width = max(len(key) for key in facts)
+    for key, value in facts.items():
+        typer.echo(f"{key:<{width}}  {value}")
+
+
+def environment_info(settings: Settings) -> dict[str, str]:
+    """What this installation uses, with every secret masked."""
+    offline = is_offline(settings)
+    endpoint = settings.llm_base_url or "https://api.openai.com/v1 (OpenAI's default)"
+    return {
+        "browser-agent": _version("browser-agent"),
+        "python": platform.python_version(),
+        "platform": platform.platform(),
+        "playwright": _version("playwright"),
+        "workspace": str(settings.workspace),
+        "store": mask_url(settings.db_url),
+        "browser": _browser_in_use(settings),
+        "model": OFFLINE_MODEL if offline else settings.llm_model,
+        "llm_endpoint": "none" if offline else mask_url(endpoint),
+        "llm_api_key": "set" if settings.llm_api_key else "not set",
+    }
+
+
+def _version(package: str) -> str:
+    try:
+        return version(package)
+    except PackageNotFoundError:
+        return "not installed"
+
+
+def _browser_in_use(settings: Settings) -> str:
+    """The remote endpoint, or the Chromium executable a run would launch, and how."""
+    if settings.browser_endpoint:
+        return f"remote: {mask_url(settings.browser_endpoint)}"
+    bundled = _playwright_chromium()
+    try:
+        found = find_chromium(settings.chromium_path, bundled) or bundled
+    except BrowserError as exc:
+        return f"none found: {exc}"
+    return f"{found} ({'headed' if settings.headed else 'headless'})"
+
+
+def _playwright_chromium() -> str | None:
+    """Where Playwright keeps its own Chromium (it may not be downloaded)."""
+    from playwright.sync_api import sync_playwright
+
+    try:
+        with sync_playwright() as playwright:
+            return playwright.chromium.executable_path
+    except Exception:  # a broken Playwright install: fall back to a system Chromium
+        return None
 
 
 if __name__ == "__main__":
