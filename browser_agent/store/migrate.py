@@ -149,11 +149,12 @@ def _head(script: ScriptDirectory) -> str:
 
 def _pending(script: ScriptDirectory, current: str | None) -> list[Revision]:
     """The revisions after ``current`` up to the head, oldest first."""
+    from alembic.script.revision import RevisionError
     from alembic.util.exc import CommandError
 
     try:
         newer = list(script.iterate_revisions("head", current))
-    except CommandError as exc:
+    except (CommandError, RevisionError) as exc:
         raise StoreTooNew(
             f"the store is at schema revision {current}, which this version of browser-agent "
             f"does not know (it knows up to {_head(script)}): it was written by a newer "
