@@ -390,7 +390,7 @@ def _browser_in_use(settings: Settings) -> str:
     """The remote endpoint, or the Chromium executable a run would launch, and how."""
     if settings.browser_endpoint:
         return f"remote: {mask_url(settings.browser_endpoint)}"
-    bundled = _playwright_chromium()
+    bundled = None if settings.chromium_path else _playwright_chromium()
     try:
         found = find_chromium(settings.chromium_path, bundled) or bundled
     except BrowserError as exc:
