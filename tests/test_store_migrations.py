@@ -10,12 +10,14 @@ import shutil
 import sqlite3
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
 from alembic.autogenerate import compare_metadata
 from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
+from filelock import FileLock
 from sqlalchemy import Engine, create_engine
 from sqlmodel import SQLModel
 from typer.testing import CliRunner
@@ -24,6 +26,7 @@ from browser_agent.cli import app
 from browser_agent.planner.router import route
 from browser_agent.settings import Settings, load_settings
 from browser_agent.store.db import open_store, store_engine
+from browser_agent.store.lock import LockTimeout, lock_path, migration_lock
 from browser_agent.store.migrate import StoreTooNew, alembic_config, current_revision, upgrade
 from browser_agent.store.migrations import HEAD_REVISION
 from browser_agent.store.models import HarvestedSource
@@ -45,6 +48,11 @@ def workspace_with(tmp_path: Path, database: Path | None = None) -> Settings:
 def rows(database: Path, table: str) -> list[tuple]:
     with sqlite3.connect(database) as db:
         return db.execute(f"SELECT * FROM {table} ORDER BY 1").fetchall()
+
+
+def tables(database: Path) -> list[str]:
+    with sqlite3.connect(database) as db:
+        return [name for (name,) in db.execute("SELECT name FROM sqlite_master")]
 
 
 def schema_drift(engine: Engine) -> list:
@@ -213,3 +221,39 @@ def test_opening_a_current_store_and_starting_the_cli_leave_alembic_unimported(
         [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60
     )
     assert out.stdout.strip() == "[]"
+
+
+def test_opening_a_store_waits_while_another_process_holds_the_migration_lock(
+    tmp_path: Path,
+) -> None:
+    settings = workspace_with(tmp_path)
+    database = settings.workspace / "browser_agent.db"
+    code = (
+        "from pathlib import Path; from browser_agent.settings import load_settings; "
+        "from browser_agent.store.db import open_store; "
+        f"open_store(load_settings().with_overrides(workspace=Path({str(settings.workspace)!r})))"
+    )
+    with FileLock(str(lock_path(database))):
+        opening = subprocess.Popen([sys.executable, "-c", code])
+        deadline = time.monotonic() + 60
+        while not database.exists() and time.monotonic() < deadline:  # it read the revision
+            time.sleep(0.05)
+        deadline = time.monotonic() + 3  # a migration takes a tenth of that
+        while time.monotonic() < deadline:
+            assert opening.poll() is None, "the store was opened while the lock was held"
+            assert tables(database) == [], "tables were made while the lock was held"
+            time.sleep(0.05)
+    assert opening.wait(timeout=60) == 0
+    assert current_revision(store_engine(settings)) == HEAD_REVISION
+
+
+def test_a_lock_held_too_long_is_said_in_one_line(tmp_path: Path) -> None:
+    settings = workspace_with(tmp_path)
+    held = FileLock(str(lock_path(settings.workspace / "browser_agent.db")))
+    expected = "another process has been creating or upgrading the store for 0 s"
+    with (
+        held,
+        pytest.raises(LockTimeout, match=expected),
+        migration_lock(store_engine(settings), wait_s=0.2),
+    ):
+        pass

@@ -55,12 +55,15 @@ def migration_lock(engine: Engine, wait_s: float = WAIT_S) -> Iterator[None]:
     if database is None:  # in memory: one process; other backends: no portable lock
         yield
         return
-    path = lock_path(database)
+    lock = FileLock(str(lock_path(database)), timeout=wait_s)
     try:
-        with FileLock(str(path), timeout=wait_s):
-            yield
+        lock.acquire()
     except Timeout as exc:
-        raise LockTimeout(_held_too_long(wait_s, f"lock file {path}")) from exc
+        raise LockTimeout(_held_too_long(wait_s, f"lock file {lock.lock_file}")) from exc
+    try:
+        yield
+    finally:
+        lock.release()
 
 
 @contextmanager
@@ -78,6 +81,7 @@ def _advisory_lock(engine: Engine, wait_s: float) -> Iterator[None]:
             yield
         finally:
             connection.execute(text("SELECT pg_advisory_unlock(:key)"), key)
+            connection.execute(text("RESET lock_timeout"))  # the connection goes back to the pool
             connection.commit()
 
 
