@@ -1,4 +1,5 @@
-"""Shared fixtures: a temporary workspace, one Chromium per test session, the demo site."""
+"""Shared fixtures: a temporary workspace, one Chromium per test session, the demo site,
+and the stores the store tests run on (SQLite, and a PostgreSQL server of the session's own)."""
 
 from __future__ import annotations
 
@@ -12,6 +13,10 @@ from playwright.async_api import Browser
 from browser_agent.browser.session import BrowserSession, browser_session, launched_browser
 from browser_agent.demo_site import DemoSite, start_demo_site
 from browser_agent.settings import Settings, load_settings
+from tests.postgres_server import PostgresMissing, fresh_database, throwaway_postgres
+
+#: The kinds of store the store tests run on, one parameter of ``store_url`` each.
+STORES = ["sqlite", "postgresql"]
 
 
 @pytest.fixture
@@ -47,3 +52,30 @@ async def page_session(settings: Settings, browser: Browser) -> AsyncIterator[Br
     """A fresh browser context that primitives called by the test act on."""
     async with browser_session(settings, browser) as active:
         yield active
+
+
+@pytest.fixture(scope="session")
+def postgres_server() -> Iterator[str]:
+    """A throwaway PostgreSQL cluster on 127.0.0.1 for the whole session (started by the
+    first test that needs it); the URL of its database ``agent``, as its superuser."""
+    try:
+        with throwaway_postgres() as url:
+            yield url
+    except PostgresMissing as exc:
+        pytest.fail(str(exc), pytrace=False)
+
+
+@pytest.fixture
+def postgres_url(postgres_server: str) -> Iterator[str]:
+    """An empty PostgreSQL database of this test's own (``postgresql://…``), dropped after."""
+    with fresh_database(postgres_server) as url:
+        yield url
+
+
+@pytest.fixture(params=STORES)
+def store_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    """The URL of an empty store of each kind: SQLite, a file in the test's workspace
+    (``tmp_path / "workspace"``); PostgreSQL, a database of the test's own."""
+    if request.param == "postgresql":
+        return request.getfixturevalue("postgres_url")
+    return f"sqlite:///{tmp_path / 'workspace' / 'browser_agent.db'}"

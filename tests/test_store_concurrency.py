@@ -3,7 +3,8 @@ empty workspace all create (or find) the tables and keep every run and step.
 
 Each test starts real processes (spawned, so they share nothing with this one but the
 store) and holds them at a barrier so that they hit the store at the same moment. The
-store's URL comes from the ``store_url`` fixture, one parameter per kind of database.
+store's URL comes from the ``store_url`` fixture (tests/conftest.py): each test runs on a
+SQLite file and on a database of its own on the session's PostgreSQL server.
 """
 
 from __future__ import annotations
@@ -34,12 +35,6 @@ PROCESSES = 4
 INCREMENTS = 50
 COMMAND = "search for trail shoes and sort by price low to high"
 CONTEXT = multiprocessing.get_context("spawn")
-
-
-@pytest.fixture(params=["sqlite"])
-def store_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
-    """The URL of an empty store of each kind (SQLite: a file in the test's workspace)."""
-    return f"sqlite:///{tmp_path / 'workspace' / 'browser_agent.db'}"
 
 
 @pytest.fixture

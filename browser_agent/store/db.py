@@ -1,16 +1,40 @@
-"""Opening the store: an engine for the configured URL, its tables migrated to this version."""
+"""Opening the store: an engine for the configured URL, its tables migrated to this version.
+
+SQLite (a file in the workspace) is the default. A ``postgresql://`` or ``postgres://``
+URL opens a PostgreSQL database through psycopg (the ``postgres`` extra). A store that
+cannot be opened (no driver, no server, a refused login, no such database, not a database
+URL) raises :class:`StoreError` with one line saying why; passwords never appear in it.
+"""
 
 from __future__ import annotations
 
-from sqlalchemy import Engine, event
+import re
+from pathlib import Path
+
+from sqlalchemy import URL, Engine, event
+from sqlalchemy.engine import make_url
+from sqlalchemy.exc import ArgumentError, DBAPIError, NoSuchModuleError
 from sqlmodel import create_engine
 
-from browser_agent.settings import Settings
+from browser_agent.settings import Settings, mask_url
+from browser_agent.store.errors import StoreError
+
+#: The driver a PostgreSQL URL without one is opened with.
+POSTGRES_DRIVER = "psycopg"
+#: How to install a driver that is missing, by its module name.
+DRIVER_INSTALL = {
+    "psycopg": "pip install 'browser-agent[postgres]'",
+    "psycopg2": "pip install psycopg2-binary, or write the URL as postgresql:// and "
+    "pip install 'browser-agent[postgres]'",
+}
+EXPECTED_URL = "sqlite:///PATH or postgresql://USER:PASSWORD@HOST:PORT/DATABASE"
 
 
 def open_store(settings: Settings) -> Engine:
     """Engine for the settings' database (SQLite file in the workspace by default), with
-    its tables created or upgraded under the migration lock when they are not current."""
+    its tables created or upgraded under the migration lock when they are not current.
+
+    Raises StoreError when the store cannot be opened."""
     from browser_agent.store.migrate import ensure_current
 
     engine = store_engine(settings)
@@ -19,14 +43,29 @@ def open_store(settings: Settings) -> Engine:
 
 
 def store_engine(settings: Settings) -> Engine:
-    """Engine for the settings' database as it is: nothing created or migrated."""
-    url = settings.db_url
-    if url.startswith("sqlite:///"):
+    """Engine for the settings' database as it is: nothing created or migrated. A server
+    database is connected to once, so that a store out of reach is said here.
+
+    Raises StoreError when the URL, the driver or the connection is not usable."""
+    url = _parsed(settings.db_url)
+    if url.get_backend_name() == "sqlite":
         settings.workspace.mkdir(parents=True, exist_ok=True)
-    engine = create_engine(url)
-    if url.startswith("sqlite"):
+        _check_folder(url, settings.db_url)
+    engine = _created(url, settings.db_url)
+    if url.get_backend_name() == "sqlite":
         event.listen(engine, "connect", _sqlite_pragmas)
+    else:
+        _check_connection(engine, settings.db_url)
     return engine
+
+
+def engine_url(url: str) -> str:
+    """``url`` as SQLAlchemy opens it: ``postgres://`` and ``postgresql://`` (no driver
+    named) are driven by psycopg; every other URL is kept as it is."""
+    scheme, separator, rest = url.strip().partition("://")
+    if separator and scheme.lower() in ("postgres", "postgresql"):
+        return f"postgresql+{POSTGRES_DRIVER}://{rest}"
+    return url.strip()
 
 
 def forget_old_versions(engine: Engine) -> None:
@@ -34,6 +73,119 @@ def forget_old_versions(engine: Engine) -> None:
     if engine.url.get_backend_name() == "sqlite":
         with engine.connect() as connection:
             connection.exec_driver_sql("PRAGMA wal_checkpoint(TRUNCATE)")
+
+
+def _parsed(configured: str) -> URL:
+    """The SQLAlchemy URL of the configured store URL; StoreError if it is not one."""
+    try:
+        return make_url(engine_url(configured))
+    except ArgumentError:
+        raise StoreError(_not_a_database_url(configured)) from None
+
+
+def _created(url: URL, configured: str) -> Engine:
+    """``create_engine`` for ``url``, which loads its dialect and driver."""
+    try:
+        return create_engine(url)
+    except NoSuchModuleError:  # no dialect of that name: http://, file://, a typo
+        raise StoreError(_not_a_database_url(configured)) from None
+    except ImportError as exc:  # the dialect is known, its driver is not installed
+        raise StoreError(_missing_driver(url, configured, exc)) from None
+
+
+def _not_a_database_url(configured: str) -> str:
+    return (
+        f"the store URL {mask_url(configured)!r} is not a database URL "
+        f"(BROWSER_AGENT_DATABASE_URL takes {EXPECTED_URL})"
+    )
+
+
+def _missing_driver(url: URL, configured: str, exc: ImportError) -> str:
+    """What to install for the store's driver."""
+    module = (exc.name or url.get_driver_name()).split(".")[0]
+    install = DRIVER_INSTALL.get(module, f"install the Python package that provides {module}")
+    kind = "PostgreSQL" if url.get_backend_name() == "postgresql" else url.get_backend_name()
+    return (
+        f"the {kind} driver {module} is not installed, so the store {mask_url(configured)} "
+        f"cannot be opened: {install}"
+    )
+
+
+def _check_folder(url: URL, configured: str) -> None:
+    """A SQLite file can be made only in a folder that exists."""
+    database = url.database or ""
+    if database in ("", ":memory:") or database.startswith("file:"):
+        return
+    folder = Path(database).expanduser().absolute().parent
+    if not folder.is_dir():
+        raise StoreError(
+            f"cannot open the store {mask_url(configured)}: the folder {folder} does not exist"
+        )
+
+
+def _check_connection(engine: Engine, configured: str) -> None:
+    """Connect once (the connection goes back to the pool for the next use)."""
+    try:
+        with engine.connect():
+            pass
+    except DBAPIError as exc:
+        reason = _connection_refusal(engine.url, str(exc.orig))
+        message = f"cannot open the store {mask_url(configured)}: {reason}"
+        raise StoreError(_without_password(message, engine.url)) from None
+
+
+#: What a PostgreSQL server or libpq says when a connection fails, and how we say it.
+#: Each pattern is searched in the driver's message; the first that matches is used.
+_REFUSALS: tuple[tuple[str, str], ...] = (
+    (r'database "(?P<name>[^"]*)" does not exist', "the server has no database {name!r}"),
+    (
+        r'password authentication failed for user "(?P<name>[^"]*)"',
+        "the server refused user {name!r}: wrong password or unknown user",
+    ),
+    (r'role "(?P<name>[^"]*)" does not exist', "the server has no user {name!r}"),
+    (r"no password supplied", "the server asks for a password and the URL gives none"),
+    (
+        r"Connection refused",
+        "nothing accepts connections at {address} (connection refused): "
+        "is the PostgreSQL server running there?",
+    ),
+    (
+        r"failed to resolve host|could not translate host name",
+        "the host {host!r} is not known",
+    ),
+    (r"timeout expired|timed out", "no answer from {address} (timed out)"),
+)
+
+
+def _connection_refusal(url: URL, said: str) -> str:
+    """Why a connection failed, in a few words, from the driver's message."""
+    place = {"host": url.host or "localhost", "address": _address(url)}
+    for pattern, reason in _REFUSALS:
+        found = re.search(pattern, said)
+        if found:
+            return reason.format(**place, **found.groupdict())
+    return _first_line(said)
+
+
+def _address(url: URL) -> str:
+    """``host:port`` of a server URL (the local socket when it names no host)."""
+    if not url.host:
+        return "the local server's socket"
+    default = 5432 if url.get_backend_name() == "postgresql" else None
+    port = url.port or default
+    return f"{url.host}:{port}" if port else url.host
+
+
+def _first_line(said: str) -> str:
+    """The driver's message without its connection preamble, on one line."""
+    text = re.sub(r"^connection failed: (connection to server at .*? failed: )?", "", said.strip())
+    text = re.sub(r"^FATAL:\s+", "", text)
+    return " ".join(text.split()) or "the connection failed"
+
+
+def _without_password(message: str, url: URL) -> str:
+    """``message`` with the URL's password, wherever it appears, shown as ``***``."""
+    return message.replace(url.password, "***") if url.password else message
 
 
 def _sqlite_pragmas(connection, _record) -> None:  # type: ignore[no-untyped-def]

@@ -16,6 +16,8 @@ from filelock import FileLock, Timeout
 from sqlalchemy import Engine, text
 from sqlalchemy.exc import OperationalError
 
+from browser_agent.store.errors import StoreError
+
 #: The advisory lock's key on PostgreSQL: any fixed 64-bit number that other
 #: applications sharing the database are unlikely to use (the first eight bytes of
 #: sha256("browser_agent.store.migrations"), read as a signed integer).
@@ -25,7 +27,7 @@ ADVISORY_LOCK_KEY = 0x6F3F_4C9A_17EF_7FD0
 WAIT_S = 300.0
 
 
-class LockTimeout(RuntimeError):
+class LockTimeout(StoreError):
     """Another process held the migration lock for too long."""
 
 

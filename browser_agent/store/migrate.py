@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 from sqlalchemy import Connection, Engine, inspect, text
 
+from browser_agent.store.errors import StoreError
 from browser_agent.store.lock import migration_lock, sqlite_file
 from browser_agent.store.migrations import HEAD_REVISION
 
@@ -28,7 +29,7 @@ VERSION_TABLE = "alembic_version"
 _LEGACY_MARKERS = (("harvestedsource", "0002"), ("run", "0001"))
 
 
-class StoreTooNew(RuntimeError):
+class StoreTooNew(StoreError):
     """The store was migrated by a newer version of browser-agent than this one."""
 
 
