@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Idempotent set-up: a virtual environment in .venv with the project installed, and a
-# Chromium for Playwright (its own download if present, else the system's; as root on
-# Debian, the 'chromium' package is installed when missing).
+# Idempotent set-up: a virtual environment in .venv with the project installed, a
+# Chromium for Playwright (its own download if present, else the system's) and the
+# PostgreSQL server the store tests start a throwaway cluster of. As root on Debian, the
+# 'chromium' and 'postgresql' packages are installed when missing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -19,6 +20,25 @@ if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
   echo "$want" > "$stamp"
 fi
 
+can_apt() {
+  [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null
+}
+
+apt_updated=
+apt_install() {
+  export DEBIAN_FRONTEND=noninteractive
+  if [ -z "$apt_updated" ]; then
+    apt-get update -qq
+    apt_updated=1
+  fi
+  apt-get install -y -qq "$@" >/dev/null
+}
+
+has_postgres_server() {
+  command -v initdb >/dev/null || command -v pg_ctl >/dev/null ||
+    compgen -G '/usr/lib/postgresql/*/bin/initdb' >/dev/null
+}
+
 has_playwright_browser() {
   .venv/bin/python - <<'PY' 2>/dev/null
 import os, sys
@@ -32,15 +52,23 @@ if [ -n "${BROWSER_AGENT_CHROMIUM:-}" ]; then
   [ -x "$BROWSER_AGENT_CHROMIUM" ] || { echo "setup: BROWSER_AGENT_CHROMIUM=$BROWSER_AGENT_CHROMIUM is not executable" >&2; exit 1; }
 elif command -v chromium >/dev/null || command -v chromium-browser >/dev/null || has_playwright_browser; then
   :
-elif [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+elif can_apt; then
   echo "setup: installing Debian's chromium"
-  export DEBIAN_FRONTEND=noninteractive
-  apt-get update -qq
-  apt-get install -y -qq chromium >/dev/null
+  apt_install chromium
 else
   echo "setup: no Chromium found. Install your distribution's 'chromium' package (as root:" >&2
   echo "       apt-get install chromium), or run '.venv/bin/playwright install chromium'," >&2
   echo "       or set BROWSER_AGENT_CHROMIUM to a Chromium executable." >&2
   exit 1
+fi
+if has_postgres_server; then
+  :
+elif can_apt; then
+  echo "setup: installing Debian's postgresql (the store tests start a throwaway server)"
+  apt_install postgresql
+else
+  echo "setup: no PostgreSQL server found; the store tests start a throwaway one and fail" >&2
+  echo "       without it. Install your distribution's 'postgresql' package (as root:" >&2
+  echo "       apt-get install postgresql), or put PostgreSQL's initdb and pg_ctl on PATH." >&2
 fi
 echo "setup: ready"
