@@ -12,13 +12,14 @@ import time
 from dataclasses import asdict
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 from sqlmodel import Session, select
+from typer.core import TyperGroup
 
 from browser_agent.browser.chromium import find_chromium
 from browser_agent.browser.errors import BrowserError
@@ -36,6 +37,7 @@ from browser_agent.planner.people import console_channel
 from browser_agent.settings import ENV_PREFIX, Settings, SettingsError, load_settings, mask_url
 from browser_agent.store.cli import db_app
 from browser_agent.store.db import open_store
+from browser_agent.store.errors import StoreError
 from browser_agent.store.models import Run, Step
 from browser_agent.validate.cli import validate_command
 
@@ -44,7 +46,22 @@ console = Console()
 OFFLINE_MODEL = "offline"
 MODEL_HELP = "Model at the endpoint; 'offline' for the built-in planner (the default without one)."
 
+
+class StoreErrorsInOneLine(TyperGroup):
+    """The command group: a store that cannot be opened or used (no driver, no server, a
+    refused login, a newer schema, a held lock) is said in one line, with exit code 2,
+    whichever command met it."""
+
+    def invoke(self, ctx: typer.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except StoreError as exc:
+            typer.secho(f"Error: {exc}", fg="red", err=True)
+            raise typer.Exit(2) from None
+
+
 app = typer.Typer(
+    cls=StoreErrorsInOneLine,
     help="A browser agent that carries out web commands and learns skills from its runs.",
     no_args_is_help=True,
     add_completion=False,

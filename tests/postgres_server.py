@@ -47,7 +47,8 @@ def server_binaries() -> Path:
     )
 
 
-def _free_port() -> int:
+def free_port() -> int:
+    """A port of 127.0.0.1 that nothing listens on (now)."""
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         return probe.getsockname()[1]
@@ -84,7 +85,7 @@ def throwaway_postgres() -> Iterator[str]:
     if os.geteuid() == 0:
         shutil.chown(home, SERVER_USER)
         shutil.chown(home / "password", SERVER_USER)
-    data, port = home / "data", _free_port()
+    data, port = home / "data", free_port()
     try:
         _run(
             binaries,

@@ -124,14 +124,14 @@ def _check_folder(url: URL, configured: str) -> None:
 
 
 def _check_connection(engine: Engine, configured: str) -> None:
-    """Connect once (the connection goes back to the pool for the next use)."""
+    """Connect once (the connection goes back to the pool for the next use). The driver's
+    messages name the server, the user and the database, never the password."""
     try:
         with engine.connect():
             pass
     except DBAPIError as exc:
         reason = _connection_refusal(engine.url, str(exc.orig))
-        message = f"cannot open the store {mask_url(configured)}: {reason}"
-        raise StoreError(_without_password(message, engine.url)) from None
+        raise StoreError(f"cannot open the store {mask_url(configured)}: {reason}") from None
 
 
 #: What a PostgreSQL server or libpq says when a connection fails, and how we say it.
@@ -181,11 +181,6 @@ def _first_line(said: str) -> str:
     text = re.sub(r"^connection failed: (connection to server at .*? failed: )?", "", said.strip())
     text = re.sub(r"^FATAL:\s+", "", text)
     return " ".join(text.split()) or "the connection failed"
-
-
-def _without_password(message: str, url: URL) -> str:
-    """``message`` with the URL's password, wherever it appears, shown as ``***``."""
-    return message.replace(url.password, "***") if url.password else message
 
 
 def _sqlite_pragmas(connection, _record) -> None:  # type: ignore[no-untyped-def]
