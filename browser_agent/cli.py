@@ -39,6 +39,7 @@ from browser_agent.store.cli import db_app
 from browser_agent.store.db import open_store
 from browser_agent.store.errors import StoreError
 from browser_agent.store.models import Run, Step
+from browser_agent.store.paths import from_store
 from browser_agent.validate.cli import validate_command
 
 console = Console()
@@ -345,7 +346,8 @@ def show(
     run_id: Annotated[str, typer.Argument(help="The run id (see browser-agent runs).")],
 ) -> None:
     """Print one run's steps: tool, arguments, response."""
-    engine = open_store(load_settings())
+    settings = load_settings()
+    engine = open_store(settings)
     with Session(engine) as db:
         found = db.get(Run, run_id)
         if found is None:
@@ -357,7 +359,8 @@ def show(
         mark = "ok" if step.ok else "error"
         console.print(f"{step.index:>3} {step.tool}({escape(step.arguments)}) {mark}")
         console.print(f"    [dim]{escape(step.response[:300])}[/]")
-    console.print(f"Answer: {escape(found.answer or '')}\nLog: {found.log_path}")
+    log = from_store(found.log_path, settings.workspace) if found.log_path else ""
+    console.print(f"Answer: {escape(found.answer or '')}\nLog: {log}")
 
 
 @app.command()

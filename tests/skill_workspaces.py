@@ -8,7 +8,6 @@ from pathlib import Path
 
 from playwright.async_api import Browser
 from sqlalchemy import Engine
-from sqlmodel import Session, select
 
 from browser_agent.demo_site import DemoSite
 from browser_agent.harvest.harvester import harvest
@@ -16,7 +15,6 @@ from browser_agent.llm.offline import OfflinePlanner
 from browser_agent.planner.agent import RunResult, run_command
 from browser_agent.settings import Settings, load_settings
 from browser_agent.store.db import forget_old_versions, open_store
-from browser_agent.store.models import Run, Skill
 
 # Replays wait this long for an element: enough for four at once on a slow machine.
 ACTION_TIMEOUT_MS = 4_000
@@ -64,18 +62,7 @@ async def harvest_commands(
 
 
 def clone_workspace(source: Settings, target: Path) -> Settings:
-    """A copy of a workspace whose store points at the copied modules and logs."""
+    """A copy of a workspace (its store keeps paths relative to it: nothing to rewrite)."""
     forget_old_versions(open_store(source))
     shutil.copytree(source.workspace, target)
-    settings = workspace_settings(target)
-    engine = open_store(settings)
-    old, new = str(source.workspace), str(target)
-    with Session(engine) as db:
-        for skill in db.exec(select(Skill)).all():
-            skill.module_path = skill.module_path.replace(old, new, 1)
-            db.add(skill)
-        for run in db.exec(select(Run)).all():
-            run.log_path = run.log_path.replace(old, new, 1)
-            db.add(run)
-        db.commit()
-    return settings
+    return workspace_settings(target)

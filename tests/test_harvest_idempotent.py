@@ -110,7 +110,7 @@ def summary_of(output: str) -> str:
 def run_logs(settings: Settings) -> dict[str, Path]:
     """The chat log of each run in the store, by command."""
     with Session(open_store(settings)) as db:
-        return {run.command: Path(run.log_path) for run in db.exec(select(Run)).all()}
+        return {run.command: settings.workspace / run.log_path for run in db.exec(select(Run))}
 
 
 def test_harvest_all_twice_makes_nothing_new(workspace: Settings) -> None:

@@ -128,7 +128,7 @@ async def test_an_interrupted_run_keeps_its_log_and_says_so(
     with Session(open_store(settings)) as db:
         (run,) = db.exec(select(Run)).all()
     assert run.status == "interrupted" and run.steps == 1
-    log = json.loads(Path(run.log_path).read_text())
+    log = json.loads((settings.workspace / run.log_path).read_text())
     assert log[3]["content"].startswith("Page loaded")
 
 

@@ -15,10 +15,11 @@ from typer.testing import CliRunner
 
 from browser_agent.cli import app
 from browser_agent.demo_site import DemoSite
+from browser_agent.harvest.loader import source_hash
 from browser_agent.settings import Settings
 from browser_agent.store.db import open_store
 from browser_agent.store.models import Validation
-from browser_agent.store.skills import current_skills, skill_by_name
+from browser_agent.store.skills import current_skills, skill_by_name, update_skill
 from browser_agent.validate.lock import LockHeld, lock_path, validation_lock
 from browser_agent.validate.validator import run_validation
 from tests.skill_workspaces import (
@@ -110,9 +111,8 @@ async def test_one_crashing_skill_does_not_stop_the_others(
     engine = open_store(workspace)
     broken = skill_by_name(engine, "open_link_name")
     assert broken is not None
-    Path(broken.module_path).write_text(
-        "async def open_link_name(**arguments):\n    raise RuntimeError('boom')\n"
-    )
+    crashing = "async def open_link_name(**arguments):\n    raise RuntimeError('boom')\n"
+    update_skill(engine, broken.id, source=crashing, source_hash=source_hash(crashing))
     report = await run_validation(
         workspace, ["open_link_name", "accept_cookies"], concurrency=2, browser=browser
     )

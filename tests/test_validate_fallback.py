@@ -225,7 +225,7 @@ async def test_reharvest_makes_new_versions_current_once_they_pass(
     primitive_run = run_id_of(workspace, "search for sandals and sort by price low to high")
     old_add = skill_by_name(engine, "add_size_quantity_cart")
     assert old_add is not None
-    old_code = Path(old_add.module_path).read_text()
+    old_code = (workspace.workspace / old_add.module_path).read_text()
 
     report = await run_validation(workspace, all_skills=True, reharvest=True, browser=browser)
     renewed = {c.name: (c.verdict, c.renewed) for c in report.checked}
@@ -247,8 +247,10 @@ async def test_reharvest_makes_new_versions_current_once_they_pass(
 
     add_v2 = skill_by_name(engine, "add_size_quantity_cart")
     assert add_v2 is not None and add_v2.expected_end == old_add.expected_end
-    assert Path(old_add.module_path).read_text() == old_code  # version 1 is kept as it was
-    code = Path(add_v2.module_path).read_text()
+    assert (workspace.workspace / old_add.module_path).read_text() == old_code  # v1 as it was
+    assert old_add.source == old_code  # and so is its code in the store
+    code = (workspace.workspace / add_v2.module_path).read_text()
+    assert add_v2.source == code
     assert "# Version 2 with healed selectors for steps 3, 4, 5." in code
     selectors = [
         ast.literal_eval(keyword.value)

@@ -27,9 +27,11 @@ from browser_agent.harvest.harvester import (
     harvest,
     same_modules,
 )
+from browser_agent.harvest.loader import SkillLoadError, skill_code
 from browser_agent.settings import load_settings
 from browser_agent.store.db import open_store
 from browser_agent.store.models import Run
+from browser_agent.store.paths import from_store
 from browser_agent.store.skills import current_skills, skill_by_name, versions_of
 
 console = Console()
@@ -50,7 +52,7 @@ def _sources(items: list[str], all_runs: bool) -> list[Path]:
         engine = open_store(settings)
         with Session(engine) as db:
             runs = db.exec(select(Run).where(Run.status == "succeeded").order_by(Run.started_at))
-            paths += [Path(run.log_path) for run in runs if run.log_path]
+            paths += [from_store(run.log_path, settings.workspace) for run in runs if run.log_path]
     return paths
 
 
@@ -252,7 +254,8 @@ def skills_list(ctx: typer.Context) -> None:
 @skills_app.command("show")
 def skills_show(name: Annotated[str, typer.Argument(help="The skill's name.")]) -> None:
     """Print a skill's source and provenance."""
-    engine = open_store(load_settings())
+    settings = load_settings()
+    engine = open_store(settings)
     skill = skill_by_name(engine, name)
     if skill is None:
         typer.secho(f"No skill {name!r}; see browser-agent skills.", fg="red", err=True)
@@ -264,8 +267,9 @@ def skills_show(name: Annotated[str, typer.Argument(help="The skill's name.")]) 
     console.print(f"from runs: {escape(', '.join(json.loads(skill.source_runs)))}")
     if skill.last_error:
         console.print(f"last error: {escape(skill.last_error)}")
-    path = Path(skill.module_path)
-    if path.exists():
-        console.print(Syntax(path.read_text(encoding="utf-8"), "python"))
-    else:
-        console.print(f"[red]module missing: {path}[/]")
+    try:
+        code, _origin = skill_code(skill, settings.workspace)
+    except SkillLoadError as exc:
+        console.print(f"[red]{escape(str(exc))}[/]")
+        return
+    console.print(Syntax(code, "python"))

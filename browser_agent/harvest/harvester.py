@@ -19,12 +19,13 @@ from playwright.async_api import Browser
 from sqlalchemy import Engine
 
 from browser_agent.harvest.codegen import generate_module, skill_name
-from browser_agent.harvest.loader import load_skill
+from browser_agent.harvest.loader import SkillLoadError, load_skill, skill_code, source_hash
 from browser_agent.harvest.logs import LogError, read_log
 from browser_agent.harvest.plan import NotHarvestable, SkillPlan, plan_skill
 from browser_agent.harvest.replay import relative, replay
 from browser_agent.settings import Settings
 from browser_agent.store.models import HarvestedSource, Skill
+from browser_agent.store.paths import to_store
 from browser_agent.store.skills import (
     TemplateConflict,
     add_source,
@@ -166,8 +167,8 @@ def same_module(code: str, other: str | None) -> bool:
 def module_source(skill: Skill) -> str | None:
     """The code of a skill version's module, or None when it cannot be read."""
     try:
-        return Path(skill.module_path).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError):
+        return skill_code(skill)[0]
+    except SkillLoadError:
         return None
 
 
@@ -207,8 +208,12 @@ def write_skill(draft: Draft, settings: Settings, engine: Engine, *, current: bo
     settings.harvested_dir.mkdir(parents=True, exist_ok=True)
     path = settings.harvested_dir / f"{draft.name}_v{version}.py"
     path.write_text(draft.code, encoding="utf-8")
+    kept = {"source": draft.code, "source_hash": source_hash(draft.code)}
+    stored_path = to_store(path, settings.workspace)
     try:
-        function = load_skill(Skill(name=draft.name, module_path=str(path), shape=draft.shape))
+        function = load_skill(
+            Skill(name=draft.name, module_path=stored_path, shape=draft.shape, **kept)
+        )
     except Exception:
         path.unlink(missing_ok=True)
         raise
@@ -217,7 +222,8 @@ def write_skill(draft: Draft, settings: Settings, engine: Engine, *, current: bo
         Skill(
             name=draft.name,
             version=version,
-            module_path=str(path),
+            module_path=stored_path,
+            **kept,
             shape=draft.shape,
             command_templates=json.dumps(draft.templates),
             signature=json.dumps(tool_schema(function)),
@@ -235,7 +241,7 @@ def write_skill(draft: Draft, settings: Settings, engine: Engine, *, current: bo
     )
     if skill.version != version:  # another harvest took that number meanwhile
         moved = path.rename(settings.harvested_dir / f"{draft.name}_v{skill.version}.py")
-        skill = update_skill(engine, skill.id, module_path=str(moved))
+        skill = update_skill(engine, skill.id, module_path=to_store(moved, settings.workspace))
     return skill
 
 

@@ -1,37 +1,67 @@
-"""Loading harvested skill modules from the workspace by path."""
+"""Loading harvested skills: from the source kept in the store, else from the module file.
+
+The store keeps each skill's code with its hash, so a moved or copied workspace, or a
+worker on another machine, runs the very code that was harvested and verified; the file
+in skills/harvested/ is the copy people read. Stores made before the code was kept there
+load the file (its stored path is found again in a moved workspace).
+"""
 
 from __future__ import annotations
 
-import importlib.util
+import hashlib
 import sys
+import types
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 from browser_agent.store.models import Skill
+from browser_agent.store.paths import from_store
 
 SkillFunction = Callable[..., Awaitable[str]]
 
 
 class SkillLoadError(RuntimeError):
-    """A skill module is missing or does not define its function."""
+    """A skill's code is missing, altered, or does not define its function."""
 
 
-def load_skill(skill: Skill) -> SkillFunction:
-    """The async function of a stored skill, imported from its module file."""
-    path = Path(skill.module_path)
-    if not path.exists():
-        raise SkillLoadError(f"The module of skill {skill.name} is missing: {path}")
-    module_name = f"skills.harvested.{path.stem}"
-    spec = importlib.util.spec_from_file_location(module_name, path)
-    if spec is None or spec.loader is None:
-        raise SkillLoadError(f"Cannot import {path}")
-    module = importlib.util.module_from_spec(spec)
+def source_hash(code: str) -> str:
+    """The hash the store keeps beside a skill's code."""
+    return hashlib.sha256(code.encode("utf-8")).hexdigest()
+
+
+def skill_code(skill: Skill, workspace: Path | None = None) -> tuple[str, str]:
+    """The skill's code and where it came from (for messages); SkillLoadError when it
+    cannot be had, or the stored code does not match its hash."""
+    if skill.source:
+        if skill.source_hash and source_hash(skill.source) != skill.source_hash:
+            raise SkillLoadError(
+                f"The stored code of skill {skill.name} v{skill.version} does not match its "
+                "hash: it was changed after it was harvested. Harvest it again."
+            )
+        return skill.source, f"the store ({skill.name} v{skill.version})"
+    path = from_store(skill.module_path, workspace) if workspace else Path(skill.module_path)
     try:
-        spec.loader.exec_module(module)
+        return path.read_text(encoding="utf-8"), str(path)
+    except (OSError, UnicodeDecodeError) as exc:
+        raise SkillLoadError(f"The module of skill {skill.name} is missing: {path}") from exc
+
+
+def load_skill(skill: Skill, workspace: Path | None = None) -> SkillFunction:
+    """The async function of a stored skill (``workspace``: where relative paths of stores
+    without kept code are found)."""
+    code, origin = skill_code(skill, workspace)
+    stem = Path(skill.module_path).stem or f"{skill.name}_v{skill.version}"
+    module_name = f"skills.harvested.{stem}"
+    module = types.ModuleType(module_name)
+    module.__file__ = origin if origin.endswith(".py") else f"<{origin}>"
+    try:
+        # dont_inherit: the module is compiled on its own terms, not with this file's
+        # "from __future__ import annotations" (its annotations must stay objects)
+        exec(compile(code, module.__file__, "exec", dont_inherit=True), module.__dict__)  # noqa: S102
     except Exception as exc:  # a broken module must not break the agent
-        raise SkillLoadError(f"Importing {path} failed: {exc}") from exc
+        raise SkillLoadError(f"Importing {origin} failed: {exc}") from exc
     sys.modules[module_name] = module
     function = getattr(module, skill.name, None)
     if function is None:
-        raise SkillLoadError(f"{path} defines no function {skill.name}")
+        raise SkillLoadError(f"{origin} defines no function {skill.name}")
     return function

@@ -63,7 +63,7 @@ async def replay(
     if arguments is None:
         return Replay(False, error=NEEDS_SECRET)
     try:
-        function = load_skill(skill)
+        function = load_skill(skill, settings.workspace)
     except SkillLoadError as exc:
         return Replay(False, error=str(exc))
     async with browser_session(settings, browser) as active:

@@ -207,7 +207,7 @@ class Agent:
         self.messages.append({"role": "assistant", "content": None, "tool_calls": [call.to_dict()]})
         started = time.perf_counter()
         try:
-            function = load_skill(routed.skill)
+            function = load_skill(routed.skill, self.settings.workspace)
             outcome = await call_skill(
                 self.recorder.engine, routed.skill, function, arguments, self._help_step
             )
@@ -430,6 +430,6 @@ async def run_command(
         prompt_tokens=agent.prompt_tokens + agent.memory.usage.prompt_tokens,
         completion_tokens=agent.completion_tokens + agent.memory.usage.completion_tokens,
         seconds=round(time.perf_counter() - started, 2),
-        log_path=recorder.run.log_path,
+        log_path=str(recorder.log_path),
         final_url=final_url,
     )

@@ -21,6 +21,7 @@ from sqlmodel import Session, select
 from browser_agent.planner.redact import redact
 from browser_agent.store.db import forget_old_versions
 from browser_agent.store.models import Run, Step
+from browser_agent.store.paths import from_store, to_store
 
 
 def new_run_id() -> str:
@@ -72,7 +73,7 @@ class RunRecorder:
             command=command,
             start_url=start_url,
             model=model,
-            log_path=str(logs_dir / f"{run_id}.json"),
+            log_path=to_store(logs_dir / f"{run_id}.json", logs_dir.parent),
         )
         recorder = cls(engine=engine, logs_dir=logs_dir, run=run)
         recorder._save_run()
@@ -80,7 +81,8 @@ class RunRecorder:
 
     @property
     def log_path(self) -> Path:
-        return Path(self.run.log_path)
+        """The chat log's file (the store keeps its path relative to the workspace)."""
+        return from_store(self.run.log_path, self.logs_dir.parent)
 
     @property
     def meta_path(self) -> Path:

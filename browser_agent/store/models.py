@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
+from sqlalchemy import Text
 from sqlmodel import Field, SQLModel
 
 
@@ -57,7 +58,7 @@ class Skill(SQLModel, table=True):
     version: int = 1
     current: bool = Field(default=True, index=True)
     status: str = Field(default="candidate", index=True)  # candidate healthy stale retired
-    module_path: str
+    module_path: str  # relative to the workspace (see store.paths)
     shape: str = Field(index=True)  # the command template, normalised, for re-harvesting
     command_templates: str = "[]"
     signature: str = "{}"  # the tool schema
@@ -69,6 +70,8 @@ class Skill(SQLModel, table=True):
     selectors: str = "[]"  # the element records the skill acts on
     source_runs: str = "[]"
     healed: str = "{}"  # step -> selector found by healing, for the next version
+    source: str = Field(default="", sa_type=Text)  # the module's code: the store is enough
+    source_hash: str = ""  # sha256 of source, checked before it is run
     uses: int = 0
     successes: int = 0
     failures: int = 0

@@ -7,14 +7,15 @@ Selectors come from pages, so they only ever enter the tree as string-literal no
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import libcst as cst
 from sqlalchemy import Engine
 
 from browser_agent.harvest.codegen import string
+from browser_agent.harvest.loader import skill_code, source_hash
 from browser_agent.settings import Settings
 from browser_agent.store.models import Skill
+from browser_agent.store.paths import to_store
 from browser_agent.store.skills import add_version, loads, update_skill, versions_of
 
 # step (as text) -> {recorded selector: healed selector}, as Skill.healed keeps them
@@ -26,6 +27,8 @@ _PER_VERSION = {
     "current",
     "status",
     "module_path",
+    "source",
+    "source_hash",
     "expected_end",
     "selectors",
     "healed",
@@ -105,7 +108,7 @@ def write_healed_version(
     candidate, not current, until it passes validation. ValueError (nothing stored) when
     the healed selectors fit no step of the module."""
     version = max(older.version for older in versions_of(engine, skill.name)) + 1
-    code = heal_module(Path(skill.module_path).read_text(encoding="utf-8"), healed, version)
+    code = heal_module(skill_code(skill, settings.workspace)[0], healed, version)
     records = loads(skill.selectors)
     swaps = {old: new for selectors in healed.values() for old, new in selectors.items()}
     for record in records if isinstance(records, list) else []:
@@ -117,6 +120,8 @@ def write_healed_version(
             **kept,
             version=version,
             module_path="",
+            source=code,
+            source_hash=source_hash(code),
             expected_end=expected_end,
             selectors=json.dumps(records),
         ),
@@ -125,4 +130,4 @@ def write_healed_version(
     path = settings.harvested_dir / f"{skill.name}_v{new.version}.py"
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(code, encoding="utf-8")
-    return update_skill(engine, new.id, module_path=str(path))
+    return update_skill(engine, new.id, module_path=to_store(path, settings.workspace))

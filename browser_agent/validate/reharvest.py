@@ -33,6 +33,7 @@ from browser_agent.harvest.runtime import repairing
 from browser_agent.planner.templates import match_text
 from browser_agent.settings import Settings
 from browser_agent.store.models import Run, Skill
+from browser_agent.store.paths import from_store
 from browser_agent.store.skills import (
     loads,
     make_current,
@@ -90,7 +91,7 @@ def from_runs(skill: Skill, settings: Settings, engine: Engine) -> tuple[Skill, 
     for run in newer_runs(engine, skill):
         if run.id in used:
             continue
-        source = Path(run.log_path)
+        source = from_store(run.log_path, settings.workspace)
         try:
             draft = draft_skill(plan_from(source), engine, skill=skill)
         except (ValueError, OSError):  # not harvestable, not readable, or no code for it
@@ -116,6 +117,8 @@ async def from_healing(
         name=skill.name,
         version=skill.version,
         module_path=skill.module_path,
+        source=skill.source,
+        source_hash=skill.source_hash,
         shape=skill.shape,
         example_args=skill.example_args,
     )
