@@ -54,9 +54,12 @@ async def routed(settings: Settings, browser: Browser, demo: DemoSite) -> tuple[
 
 
 async def test_a_moved_workspace_still_routes_validates_and_harvests(
-    settings: Settings, browser: Browser, demo: DemoSite, tmp_path: Path
+    store_url: str, settings: Settings, browser: Browser, demo: DemoSite, tmp_path: Path
 ) -> None:
-    settings = settings.with_overrides(workspace=tmp_path / "first")
+    """On SQLite the store is a file in the workspace and moves with it; a PostgreSQL
+    store stays where it is while the workspace's folders move."""
+    shared = None if store_url.startswith("sqlite") else store_url
+    settings = settings.with_overrides(workspace=tmp_path / "workspace", database_url=shared)
     await learnt_workspace(settings, browser, demo)
     engine = open_store(settings)
     (skill,) = current_skills(engine)
