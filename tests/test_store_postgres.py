@@ -4,7 +4,8 @@ password) for each way it goes wrong: no driver, nothing listening, a refused lo
 such database, not a database URL.
 
 The server is the session's throwaway cluster (tests/conftest.py); its logins need a
-password, as on a real server. The missing driver is a real interpreter whose path holds
+password, as on a real server. The migration lock is the server's advisory lock, which
+every client sees wherever it runs. The missing driver is a real interpreter whose path holds
 every package of this one except psycopg.
 """
 
@@ -14,10 +15,11 @@ import os
 import socket
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
-from sqlalchemy import make_url
+from sqlalchemy import Engine, inspect, make_url
 from sqlmodel import Session
 from typer.testing import CliRunner
 
@@ -25,6 +27,7 @@ from browser_agent.cli import app
 from browser_agent.settings import load_settings
 from browser_agent.store.db import engine_url, open_store, store_engine
 from browser_agent.store.errors import StoreError
+from browser_agent.store.lock import LockTimeout, migration_lock
 from browser_agent.store.migrate import current_revision
 from browser_agent.store.migrations import HEAD_REVISION
 from browser_agent.store.models import Run
@@ -109,6 +112,52 @@ def test_the_store_url_holds_whatever_the_workspace(postgres_url: str, tmp_path:
 
     assert result.exit_code == 0 and "open the cart" in result.output
     assert not (elsewhere / "browser_agent.db").exists()
+
+
+def test_opening_a_store_waits_while_another_session_holds_the_migration_lock(
+    postgres_url: str, tmp_path: Path
+) -> None:
+    """The advisory lock is the server's: a process elsewhere waits for it before it makes
+    a single table, then finds the store to migrate."""
+    settings = load_settings().with_overrides(workspace=tmp_path, database_url=postgres_url)
+    engine = store_engine(settings)
+    code = (
+        "from browser_agent.settings import load_settings; "
+        "from browser_agent.store.db import open_store; "
+        f"open_store(load_settings().with_overrides(database_url={postgres_url!r}))"
+    )
+    with migration_lock(engine):
+        opening = subprocess.Popen([sys.executable, "-c", code], cwd=ROOT)
+        deadline = time.monotonic() + 60
+        while not waiting_for_the_lock(engine) and time.monotonic() < deadline:
+            assert opening.poll() is None, "the store was opened while the lock was held"
+            time.sleep(0.05)
+        assert waiting_for_the_lock(engine), "the other process never asked for the lock"
+        time.sleep(1)
+        assert opening.poll() is None, "the store was opened while the lock was held"
+        assert inspect(engine).get_table_names() == [], "tables were made under the lock"
+    assert opening.wait(timeout=60) == 0
+    assert current_revision(engine) == HEAD_REVISION
+
+
+def waiting_for_the_lock(engine: Engine) -> bool:
+    """Whether a session of the database waits for an advisory lock."""
+    with engine.connect() as connection:
+        query = "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND NOT granted"
+        return bool(connection.exec_driver_sql(query).scalar())
+
+
+def test_a_migration_lock_held_too_long_is_said_in_one_line(
+    postgres_url: str, tmp_path: Path
+) -> None:
+    settings = load_settings().with_overrides(workspace=tmp_path, database_url=postgres_url)
+    expected = "creating or upgrading the store for 0 s \\(advisory lock\\)"
+    with (
+        migration_lock(store_engine(settings)),
+        pytest.raises(LockTimeout, match=expected),
+        migration_lock(store_engine(settings), wait_s=0.2),
+    ):
+        pass
 
 
 def test_a_wrong_password_is_said_in_one_line(postgres_url: str, tmp_path: Path) -> None:
