@@ -13,7 +13,12 @@ from playwright.async_api import Browser
 from browser_agent.browser.session import BrowserSession, browser_session, launched_browser
 from browser_agent.demo_site import DemoSite, start_demo_site
 from browser_agent.settings import Settings, load_settings
-from tests.postgres_server import PostgresMissing, fresh_database, throwaway_postgres
+from tests.postgres_server import (
+    PostgresMissing,
+    fresh_database,
+    server_binaries,
+    throwaway_postgres,
+)
 
 #: The kinds of store the store tests run on, one parameter of ``store_url`` each.
 STORES = ["sqlite", "postgresql"]
@@ -59,10 +64,15 @@ def postgres_server() -> Iterator[str]:
     """A throwaway PostgreSQL cluster on 127.0.0.1 for the whole session (started by the
     first test that needs it); the URL of its database ``agent``, as its superuser."""
     try:
-        with throwaway_postgres() as url:
-            yield url
+        server_binaries()
     except PostgresMissing as exc:
-        pytest.fail(str(exc), pytrace=False)
+        missing = str(exc)
+    else:
+        missing = ""
+    if missing:  # every test on PostgreSQL fails, saying what to install; none is skipped
+        pytest.fail(missing, pytrace=False)
+    with throwaway_postgres() as url:
+        yield url
 
 
 @pytest.fixture
