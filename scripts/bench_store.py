@@ -278,7 +278,8 @@ def bench(label: str, settings: Settings, args: argparse.Namespace) -> dict[str,
         "runs": cli(settings, "runs"),
         "runs (its query)": lambda: recent_runs(engine),
         "skills": cli(settings, "skills"),
-        "skills (its query)": lambda: current_skills(engine),
+        "skills (its query)": lambda: current_skills(engine, limit=50),
+        "skills --limit 0 (all, drawn)": cli(settings, "skills", "--limit", "0"),
         "route (on its site)": routing(engine, taken, healthy.start_url, healthy.name),
         "route (no skill takes it)": routing(engine, nobody, None, None),
     }
@@ -308,11 +309,11 @@ STORES = {"sqlite": sqlite_store, "postgresql": postgres_store}
 
 def report(results: dict[str, dict[str, Figures]]) -> None:
     """One line per path and store: first call, median, and whether it is under the limit."""
-    print(f"\n{'store':<11} {'path':<27} {'first':>8} {'median':>8}")
+    print(f"\n{'store':<11} {'path':<30} {'first':>8} {'median':>8}")
     for label, figures in results.items():
         for name, figure in figures.items():
             verdict = "ok" if figure.median < LIMIT_S else f"over {LIMIT_S} s"
-            print(f"{label:<11} {name:<27} {figure.first:>7.3f}s {figure.median:>7.3f}s  {verdict}")
+            print(f"{label:<11} {name:<30} {figure.first:>7.3f}s {figure.median:>7.3f}s  {verdict}")
 
 
 def main() -> None:

@@ -32,7 +32,12 @@ from browser_agent.settings import load_settings
 from browser_agent.store.db import open_store
 from browser_agent.store.models import Run
 from browser_agent.store.paths import from_store
-from browser_agent.store.skills import current_skills, skill_by_name, versions_of
+from browser_agent.store.skills import (
+    count_current_skills,
+    current_skills,
+    skill_by_name,
+    versions_of,
+)
 
 console = Console()
 skills_app = typer.Typer(help="List harvested skills, or show one.", invoke_without_command=True)
@@ -220,11 +225,17 @@ def _reasons(results: Iterable[HarvestResult], shown: int = 3) -> str:
 
 
 @skills_app.callback()
-def skills_list(ctx: typer.Context) -> None:
+def skills_list(
+    ctx: typer.Context,
+    limit: Annotated[
+        int, typer.Option(help="How many skills to list, by name (0 lists them all).", min=0)
+    ] = 50,
+) -> None:
     """List skills with status, version, uses and last validation."""
     if ctx.invoked_subcommand:
         return
-    rows = current_skills(open_store(load_settings()))
+    engine = open_store(load_settings())
+    rows = current_skills(engine, limit=limit or None)
     if not rows:
         console.print("No harvested skills yet: run a command, then browser-agent harvest --all.")
         return
@@ -249,6 +260,9 @@ def skills_list(ctx: typer.Context) -> None:
             escape(json.loads(skill.command_templates)[0]),
         )
     console.print(table)
+    more = count_current_skills(engine) - len(rows) if limit and len(rows) == limit else 0
+    if more > 0:
+        console.print(f"… and {more} more (--limit 0 lists them all).")
 
 
 @skills_app.command("show")
