@@ -15,7 +15,10 @@ from browser_agent.store.skills import add_version
 def test_skills_lists_the_first_by_name_and_counts_the_rest(settings: Settings) -> None:
     engine = open_store(settings)
     for n in range(5):
-        add_version(engine, Skill(name=f"skill_{n}", module_path="", shape=f"do {n}"))
+        skill = Skill(
+            name=f"skill_{n}", module_path="", shape=f"do {n}", command_templates=f'["do {n}"]'
+        )
+        add_version(engine, skill)
     env = {"BROWSER_AGENT_WORKSPACE": str(settings.workspace), "COLUMNS": "200"}
 
     listed = CliRunner().invoke(app, ["skills", "--limit", "2"], env=env)

@@ -36,6 +36,7 @@ from browser_agent.store.skills import (
     count_current_skills,
     current_skills,
     skill_by_name,
+    templates_of,
     versions_of,
 )
 
@@ -257,7 +258,7 @@ def skills_list(
             str(skill.uses),
             f"{skill.successes}/{skill.failures}",
             validated,
-            escape(json.loads(skill.command_templates)[0]),
+            escape(next(iter(templates_of(skill)), "-")),
         )
     console.print(table)
     more = count_current_skills(engine) - len(rows) if limit and len(rows) == limit else 0
