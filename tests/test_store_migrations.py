@@ -124,6 +124,8 @@ def test_a_new_store_is_made_by_the_migrations_with_exactly_the_models_schema(
     assert schema_drift(engine) == []
     if engine.url.get_backend_name() == "sqlite":
         assert (settings.workspace / "browser_agent.db.lock").exists()  # made under the lock
+        with engine.connect() as connection:  # a run and the validator can write at once
+            assert connection.exec_driver_sql("PRAGMA journal_mode").scalar() == "wal"
 
 
 def test_the_release_store_upgrades_to_exactly_the_models_schema_without_losing_a_row(

@@ -184,9 +184,11 @@ def _first_line(said: str) -> str:
 
 
 def _sqlite_pragmas(connection, _record) -> None:  # type: ignore[no-untyped-def]
-    """WAL lets the validator and a run write at once; a busy timeout avoids lock errors."""
+    """Per connection: wait for a busy store rather than fail, keep foreign keys.
+
+    WAL, which lets the validator and a run write at once, stays with the file; it is set
+    once, under the migration lock (``migrate.upgrade``), since switching needs the whole file."""
     cursor = connection.cursor()
-    cursor.execute("PRAGMA journal_mode=WAL")
     cursor.execute("PRAGMA busy_timeout=5000")
     cursor.execute("PRAGMA foreign_keys=ON")
     cursor.execute("PRAGMA secure_delete=ON")  # masked secrets leave no old copy behind

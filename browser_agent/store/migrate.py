@@ -75,9 +75,25 @@ def ensure_current(engine: Engine) -> Upgrade | None:
 
 def upgrade(engine: Engine) -> Upgrade:
     """Take the migration lock, stamp a store made before migrations, apply what is pending."""
+    with migration_lock(engine):
+        _use_wal(engine)
+        return _upgraded(engine)
+
+
+def _use_wal(engine: Engine) -> None:
+    """Put a SQLite store file in WAL mode, so a run and the validator can write at once.
+
+    The mode stays with the file; switching needs the file to itself, hence the lock."""
+    if sqlite_file(engine) is not None:
+        with engine.connect() as connection:
+            connection.exec_driver_sql("PRAGMA journal_mode=WAL")
+
+
+def _upgraded(engine: Engine) -> Upgrade:
+    """Stamp and upgrade; the caller holds the migration lock."""
     from alembic import command
 
-    with migration_lock(engine), engine.begin() as connection:
+    with engine.begin() as connection:
         config = alembic_config(connection)
         script = _script(config)
         before = _stored_revision(connection)
