@@ -317,6 +317,38 @@ def test_redesign_renames_and_moves_but_keeps_login_and_help(site: DemoSite) -> 
     )
 
 
+def test_swapped_gives_old_ids_to_other_controls_and_the_server_records_which(
+    site: DemoSite,
+) -> None:
+    product = fetch(site.url + "/product/mud-dog?variant=swapped").text
+    assert '<button id="add-to-wishlist" type="submit">Add to cart</button>' in product
+    assert (
+        '<button id="add-to-cart" type="submit" formaction="/wishlist/add">Add to wishlist'
+        in product
+    )
+    assert "Add to wishlist" not in fetch(site.url + "/product/mud-dog").text
+    wished = fetch(site.url + "/wishlist/add", {"slug": "mud-dog", "size": "42", "quantity": "1"})
+    assert (wished.status, wished.headers["Location"], wished.cookie("cart")) == (
+        303,
+        "/product/mud-dog",
+        None,
+    )
+    carted = fetch(site.url + "/cart/add", {"slug": "mud-dog", "size": "42", "qty": "1"})
+    assert carted.cookie("cart") == "mud-dog:42:1"
+    assert fetch(site.url + "/wishlist/add", {"slug": "no-such-shoe"}).status == 404
+    assert site.submissions == [
+        {"form": "wishlist", "fields": {"slug": "mud-dog"}},
+        {"form": "cart", "fields": {"slug": "mud-dog", "size": "42", "quantity": "1"}},
+    ]
+    # the sort select sends a parameter the server does not read: the results stay unsorted
+    search = fetch(site.url + "/search?q=trail&variant=swapped").text
+    assert '<select id="sort" name="sort_by"' in search
+    ignored = fetch(site.url + "/search?q=trail&sort_by=price_asc&variant=swapped").text
+    assert result_slugs(ignored) == result_slugs(fetch(site.url + "/search?q=trail").text)
+    checkout = fetch(site.url + "/checkout?variant=swapped").text
+    assert ids(checkout) == ids(fetch(site.url + "/checkout").text)
+
+
 def test_variant_switches_the_live_site(site: DemoSite) -> None:
     assert 'id="search-box"' in fetch(site.url + "/").text
     site.variant = "redesign"

@@ -1,6 +1,6 @@
 """A deterministic shoe shop for driving the agent against: ``start_demo_site()``.
 
-See :mod:`browser_agent.demo_site.pages` for the pages and the redesign variant,
+See :mod:`browser_agent.demo_site.pages` for the pages and the redesign and swapped variants,
 and :mod:`browser_agent.demo_site.catalog` for the products and the search rule.
 """
 

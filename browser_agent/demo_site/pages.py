@@ -1,4 +1,5 @@
-"""Server-rendered HTML of the demo shop, in two variants: ``normal`` and ``redesign``.
+"""Server-rendered HTML of the demo shop, in three variants: ``normal``, ``redesign`` and
+``swapped``.
 
 The redesign does to the shop what a real redesign does to automation scripts: the
 same pages and the same visible words for the main actions ("Search", "Apply",
@@ -46,6 +47,16 @@ form (``#contact-name``, ``#message``, ``#send``); the cart page (``#cart-lines`
 "Remove" buttons, ``#cart-total``, ``#checkout-link``); the deals consent dialog and
 deals list; the store locator; the newsletter form; the hidden fixtures.
 
+The ``swapped`` variant is the normal shop after a careless release, where an old
+selector still finds an element but not the one it used to:
+
+| Element                 | normal                  | swapped                             |
+|-------------------------|-------------------------|-------------------------------------|
+| Add-to-cart button      | #add-to-cart            | #add-to-wishlist                    |
+| Add-to-wishlist button  | (none)                  | #add-to-cart, posts /wishlist/add   |
+| Sort select             | #sort, name sort        | #sort, name sort_by (ignored by the |
+|                         |                         | server: the page reloads unsorted)  |
+
 Every page also carries elements a person cannot act on, marked ``data-demo-hidden``
 (``display-none``, ``visibility-hidden``, ``input-hidden``, ``zero-size``,
 ``aria-hidden``), for testing the DOM distiller. Every dynamic value goes through
@@ -55,7 +66,7 @@ Every page also carries elements a person cannot act on, marked ``data-demo-hidd
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from html import escape
 from typing import Literal
 from urllib.parse import urlencode
@@ -76,8 +87,8 @@ from browser_agent.demo_site.catalog import (
     format_price,
 )
 
-Variant = Literal["normal", "redesign"]
-VARIANTS: tuple[Variant, ...] = ("normal", "redesign")
+Variant = Literal["normal", "redesign", "swapped"]
+VARIANTS: tuple[Variant, ...] = ("normal", "redesign", "swapped")
 
 #: Elements per generated row of the /big page (tr, 4 td, a, input, button).
 BIG_ELEMENTS_PER_ROW = 8
@@ -85,7 +96,8 @@ BIG_ELEMENTS_PER_ROW = 8
 
 @dataclass(frozen=True)
 class Markup:
-    """The ids, names, classes and placements that differ between the variants."""
+    """The ids, names, classes and placements that differ between the variants
+    (``wishlist_button_id`` empty: the product page has no wishlist button)."""
 
     body_class: str
     header_class: str
@@ -115,6 +127,7 @@ class Markup:
     checkout_form_id: str
     checkout_order: tuple[str, ...]
     place_order_id: str
+    wishlist_button_id: str = ""
 
 
 NORMAL = Markup(
@@ -197,7 +210,14 @@ REDESIGN = Markup(
     place_order_id="submit-order",
 )
 
-MARKUP: dict[Variant, Markup] = {"normal": NORMAL, "redesign": REDESIGN}
+SWAPPED = replace(
+    NORMAL,
+    add_button_id="add-to-wishlist",
+    wishlist_button_id="add-to-cart",
+    sort_param="sort_by",
+)
+
+MARKUP: dict[Variant, Markup] = {"normal": NORMAL, "redesign": REDESIGN, "swapped": SWAPPED}
 
 #: Query and form parameter names the server accepts in both variants.
 SEARCH_PARAMS = (NORMAL.search_param, REDESIGN.search_param)
@@ -207,7 +227,8 @@ QUANTITY_PARAMS = (NORMAL.quantity_param, REDESIGN.quantity_param)
 
 @dataclass(frozen=True)
 class CheckoutField:
-    """One checkout field. ``key`` is its name in the normal variant and in submissions.
+    """One checkout field. ``key`` is its name in the normal (and swapped) variant and in
+    submissions.
 
     ``kind`` is an input type, or ``select`` / ``radio`` / ``checkbox``. For radios the
     ids are ``<id>-<value>``.
@@ -221,10 +242,10 @@ class CheckoutField:
     redesign_name: str
 
     def element_id(self, variant: Variant) -> str:
-        return self.normal_id if variant == "normal" else self.redesign_id
+        return self.redesign_id if variant == "redesign" else self.normal_id
 
     def name(self, variant: Variant) -> str:
-        return self.key if variant == "normal" else self.redesign_name
+        return self.redesign_name if variant == "redesign" else self.key
 
 
 CHECKOUT_FIELDS: tuple[CheckoutField, ...] = (
@@ -450,6 +471,11 @@ def _add_to_cart_form(m: Markup, product: Product) -> str:
         f'max="{MAX_QUANTITY}"></p>'
     )
     button = f'<button id="{m.add_button_id}" type="submit">Add to cart</button>'
+    if m.wishlist_button_id:
+        button += (
+            f' <button id="{m.wishlist_button_id}" type="submit" formaction="/wishlist/add">'
+            "Add to wishlist</button>"
+        )
     fields = button + size + quantity if m.add_button_first else size + quantity + button
     return (
         f'<form id="{m.product_form_id}" method="post" action="/cart/add">'

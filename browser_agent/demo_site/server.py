@@ -142,8 +142,10 @@ def _add_to_cart(site: DemoSite, req: Request) -> Response:
     product = catalog.find_product(req.field("slug"))
     if product is None:
         return _not_found(site, req)
-    size = _to_int(req.field("size"), 0)
-    quantity = _to_int(req.field(*pages.QUANTITY_PARAMS), 0)
+    size_text, quantity_text = req.field("size"), req.field(*pages.QUANTITY_PARAMS)
+    site.record("cart", {"slug": product.slug, "size": size_text, "quantity": quantity_text})
+    size = _to_int(size_text, 0)
+    quantity = _to_int(quantity_text, 0)
     errors = []
     if size not in catalog.SIZES:
         errors.append(f"Size must be from {catalog.SIZES[0]} to {catalog.SIZES[-1]}")
@@ -157,6 +159,14 @@ def _add_to_cart(site: DemoSite, req: Request) -> Response:
         else:
             return _redirect("/cart", _cookie("cart", catalog.encode_cart(lines)))
     return _html(pages.product_page(req.context(), product, errors))
+
+
+def _add_to_wishlist(site: DemoSite, req: Request) -> Response:
+    product = catalog.find_product(req.field("slug"))
+    if product is None:
+        return _not_found(site, req)
+    site.record("wishlist", {"slug": product.slug})
+    return _redirect(product.url)
 
 
 def _remove_from_cart(site: DemoSite, req: Request) -> Response:
@@ -302,6 +312,7 @@ _ROUTES: dict[tuple[str, str], Route] = {
     ("GET", "/cart"): _cart,
     ("POST", "/cart/add"): _add_to_cart,
     ("POST", "/cart/remove"): _remove_from_cart,
+    ("POST", "/wishlist/add"): _add_to_wishlist,
     ("GET", "/login"): _login_form,
     ("POST", "/login"): _login,
     ("GET", "/account"): _account,
@@ -340,7 +351,8 @@ class DemoSite:
     """The demo shop on ``http://127.0.0.1:PORT``, served from a daemon thread.
 
     ``variant`` can be switched while it runs; ``submissions`` lists every login,
-    checkout, contact and newsletter submission received, in order, as
+    checkout, contact, newsletter, add-to-cart and add-to-wishlist submission received,
+    in order, as
     ``{"form": ..., "fields": {...}}`` with passwords masked as ``"***"``. Checkout
     fields are keyed by the normal variant's names whichever variant sent them.
     """
