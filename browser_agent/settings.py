@@ -87,6 +87,11 @@ class Settings(BaseSettings):
     dom_budget_chars: int = Field(
         60_000, gt=0, description="cap on one distilled page; the output says what was cut"
     )
+    accept_dialogs: bool = Field(
+        False,
+        description="`true` accepts every confirm, prompt and leave-page dialog; by default "
+        "they are dismissed unless the command says to confirm",
+    )
     llm_base_url: str | None = Field(
         None,
         validation_alias=_env(f"{ENV_PREFIX}LLM_BASE_URL", "OPENAI_BASE_URL"),

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from playwright.async_api import Browser, BrowserContext, Dialog, Page, async_playwright
 
 from browser_agent.browser.chromium import LAUNCH_ARGS, find_chromium
+from browser_agent.browser.dialogs import answer_dialog
 from browser_agent.browser.errors import BrowserError
 from browser_agent.settings import Settings
 
@@ -22,7 +23,8 @@ from browser_agent.settings import Settings
 @dataclass
 class BrowserSession:
     """One task's view of the browser. ``observed`` maps each mmid of the last observation
-    to (tag, role, name) so an mmid that now names another element can be refused."""
+    to (tag, role, name) so an mmid that now names another element can be refused;
+    ``accept_dialogs`` says whether confirm, prompt and leave-page dialogs are accepted."""
 
     settings: Settings
     context: BrowserContext
@@ -33,6 +35,7 @@ class BrowserSession:
     notes: list[str] = field(default_factory=list)
     page_version: int = 0  # bumped whenever an action navigates or adds elements
     crashed: bool = False
+    accept_dialogs: bool = False
 
     @classmethod
     async def create(cls, browser: Browser, settings: Settings) -> BrowserSession:
@@ -46,7 +49,12 @@ class BrowserSession:
         configured timeouts; closing it stays the owner's job."""
         page.context.set_default_timeout(settings.action_timeout_ms)
         page.context.set_default_navigation_timeout(settings.navigation_timeout_ms)
-        created = cls(settings=settings, context=page.context, page=page)
+        created = cls(
+            settings=settings,
+            context=page.context,
+            page=page,
+            accept_dialogs=settings.accept_dialogs,
+        )
         created._watch(page)
         page.context.on("page", created._adopt)
         return created
@@ -63,8 +71,7 @@ class BrowserSession:
         self.notes.append("A new tab opened and is now the current page.")
 
     async def _on_dialog(self, dialog: Dialog) -> None:
-        self.dialogs.append(f"A {dialog.type} dialog said {dialog.message!r}; it was accepted.")
-        await dialog.accept()
+        self.dialogs.append(await answer_dialog(dialog, self.accept_dialogs))
 
     def current_page(self) -> Page:
         """The page to act on; a clear error when it crashed or was closed."""

@@ -221,8 +221,21 @@ def _checks(planned: PlannedStep) -> list[cst.Arg]:
 
 
 def _step_statements(step: int, planned: PlannedStep, names: dict[str, str]) -> list:
-    """The statements of one step: guarded primitive call, then its effect check; once per
-    item when the step runs over a list parameter."""
+    """The statements of one step, inside ``with answering_dialogs(...)`` when the step
+    raised a dialog that asked, so the skill answers it as the recorded run did."""
+    statements = _step_body(step, planned, names)
+    if planned.accept_dialogs is None:
+        return statements
+    answering = parse_template_expression(
+        "answering_dialogs(accept={accept})",
+        accept=cst.Name("True" if planned.accept_dialogs else "False"),
+    )
+    return [cst.With(items=[cst.WithItem(answering)], body=cst.IndentedBlock(statements))]
+
+
+def _step_body(step: int, planned: PlannedStep, names: dict[str, str]) -> list:
+    """The guarded primitive call, then its effect check; once per item when the step
+    runs over a list parameter."""
     fn = PRIMITIVES[planned.primitive]
     allowed = set(inspect.signature(fn).parameters)
     looped = _looped(planned)
@@ -365,7 +378,7 @@ def generate_module(plan: SkillPlan, name: str) -> str:
         used |= {"click", "hover"}
     used = sorted(used)
     in_body = cst.Module(body=body)
-    helpers = ("done", "expect", "find", "path_items", "with_case")
+    helpers = ("answering_dialogs", "done", "expect", "find", "path_items", "with_case")
     runtime_names = [n for n in helpers if m.findall(in_body, m.Name(n))]
     if constants:
         runtime_names.insert(0, "Target")

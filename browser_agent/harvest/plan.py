@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
 
+from browser_agent.browser.dialogs import ANSWERED
 from browser_agent.harvest.elements import (
     ElementRecord,
     Tag,
@@ -29,6 +30,7 @@ from skills.primitive import OBSERVATION_ONLY, PRIMITIVES
 OBSERVE = {"get_dom", "get_url", "tell_user"}
 # Names a generated module defines or imports; parameters and skills must not shadow them.
 RESERVED_NAMES = {"start_url", "said", "Annotated", "Target", "done", "expect", "find", "str"}
+RESERVED_NAMES |= {"answering_dialogs"}
 RESERVED_NAMES |= set(PRIMITIVES)
 SELECTOR_ARGS = ("selector", "text_selector", "click_selector")
 VALUE_ARGS = ("text", "option")
@@ -138,6 +140,7 @@ class PlannedStep:
     navigated_to: str | None = None  # path (and query, for the example) after the step
     appeared: bool = False
     checked: bool = False  # the step ticked a checkbox or chose a radio button
+    accept_dialogs: bool | None = None  # a dialog that asked was accepted (True) or dismissed
 
 
 @dataclass
@@ -277,6 +280,9 @@ class _Builder:
             self.end_url = navigated
             step.navigated_to = _relative(navigated)
         step.appeared = bool(_APPEARED.search(response))
+        answered = ANSWERED.findall(response)
+        if answered:
+            step.accept_dialogs = answered[-1][1] == "accepted"
         step.checked = name == "click" and any(
             t.role in (*TICK_ROLES, "radio") for t in step.targets.values()
         )

@@ -508,6 +508,19 @@ def with_case(text: str, case: str) -> str:
     return text.upper() if wanted == "upper" else text.lower()
 
 
+@contextmanager
+def answering_dialogs(accept: bool) -> Iterator[None]:
+    """Answer confirm, prompt and leave-page dialogs raised inside the block as the
+    recorded run did (accepted or dismissed); the session's own choice comes back after."""
+    active = session()
+    before = active.accept_dialogs
+    active.accept_dialogs = accept
+    try:
+        yield
+    finally:
+        active.accept_dialogs = before
+
+
 def path_items(path: str) -> list[tuple[str, bool]]:
     """The items of a menu path "File > Save as", each with whether it is the last."""
     items = [item.strip() for item in path.split(">") if item.strip()]

@@ -18,6 +18,7 @@ from typing import Annotated, Any
 from playwright.async_api import Browser, Page
 from sqlalchemy import Engine
 
+from browser_agent.browser.dialogs import command_accepts_dialogs
 from browser_agent.browser.errors import ActionError, BrowserError
 from browser_agent.browser.session import BrowserSession, browser_session
 from browser_agent.harvest.loader import SkillLoadError, load_skill
@@ -398,6 +399,7 @@ async def run_command(
     try:
         async with browser_session(settings, browser) as active:
             recorder.secrets = active.secrets  # passwords typed are masked from now on
+            active.accept_dialogs |= command_accepts_dialogs(command)
             try:
                 answer = await agent.run(active, command, start_url, routed)
                 status = "succeeded"
