@@ -34,6 +34,9 @@ from browser_agent.llm.types import LLMClient
 from browser_agent.memory.cli import app as memory_app
 from browser_agent.planner.agent import RunResult, run_command
 from browser_agent.planner.people import console_channel
+from browser_agent.secrets import OPTION_HELP as SECRET_HELP
+from browser_agent.secrets import SecretError
+from browser_agent.secrets import configured as configured_secrets
 from browser_agent.settings import ENV_PREFIX, Settings, SettingsError, load_settings, mask_url
 from browser_agent.store.cli import db_app
 from browser_agent.store.db import open_store
@@ -50,13 +53,13 @@ MODEL_HELP = "Model at the endpoint; 'offline' for the built-in planner (the def
 
 class StoreErrorsInOneLine(TyperGroup):
     """The command group: a store that cannot be opened or used (no driver, no server, a
-    refused login, a newer schema, a held lock) is said in one line, with exit code 2,
-    whichever command met it."""
+    refused login, a newer schema, a held lock) or a secret given wrong is said in one
+    line, with exit code 2, whichever command met it."""
 
     def invoke(self, ctx: typer.Context) -> Any:
         try:
             return super().invoke(ctx)
-        except StoreError as exc:
+        except (StoreError, SecretError) as exc:
             typer.secho(f"Error: {exc}", fg="red", err=True)
             raise typer.Exit(2) from None
 
@@ -226,8 +229,14 @@ def run(
         bool, typer.Option(help="For models without tool calling: plain-text actions.")
     ] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print the result as JSON.")] = False,
+    secret: Annotated[list[str] | None, typer.Option("--secret", help=SECRET_HELP)] = None,
 ) -> None:
-    """Carry out a web command with the planner; every step is logged and stored."""
+    """Carry out a web command with the planner; every step is logged and stored.
+
+    Secrets (passwords, keys) go in with --secret and are named in the command as {NAME};
+    a value the command gives after "password", "PIN", "token" or "API key" is kept out
+    of every log the same way."""
+    secrets = configured_secrets(secret)
     settings = load_settings()
     if headed:
         settings = settings.with_overrides(headed=True)
@@ -242,6 +251,7 @@ def run(
             max_steps=max_steps,
             channel=console_channel(interactive),
             on_step=None if as_json else _print_step,
+            secrets=secrets,
         )
     )
     if as_json:

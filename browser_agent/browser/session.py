@@ -30,7 +30,8 @@ class BrowserSession:
     context: BrowserContext
     page: Page
     observed: dict[str, tuple[str, str, str]] = field(default_factory=dict)
-    secrets: set[str] = field(default_factory=set)
+    secrets: set[str] = field(default_factory=set)  # values masked in all that is written
+    secret_values: dict[str, str] = field(default_factory=dict)  # by name, for {NAME}
     dialogs: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     page_version: int = 0  # bumped whenever an action navigates or adds elements
@@ -72,6 +73,11 @@ class BrowserSession:
 
     async def _on_dialog(self, dialog: Dialog) -> None:
         self.dialogs.append(await answer_dialog(dialog, self.accept_dialogs))
+
+    def use_secrets(self, values: dict[str, str]) -> None:
+        """Type these secrets where text names them as ``{NAME}``; mask them everywhere."""
+        self.secret_values.update(values)
+        self.secrets.update(values.values())
 
     def current_page(self) -> Page:
         """The page to act on; a clear error when it crashed or was closed."""

@@ -19,6 +19,7 @@ from typing import Any
 
 from browser_agent.harvest.elements import tag_for_selector
 from browser_agent.planner.redact import MASK, redact
+from browser_agent.secrets import PLACEHOLDER
 from skills.primitive import PRIMITIVES
 
 
@@ -286,11 +287,12 @@ def _typed(call: Call) -> list[tuple[str, Any]]:
 
 
 def typed_passwords(calls: list[Call]) -> set[str]:
-    """Every value typed into a field its response shows as a password field."""
+    """Every value typed into a field its response shows as a password field (a secret's
+    ``{NAME}`` placeholder is no secret: it stays, to become the skill's parameter)."""
     found = set()
     for call in calls:
         for selector, text in _typed(call):
-            if not isinstance(text, str) or not text or text == MASK:
+            if not isinstance(text, str) or not text or text == MASK or PLACEHOLDER.fullmatch(text):
                 continue
             tag = tag_for_selector(call.response or "", selector)
             if tag is not None and tag.attributes.get("type", "").lower() == "password":

@@ -25,6 +25,7 @@ from browser_agent.harvest.elements import (
 from browser_agent.harvest.logs import Call, ChatLog
 from browser_agent.harvest.selectors import ANY_ROLE, CLOSE_MARKS, text_selector
 from browser_agent.planner.redact import MASK
+from browser_agent.secrets import PLACEHOLDER
 from skills.primitive import OBSERVATION_ONLY, PRIMITIVES
 
 OBSERVE = {"get_dom", "get_url", "tell_user"}
@@ -473,6 +474,8 @@ class _Builder:
                 )
             name = _param_name(element, key)
             description = f"{label} (example: {said.group(0)})"
+            if PLACEHOLDER.fullmatch(said.group(0)):
+                description = f"{label}: a secret, as its placeholder (example: {said.group(0)})"
             number = element is not None and element.attributes.get("type") == "number"
             if number and re.fullmatch(r"-?\d+", said.group(0)):
                 return self._param(name, description, int(said.group(0)), "int", said)
@@ -625,7 +628,10 @@ def asks_for_information(command: str) -> bool:
 
 def _said(value: str, command: str, whole: bool = False) -> re.Match[str] | None:
     """Where the command says ``value`` (case and punctuation aside), if it does; with
-    ``whole``, only as a quoted or stand-alone token (for one-letter values such as "x")."""
+    ``whole``, only as a quoted or stand-alone token (for one-letter values such as "x").
+    A secret's placeholder is said only as itself, braces included."""
+    if PLACEHOLDER.fullmatch(value):
+        return re.search(re.escape(value), command, re.IGNORECASE)
     words = re.findall(r"\w+", value)
     if not words:
         marks = value.strip()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -14,6 +15,7 @@ from browser_agent.browser.errors import ActionError, BrowserError
 from browser_agent.browser.session import browser_session
 from browser_agent.harvest.loader import SkillLoadError, load_skill
 from browser_agent.harvest.runtime import SkillStale
+from browser_agent.secrets import configured, how_to_set, missing
 from browser_agent.settings import Settings
 from browser_agent.store.models import Skill
 
@@ -38,14 +40,28 @@ def relative(url: str) -> str:
     return parts.path + (f"?{parts.query}" if parts.query else "")
 
 
-def example_arguments(skill: Skill, start_url: str | None) -> dict[str, str] | None:
-    """The arguments to replay with, or None when a secret is needed that was never kept."""
+def example_arguments(skill: Skill, start_url: str | None) -> dict[str, str]:
+    """The arguments the skill was learnt with (secrets as their ``{NAME}`` placeholders)."""
     arguments = json.loads(skill.example_args or "{}")
-    if any(value == "" for value in arguments.values()):
-        return None
     if start_url:
         arguments["start_url"] = start_url
     return arguments
+
+
+def lacking_secret(skill: Skill, secrets: Mapping[str, str]) -> str | None:
+    """Why the skill cannot be replayed for want of a secret, naming it; None if it can."""
+    arguments = example_arguments(skill, None)
+    if any(value == "" for value in arguments.values()):  # masked when it was learnt
+        return NEEDS_SECRET
+    names = missing(arguments, secrets)
+    if not names:
+        return None
+    return f"needs a secret: {', '.join(names)} is not configured ({how_to_set(names[0])})"
+
+
+def waits_for_secret(error: str | None) -> bool:
+    """Whether a replay verdict only says a secret was missing (the skill was not judged)."""
+    return (error or "").startswith("needs a secret")
 
 
 async def replay(
@@ -55,18 +71,23 @@ async def replay(
     *,
     start_url: str | None = None,
     screenshot_dir: Path | None = None,
+    secrets: Mapping[str, str] | None = None,
 ) -> Replay:
     """Run ``skill`` with its example arguments in a fresh context; passed means it reached
-    its recorded end state (same path and query)."""
+    its recorded end state (same path and query). Secrets come from ``secrets`` (the
+    configured ones when None); a skill needing one that is not there is not run."""
     started = time.perf_counter()
+    secrets = configured() if secrets is None else secrets
+    lacking = lacking_secret(skill, secrets)
+    if lacking:
+        return Replay(False, error=lacking)
     arguments = example_arguments(skill, start_url)
-    if arguments is None:
-        return Replay(False, error=NEEDS_SECRET)
     try:
         function = load_skill(skill, settings.workspace)
     except SkillLoadError as exc:
         return Replay(False, error=str(exc))
     async with browser_session(settings, browser) as active:
+        active.use_secrets(dict(secrets))
         try:
             await function(**arguments)
         except (ActionError, BrowserError) as exc:

@@ -31,6 +31,7 @@ from browser_agent.browser.session import session
 from browser_agent.browser.values import field_value
 from browser_agent.dom.library import run_on_element
 from browser_agent.harvest.selectors import ANY_ROLE, CLOSE_MARKS, text_selector
+from browser_agent.secrets import filled
 
 # Static attributes that may still name the element after its id changed, in the order
 # they are tried; the first stages are role + name and visible text, the last the XPath.
@@ -461,12 +462,13 @@ async def _expect_on_element(
         if value is not None:
             kind = await locator.get_attribute("type") or "text"
             held = await locator.input_value()
+            typed = filled(value, session().secret_values)  # the step typed the secret
             try:
-                wanted = field_value(kind, value)
+                wanted = field_value(kind, typed)
             except ValueError:
-                wanted = value
+                wanted = typed
             if held != wanted:
-                secret = kind.lower() == "password"
+                secret = kind.lower() == "password" or typed != value
                 shown = "the password typed" if secret else f"{wanted!r}; it holds {held!r}"
                 raise SkillStale(
                     f"Step {target.step}: the field should now hold {shown}.",

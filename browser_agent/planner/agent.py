@@ -30,6 +30,8 @@ from browser_agent.planner.prompts import prompt, task_message
 from browser_agent.planner.records import RunRecorder
 from browser_agent.planner.router import Route, SkillOutcome, call_skill, route, skill_tools
 from browser_agent.planner.step_help import MAX_HELP_CALLS, choose_element, step_messages
+from browser_agent.secrets import configured as configured_secrets
+from browser_agent.secrets import masked_command
 from browser_agent.settings import Settings
 from browser_agent.store.db import open_store
 from browser_agent.store.models import Step
@@ -380,13 +382,21 @@ async def run_command(
     browser: Browser | None = None,
     engine: Engine | None = None,
     on_step: Callable[[Step], None] | None = None,
+    secrets: dict[str, str] | None = None,
 ) -> RunResult:
     """Carry out ``command`` with the planner and record everything; never raises for a
-    failed task (the result says so), but re-raises Ctrl-C after recording it."""
+    failed task (the result says so), but re-raises Ctrl-C after recording it.
+
+    ``secrets`` (by name; the configured ones when None) and the secret values the command
+    gives reach no one: the command keeps their ``{NAME}`` placeholders, typing fills them."""
     if not command.strip():
         raise ValueError("The command is empty: say what the agent should do.")
+    known = configured_secrets() if secrets is None else dict(secrets)
+    command, given = masked_command(command, known)
+    known.update(given)
     engine = engine or open_store(settings)
     recorder = RunRecorder.start(engine, settings.logs_dir, command, start_url, llm.name)
+    recorder.secrets.update(known.values())
     tools = Tools.default()
     routed = None
     if settings.use_skills:
@@ -398,6 +408,8 @@ async def run_command(
     status, answer, error, final_url = "failed", "", None, None
     try:
         async with browser_session(settings, browser) as active:
+            active.use_secrets(known)
+            active.secrets.update(recorder.secrets)
             recorder.secrets = active.secrets  # passwords typed are masked from now on
             active.accept_dialogs |= command_accepts_dialogs(command)
             try:

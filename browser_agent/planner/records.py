@@ -61,6 +61,7 @@ class RunRecorder:
     run: Run
     secrets: set[str] = field(default_factory=set)
     step_count: int = 0
+    masked: int = 0  # how many secrets everything written so far was masked with
 
     @classmethod
     def start(
@@ -115,6 +116,8 @@ class RunRecorder:
             db.add(step)
             db.merge(self._redacted_run())
             db.commit()
+        if len(self.secrets) > self.masked:  # a password was just typed: mask it at once,
+            self._mask_written()  # so a run killed now leaves no copy in clear
 
     def finish(self, messages: list[dict[str, Any]], status: str, **fields: Any) -> None:
         """Close the run: final row, final log, and secrets masked in everything written."""
@@ -139,6 +142,7 @@ class RunRecorder:
         """Secrets learnt late (typed after the command named them) are masked after the fact."""
         if not self.secrets:
             return
+        self.masked = len(self.secrets)
         if self.iterations_path.exists():
             text = self.iterations_path.read_text(encoding="utf-8")
             self.iterations_path.write_text(redact(text, self.secrets), encoding="utf-8")

@@ -30,7 +30,7 @@ from sqlalchemy import Engine
 from browser_agent.browser.errors import ActionError, BrowserError
 from browser_agent.browser.session import session
 from browser_agent.harvest.loader import SkillLoadError, load_skill
-from browser_agent.harvest.replay import NEEDS_SECRET
+from browser_agent.harvest.replay import waits_for_secret
 from browser_agent.harvest.runtime import (
     Repair,
     Repairs,
@@ -89,7 +89,7 @@ class Unfit(ValueError):
 def routable(skill: Skill) -> bool:
     """A skill that may do a whole command: complete, and healthy or only unverified for
     want of a secret that the command itself supplies."""
-    waiting_for_secret = skill.status == "candidate" and skill.last_error == NEEDS_SECRET
+    waiting_for_secret = skill.status == "candidate" and waits_for_secret(skill.last_error)
     return skill.complete and (skill.status == "healthy" or waiting_for_secret)
 
 

@@ -11,7 +11,8 @@ from browser_agent.browser.chromium import LAUNCH_ARGS, find_chromium
 from browser_agent.browser.errors import ActionError, BrowserError
 from browser_agent.browser.session import page_session
 from browser_agent.harvest.loader import SkillLoadError, load_skill
-from browser_agent.harvest.replay import NEEDS_SECRET, example_arguments, relative
+from browser_agent.harvest.replay import example_arguments, lacking_secret, relative
+from browser_agent.secrets import configured as configured_secrets
 from browser_agent.settings import Settings, load_settings
 from browser_agent.store.db import open_store
 from browser_agent.store.models import Skill
@@ -61,15 +62,19 @@ async def test_harvested_skill(
 ) -> None:
     """Replay the skill with its example arguments and check its recorded end state."""
     skill = harvested_skill
+    secrets = configured_secrets()
+    lacking = lacking_secret(skill, secrets)
+    if lacking:
+        pytest.skip(lacking)
     arguments = example_arguments(skill, start_url_for(skill, base_url))
-    if arguments is None:
-        pytest.skip(NEEDS_SECRET)
-    problem = await _replay(skill, arguments, page, skills_settings)
+    problem = await _replay(skill, arguments, page, skills_settings, secrets)
     if problem:
         pytest.fail(f"{skill.name} v{skill.version}: {problem}", pytrace=False)
 
 
-async def _replay(skill: Skill, arguments: dict[str, str], page: Page, settings: Settings) -> str:
+async def _replay(
+    skill: Skill, arguments: dict[str, str], page: Page, settings: Settings, secrets: dict[str, str]
+) -> str:
     """Run the skill on ``page``; what went wrong, or an empty string when it reached its
     recorded end state."""
     try:
@@ -77,6 +82,7 @@ async def _replay(skill: Skill, arguments: dict[str, str], page: Page, settings:
     except SkillLoadError as exc:
         return str(exc)
     with page_session(page, settings) as active:
+        active.use_secrets(secrets)
         try:
             await function(**arguments)
         except (ActionError, BrowserError) as exc:

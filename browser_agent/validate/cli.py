@@ -14,6 +14,8 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from browser_agent.browser.errors import BrowserError
+from browser_agent.secrets import OPTION_HELP as SECRET_HELP
+from browser_agent.secrets import configured as configured_secrets
 from browser_agent.settings import load_settings
 from browser_agent.validate.lock import LockHeld
 from browser_agent.validate.validator import (
@@ -54,11 +56,13 @@ def validate_command(
     report: Annotated[
         Path | None, typer.Option("--report", help="Also write the JSON report to this file.")
     ] = None,
+    secret: Annotated[list[str] | None, typer.Option("--secret", help=SECRET_HELP)] = None,
 ) -> None:
     """Replay harvested skills with their example arguments and mark stale ones.
 
     Exit code 0 when all pass, 1 when any is stale, 2 when validation could not run.
     """
+    secrets = configured_secrets(secret)
     settings = load_settings()
     progress = Progress(
         TextColumn("validating"),
@@ -82,6 +86,7 @@ def validate_command(
                     reharvest=reharvest,
                     on_start=lambda count: progress.update(task, total=count),
                     on_done=lambda _checked: progress.advance(task),
+                    secrets=secrets,
                 )
             )
     except (CannotValidate, LockHeld, BrowserError) as exc:
@@ -125,8 +130,9 @@ def _print(result: Report) -> None:
 
 
 def _details(checked: Checked) -> list[str]:
-    """The error, the screenshot, and what became of a renewed version."""
-    lines = [checked.error] if checked.error and checked.verdict != SECRET else []
+    """The error (for a skill not replayed, the secret it lacks), the screenshot, and what
+    became of a renewed version."""
+    lines = [checked.error] if checked.error else []
     if checked.screenshot:
         lines.append(f"screenshot {checked.screenshot}")
     if checked.renewed:

@@ -11,7 +11,7 @@ now), provided the healed replay still ends on the recorded page.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -57,11 +57,13 @@ class Renewal:
 
 @dataclass
 class Place:
-    """Where validation replays: the browser, another base URL, where screenshots go."""
+    """Where validation replays: the browser, another base URL, where screenshots go, and
+    the secrets typed where a skill names them."""
 
     browser: Browser
     base_url: str | None
     screenshot_dir: Path
+    secrets: dict[str, str] = field(default_factory=dict)
 
 
 def newer_runs(engine: Engine, skill: Skill) -> list[Run]:
@@ -124,7 +126,11 @@ async def from_healing(
     )
     with repairing() as repairs:
         outcome = await replay(
-            loose, settings, place.browser, start_url=start_url_for(skill, place.base_url)
+            loose,
+            settings,
+            place.browser,
+            start_url=start_url_for(skill, place.base_url),
+            secrets=place.secrets,
         )
     healed = merge(stored_healed(skill), repairs.kept())
     update_skill(engine, skill.id, healed=json.dumps(healed))
@@ -152,6 +158,7 @@ async def renew(skill: Skill, settings: Settings, engine: Engine, place: Place) 
         place.browser,
         start_url=start_url_for(new, place.base_url),
         screenshot_dir=place.screenshot_dir,
+        secrets=place.secrets,
     )
     record_replay(engine, new, outcome, failed_status="candidate")
     if outcome.passed:

@@ -21,7 +21,8 @@ from playwright.async_api import Browser
 from sqlalchemy import Engine
 
 from browser_agent.browser.session import launched_browser
-from browser_agent.harvest.replay import NEEDS_SECRET, Replay, example_arguments, replay
+from browser_agent.harvest.replay import Replay, lacking_secret, replay
+from browser_agent.secrets import configured
 from browser_agent.settings import Settings
 from browser_agent.store.db import open_store
 from browser_agent.store.models import Skill, utcnow
@@ -109,8 +110,9 @@ def never_loaded(outcome: Replay) -> bool:
 
 async def check_skill(skill: Skill, job: Job) -> Checked:
     """Replay one skill and keep the verdict; never raises, so others go on."""
-    if example_arguments(skill, None) is None:
-        return Checked(skill.name, skill.version, SECRET, error=NEEDS_SECRET)
+    lacking = lacking_secret(skill, job.place.secrets)
+    if lacking:  # not replayed, so not judged: the report says which secret to configure
+        return Checked(skill.name, skill.version, SECRET, error=lacking)
     try:
         outcome = await replay(
             skill,
@@ -118,6 +120,7 @@ async def check_skill(skill: Skill, job: Job) -> Checked:
             job.place.browser,
             start_url=start_url_for(skill, job.place.base_url),
             screenshot_dir=job.place.screenshot_dir,
+            secrets=job.place.secrets,
         )
     except Exception as exc:  # one crashing replay must not stop the others
         return Checked(skill.name, skill.version, ERROR, error=f"{type(exc).__name__}: {exc}")
@@ -193,9 +196,11 @@ async def run_validation(
     on_start: Callable[[int], None] | None = None,
     on_done: Callable[[Checked], None] | None = None,
     browser: Browser | None = None,
+    secrets: dict[str, str] | None = None,
 ) -> Report:
     """Take the workspace's lock, pick the skills, start a browser (unless given) and
-    validate. LockHeld, CannotValidate or BrowserError say why it could not run."""
+    validate, typing ``secrets`` (the configured ones when None) where skills name them.
+    LockHeld, CannotValidate or BrowserError say why it could not run."""
     engine = open_store(settings)
     async with AsyncExitStack() as stack:
         stack.enter_context(validation_lock(settings))
@@ -204,6 +209,8 @@ async def run_validation(
             on_start(len(skills))
         if browser is None:
             browser = await stack.enter_async_context(launched_browser(settings))
-        place = Place(browser, base_url, settings.workspace / "reports" / "screenshots")
+        screenshots = settings.workspace / "reports" / "screenshots"
+        secrets = configured() if secrets is None else secrets
+        place = Place(browser, base_url, screenshots, secrets)
         job = Job(settings, engine, place, reharvest)
         return await validate_skills(skills, job, concurrency=concurrency, on_done=on_done)

@@ -14,21 +14,24 @@ from browser_agent.browser.locate import Located, locate
 from browser_agent.browser.session import BrowserSession, session
 from browser_agent.browser.values import field_value
 from browser_agent.dom.library import run_on_page
+from browser_agent.secrets import filled
 from skills.primitive._common import Selector, attempt
 
 _TYPE = re.compile(r"""^<input\b[^>]*\btype=["']?([\w-]+)""", re.IGNORECASE)
 
 
 async def fill(active: BrowserSession, target: Located, text: str, selector: str) -> str:
-    """Replace the field's content with ``text``; say what was typed, never a password.
-    Dates and times are written in the format their field holds ("7:55 PM" -> "19:55")."""
-    if target.is_password:
-        active.secrets.add(text)
+    """Replace the field's content with ``text``; say what was typed, never a secret.
+    ``{NAME}`` placeholders are typed as their secrets' values. Dates and times are
+    written in the format their field holds ("7:55 PM" -> "19:55")."""
     kind = _TYPE.search(target.tag)
     try:
-        value = field_value(kind.group(1), text) if kind else text
-    except ValueError as exc:
+        typed = filled(text, active.secret_values)
+        value = field_value(kind.group(1), typed) if kind else typed
+    except ValueError as exc:  # SecretError included: a secret nobody configured
         raise ActionError(f"Could not type into {target.tag}: {exc}.", kind="invalid") from exc
+    if target.is_password:
+        active.secrets.add(typed)
     page = active.current_page()
     await run_on_page(page, "guard")
     await attempt(target.locator.fill(value), f"type into {target.tag}", selector)
@@ -42,15 +45,17 @@ async def fill(active: BrowserSession, target: Located, text: str, selector: str
                 f" A popup took the focus; it was closed with {closer} and the text typed again."
             )
         if not await _holds(target, value):
-            shown = "the password" if target.is_password else repr(text)
+            shown = "the password" if target.is_password or typed != text else repr(text)
             return f"Typed {shown} into {target.tag}, but the field did not keep it.{interrupted}"
     else:
         await run_on_page(page, "interruption", look=False)
     if target.is_password:
         return (
-            f"A password ({len(text)} characters, not shown) was entered in {target.tag}."
+            f"A password ({len(typed)} characters, not shown) was entered in {target.tag}."
             f"{interrupted}"
         )
+    if typed != text:  # a secret went in: only its placeholder is said
+        return f"Text {text!r} entered in {target.tag} (secrets not shown).{interrupted}"
     written = f" (written as {value!r})" if value != text else ""
     return f"Text {text!r}{written} entered in {target.tag}.{interrupted}"
 

@@ -42,6 +42,7 @@ from browser_agent.llm.offline.words import (
     unquote,
     words,
 )
+from browser_agent.secrets import PLACEHOLDER
 
 _PRICE = re.compile(r"(?:[$€£]\s?\d[\d,]*(?:\.\d{2})?|\d[\d,]*(?:\.\d{2})?\s?(?:USD|EUR|GBP|€))")
 _COUNT = re.compile(
@@ -577,6 +578,8 @@ def _label_prefix(tokens: list[re.Match[str]], element: Element) -> tuple[int, i
     labels = element.label_words
     matched, start = 0, 0
     for token in tokens:
+        if PLACEHOLDER.fullmatch(token.group(0)):  # "{PASSWORD}" is a secret's value
+            break
         token_words = content_words(token.group(0))
         if not token_words:
             if matched:
