@@ -14,6 +14,7 @@ from browser_agent.browser.errors import ActionError
 from browser_agent.browser.session import BrowserSession
 from browser_agent.demo_site import DemoSite
 from browser_agent.dom.library import run_on_page
+from browser_agent.page_content import PAGE_END, PAGE_START
 from browser_agent.tools import tool_schema
 from skills.primitive import (
     PRIMITIVES,
@@ -188,7 +189,11 @@ async def test_hover_scroll_and_extract_text(page_session: BrowserSession, demo:
     assert (await hover("#nav-deals")).startswith('Hovered over <a id="nav-deals" href="/deals">')
     await open_url(f"{demo.url}/product/trail-blazer-2")
     said = await extract_text("#price")
-    assert re.fullmatch(r"Text of <\w+ id=\"price\">.*</\w+>: '\$\d+\.\d\d'", said), said
+    assert re.fullmatch(
+        rf"Text of <\w+ id=\"price\">.*</\w+>:\n{re.escape(PAGE_START)}\n'\$\d+\.\d\d'\n"
+        rf"{re.escape(PAGE_END)}",
+        said,
+    ), said
 
 
 async def test_modal_covering_the_page_is_a_clear_error(

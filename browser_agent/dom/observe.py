@@ -8,6 +8,7 @@ from typing import Literal
 
 from browser_agent.browser.session import BrowserSession
 from browser_agent.dom.library import run_on_page
+from browser_agent.page_content import fenced, neutralised
 
 ContentType = Literal["text_only", "input_fields", "all_fields"]
 CONTENT_TYPES: tuple[str, ...] = ("text_only", "input_fields", "all_fields")
@@ -26,7 +27,9 @@ class Observation:
 async def observe_page(
     active: BrowserSession, content_type: str, budget: int | None = None
 ) -> Observation:
-    """Annotate and distill the current page; remember what each listed mmid named."""
+    """Annotate and distill the current page; remember what each listed mmid named. The
+    first line names the page; the rest is page content, between the page-content markers
+    (page text is always a quoted string, so it never reads as an element line)."""
     if content_type not in CONTENT_TYPES:
         raise ValueError(
             f"Unknown content type {content_type!r}: use one of {', '.join(CONTENT_TYPES)}."
@@ -44,8 +47,9 @@ async def observe_page(
         active.observed = {
             str(mmid): (tag, role, name) for mmid, tag, role, name in result["registry"]
         }
+    header, _, body = result["text"].partition("\n")
     return Observation(
-        text=result["text"],
+        text=f"{neutralised(header)}\n{fenced(body)}",
         elements=result["elements"],
         interactive=result["interactive"],
         cut=result["cut"],

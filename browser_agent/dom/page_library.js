@@ -34,8 +34,10 @@
   ];
   const HEADINGS = new Set(["H1", "H2", "H3", "H4", "H5", "H6"]);
 
+  // Page text is always one line: every character that could start a new line (for
+  // any reader: \x1c-\x1f and \x85 too) becomes a space, so page text never forges one.
   const squash = (s, max) => {
-    const t = (s || "").replace(/\s+/g, " ").trim();
+    const t = (s || "").replace(/[\s\x00-\x1f\x7f-\x9f]+/g, " ").trim();
     return t.length > max ? t.slice(0, max - 1) + "…" : t;
   };
 
@@ -331,7 +333,7 @@
           emit(fieldLine(el, mmid, role, name), [mmid, el.tagName.toLowerCase(), role || "", name]);
         } else if (!["INPUT", "SELECT", "TEXTAREA"].includes(el.tagName)) {
           const name = nameOf(el);
-          if (name) emit(name);
+          if (name) emit(q(name));
         }
       }
       let sayAll = false;
@@ -339,7 +341,7 @@
         sayAll = inlineOnly(el); // "Order <b>DS-1001</b> is placed" stays one line
         const text = sayAll ? squash(el.textContent, 200) : ownText(el);
         if (text) {
-          if (mode === "text_only") emit(text);
+          if (mode === "text_only") emit(q(text)); // quoted: never reads as an element line
           else {
             const kind = role === "heading" ? el.tagName.toLowerCase() : "text";
             emit(`[${mmid}] ${kind} ${q(text)}`, [mmid, el.tagName.toLowerCase(), role || "", text]);

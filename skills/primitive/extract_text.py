@@ -6,6 +6,7 @@ from typing import Annotated
 
 from browser_agent.browser.locate import locate
 from browser_agent.browser.session import session
+from browser_agent.page_content import fenced, neutralised
 from skills.primitive._common import attempt
 
 MAX_CHARS = 4_000
@@ -16,7 +17,8 @@ async def extract_text(
         str, "The element to read ([mmid='12'] or a Playwright selector); empty for the page."
     ] = "",
 ) -> str:
-    """Return the visible text of one element, or of the whole page when no selector is given."""
+    """Return the visible text of one element, or of the whole page when no selector is
+    given, quoted between the page-content markers."""
     active = session()
     if not selector.strip():
         page = active.current_page()
@@ -29,4 +31,4 @@ async def extract_text(
     text = " ".join(text.split())
     if len(text) > MAX_CHARS:
         text = text[:MAX_CHARS] + f" … ({len(text) - MAX_CHARS} more characters)"
-    return f"Text of {where}: {text!r}"
+    return f"Text of {neutralised(where)}:\n{fenced(repr(text))}"

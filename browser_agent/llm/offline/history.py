@@ -13,14 +13,13 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from browser_agent.llm.text_actions import parse_text_action
+from browser_agent.llm.text_actions import parse_text_action, tool_results_in
 
 _TASK = re.compile(
     r'Execute the user task "(?P<command>.*)"(?: starting at (?P<url>\S+?))?\. Current date',
     re.DOTALL,
 )
 _MARKER = re.compile(r"Plan steps? (\d+)(?:-(\d+))?/\d+ \((act|prepare|look|final)(?: (\w+))?\)")
-_RESULT = re.compile(r"^Result of [\w-]+: ", re.MULTILINE)
 _CHANGED = re.compile(
     r"Page (?:navigated to|loaded:)|new elements? appeared|elements? (?:was|were) removed"
     r"|new tab opened|Went back"
@@ -95,8 +94,7 @@ def read_history(messages: list[dict]) -> History:
             history.turns.extend(pending)
         elif role == "tool" and (turn := by_id.get(message.get("tool_call_id", ""))):
             turn.response = content
-        elif role == "user" and pending and _RESULT.match(content):
-            results = _RESULT.split(content)[1:]
+        elif role == "user" and pending and (results := tool_results_in(content)):
             for turn, result in zip(pending, results, strict=False):
                 turn.response = result.strip()
             pending = []

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from urllib.parse import urlsplit
 
 from browser_agent.llm.offline.words import words
+from browser_agent.page_content import PAGE_END, PAGE_START
 
 _HEADER = re.compile(r'^Page ("(?:[^"\\]|\\.)*") at (\S+)$')
 _LINE = re.compile(r'^\[(\d+)\] (\S+)(?: ("(?:[^"\\]|\\.)*"))?(.*)$')
@@ -18,6 +19,7 @@ _TOKEN = re.compile(
     r"|\((?P<state>[^()]*)\)|(?P<colon>:))"
 )
 _OPTION = re.compile(rf"({_QUOTED}):({_QUOTED})(\*?)")
+_QUOTED_LINE = re.compile(rf"^{_QUOTED}$")
 
 #: Roles a person types into, and roles a person clicks.
 TEXT_ROLES = frozenset({"textbox", "searchbox", "spinbutton"})
@@ -133,7 +135,9 @@ def parse_page(text: str) -> Page:
             page.elements.append(element)
             if element.name:
                 page.texts.append(element.name)
-        elif line and not line.startswith("… output cut"):
+        elif _QUOTED_LINE.match(line):  # a text_only line: page text, always quoted
+            page.texts.append(json.loads(line))
+        elif line and line not in (PAGE_START, PAGE_END) and not line.startswith("… output cut"):
             page.texts.append(line)
     return page
 
