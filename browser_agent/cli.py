@@ -34,6 +34,7 @@ from browser_agent.llm.types import LLMClient
 from browser_agent.memory.cli import app as memory_app
 from browser_agent.planner.agent import RunResult, run_command
 from browser_agent.planner.people import console_channel
+from browser_agent.planner.signals import Interrupted, run_to_end
 from browser_agent.secrets import OPTION_HELP as SECRET_HELP
 from browser_agent.secrets import SecretError
 from browser_agent.secrets import configured as configured_secrets
@@ -236,24 +237,31 @@ def run(
     Secrets (passwords, keys) go in with --secret and are named in the command as {NAME};
     a value the command gives after "password", "PIN", "token" or "API key" is kept out
     of every log the same way."""
+    if not command.strip():
+        typer.secho("Error: the command is empty: say what the agent should do.", err=True)
+        raise typer.Exit(2)
     secrets = configured_secrets(secret)
     settings = load_settings()
     if headed:
         settings = settings.with_overrides(headed=True)
     llm = make_llm(settings, model, text_actions)
     interactive = sys.stdin.isatty() and not as_json
-    result = asyncio.run(
-        run_command(
-            command,
-            llm,
-            settings,
-            start_url=url,
-            max_steps=max_steps,
-            channel=console_channel(interactive),
-            on_step=None if as_json else _print_step,
-            secrets=secrets,
+    try:
+        result = run_to_end(
+            run_command(
+                command,
+                llm,
+                settings,
+                start_url=url,
+                max_steps=max_steps,
+                channel=console_channel(interactive),
+                on_step=None if as_json else _print_step,
+                secrets=secrets,
+            )
         )
-    )
+    except Interrupted as exc:  # Ctrl-C or SIGTERM: the run is stored as interrupted
+        typer.secho(str(exc), fg="yellow", err=True)
+        raise typer.Exit(exc.exit_code) from None
     if as_json:
         typer.echo(json.dumps(asdict(result), indent=2))
     else:

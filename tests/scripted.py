@@ -46,7 +46,8 @@ def succeeded_calls(messages: list[dict]) -> int:
 
 @dataclass
 class Script:
-    """A model that plays ``actions`` in order, retrying a step whose call failed."""
+    """A model that plays ``actions`` in order, retrying a step whose call failed, then
+    calls finish with ``answer``."""
 
     actions: list[Action]
     answer: str = "Done."
@@ -55,7 +56,9 @@ class Script:
     def __call__(self, messages: list[dict], tools: list[dict]) -> LLMReply:
         done = succeeded_calls(messages)
         if done >= len(self.actions):
-            return LLMReply(content=f"{self.answer} ##TERMINATE##", usage=Usage(100, 10))
+            arguments = json.dumps({"answer": self.answer, "success": True})
+            finish = ToolCall(f"call_{done + 1}", "finish", arguments)
+            return LLMReply(content=None, tool_calls=[finish], usage=Usage(100, 10))
         calls = []
         for offset, (name, arguments) in enumerate(self.actions[done : done + self.batch]):
             try:

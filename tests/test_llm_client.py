@@ -288,13 +288,27 @@ async def test_text_actions_last_block_wins(
     assert reply.content.endswith("No, better the other page.")
 
 
-async def test_text_actions_final_answer(server: LLMTestServer, text_client: OpenAIClient) -> None:
+async def test_text_actions_end_marker_is_a_finish_without_success(
+    server: LLMTestServer, text_client: OpenAIClient
+) -> None:
     server.policy = lambda messages, tools: LLMReply("  All done. ##TERMINATE##\n")
 
     reply = await text_client.complete(MESSAGES, TOOLS)
 
-    assert reply == LLMReply("All done. ##TERMINATE##", [], reply.usage)
+    assert reply == LLMReply(
+        None, [ToolCall("call_1", "finish", '{"answer": "All done."}')], reply.usage
+    )
     assert reply.usage.prompt_tokens > 0
+
+
+async def test_text_actions_plain_text_calls_nothing(
+    server: LLMTestServer, text_client: OpenAIClient
+) -> None:
+    server.policy = lambda messages, tools: LLMReply("I could not find the search box.")
+
+    reply = await text_client.complete(MESSAGES, TOOLS)
+
+    assert reply == LLMReply("I could not find the search box.", [], reply.usage)
 
 
 async def test_text_actions_convert_the_history(

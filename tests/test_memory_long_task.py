@@ -40,7 +40,7 @@ class Tour:
         n, self.steps = self.steps, self.steps + 1
         page, kind = divmod(n, 3)
         if page == len(self.urls):
-            return self.call(n, "finish", answer=f"Toured {page} pages. ##TERMINATE##")
+            return self.call(n, "finish", answer=f"Toured {page} pages.", success=True)
         if kind == 0:
             return self.call(n, "open_url", url=self.urls[page])
         if kind == 1:
@@ -51,7 +51,7 @@ class Tour:
         return self.call(n, "click", selector=f"[mmid='{link.group(1)}']")
 
     @staticmethod
-    def call(n: int, name: str, **arguments: str) -> LLMReply:
+    def call(n: int, name: str, **arguments: str | bool) -> LLMReply:
         return LLMReply(None, [ToolCall(f"call_{n}", name, json.dumps(arguments))])
 
 

@@ -63,7 +63,8 @@ class Writer:
             hint = "What did I write in the first biography?"
             call = ToolCall(f"c{n}", "recall", json.dumps({"hint": hint}))
         else:
-            call = ToolCall(f"c{n}", "finish", json.dumps({"answer": messages[-1]["content"]}))
+            answer = {"answer": messages[-1]["content"], "success": True}
+            call = ToolCall(f"c{n}", "finish", json.dumps(answer))
         return LLMReply(None, [call])
 
 

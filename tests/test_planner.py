@@ -49,9 +49,7 @@ async def test_search_and_sort_through_the_openai_client(
     assert result.prompt_tokens > 1000 and result.completion_tokens > 0
 
     log = json.loads(Path(result.log_path).read_text())
-    assert [m["role"] for m in log] == ["system", "user"] + ["assistant", "tool"] * 5 + [
-        "assistant"
-    ]
+    assert [m["role"] for m in log] == ["system", "user"] + ["assistant", "tool"] * 6
     assert f'"{COMMAND}"' in log[1]["content"]
     for call_message, tool_message in zip(log[2::2], log[3::2], strict=False):
         (call,) = call_message["tool_calls"]
@@ -60,12 +58,13 @@ async def test_search_and_sort_through_the_openai_client(
         (response,) = tool_message["tool_responses"]
         assert response["tool_call_id"] == call["id"] == tool_message["tool_call_id"]
         assert response["content"] == tool_message["content"]
-    assert log[-1]["content"].endswith("##TERMINATE##")
+    assert log[-2]["tool_calls"][0]["function"]["name"] == "finish"
+    assert log[-1]["content"] == "Finished."
 
     steps = rows(settings, "SELECT tool, arguments, response, ok FROM step ORDER BY `index`")
-    calls = [m["tool_calls"][0]["function"] for m in log[2:-1:2]]
+    calls = [m["tool_calls"][0]["function"] for m in log[2:-2:2]]
     assert [(s[0], s[1]) for s in steps] == [(c["name"], c["arguments"]) for c in calls]
-    assert [s[2] for s in steps] == [m["content"] for m in log[3::2]]
+    assert [s[2] for s in steps] == [m["content"] for m in log[3:-2:2]]
     run = rows(
         settings, "SELECT status, steps, llm_calls, command, final_url, prompt_tokens FROM run"
     )
@@ -110,7 +109,7 @@ async def test_exhausted_retries_end_the_run_as_failed_with_the_log_kept(
     llm = OpenAIClient("m", base_url=llm_server.base_url, max_retries=2, backoff_base_s=0.01)
     result = await run_command(COMMAND, llm, settings, start_url=demo.url, browser=browser)
     assert result.status == "failed"
-    assert "The model could not be reached" in result.answer
+    assert "The model call failed" in result.answer
     assert Path(result.log_path).exists()
     assert rows(settings, "SELECT status, error FROM run")[0][0] == "failed"
 

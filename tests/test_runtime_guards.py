@@ -60,7 +60,9 @@ async def record_billing_save(url: str, settings: Settings, browser: Browser) ->
         assert len(mmids) == 2
         selector = f"[mmid='{mmids[1]}']"
         messages += tool_round("c3", "click", {"selector": selector}, await click(selector))
-    messages += tool_round("c4", "finish", {"answer": "Saved the billing address."}, "Finished.")
+    messages += tool_round(
+        "c4", "finish", {"answer": "Saved the billing address.", "success": True}, "Finished."
+    )
     path = settings.logs_dir / "billing.json"
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(messages), encoding="utf-8")

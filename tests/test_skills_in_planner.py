@@ -49,7 +49,8 @@ async def test_a_healthy_skill_is_offered_to_the_planner_as_a_tool(
     def model(messages: list[dict], tools: list[dict]) -> LLMReply:
         offered.append([t["function"]["name"] for t in tools])
         if messages[-1]["role"] == "tool":
-            return LLMReply(f"Done: {messages[-1]['content']} ##TERMINATE##")
+            answer = {"answer": f"Done: {messages[-1]['content']}", "success": True}
+            return LLMReply(None, [ToolCall("c2", "finish", json.dumps(answer))])
         arguments = {
             "search_term": "road shoes",
             "sort_by": "price high to low",

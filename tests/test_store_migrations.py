@@ -185,12 +185,14 @@ def test_a_store_made_with_the_harvested_sources_table_before_migrations_is_stam
     with legacy.begin() as connection:  # those builds kept no skill code in the store
         connection.exec_driver_sql("ALTER TABLE skill DROP COLUMN source")
         connection.exec_driver_sql("ALTER TABLE skill DROP COLUMN source_hash")
+        connection.exec_driver_sql("ALTER TABLE run DROP COLUMN pid")  # nor the run's owner
+        connection.exec_driver_sql("ALTER TABLE run DROP COLUMN host")
     legacy.dispose()
 
     done = upgrade(store_engine(settings))
 
     assert (done.before, done.stamped) == (None, "0002")
-    assert [revision.id for revision in done.applied] == ["0003"]
+    assert [revision.id for revision in done.applied] == ["0003", "0004"]
     assert current_revision(store_engine(settings)) == HEAD_REVISION
 
 
@@ -200,17 +202,21 @@ def test_db_status_and_db_upgrade_on_the_release_store(tmp_path: Path) -> None:
     status = json.loads(cli(settings, "db", "status", "--json"))
     assert status["current"] is None and status["made_before_migrations"] == "0001"
     assert status["head"] == HEAD_REVISION and status["upgrade_pending"] is True
-    assert [p["revision"] for p in status["pending"]] == ["0002", "0003"]
+    assert [p["revision"] for p in status["pending"]] == ["0002", "0003", "0004"]
     assert rows(settings.workspace / "browser_agent.db", "run")  # status changed nothing
     assert current_revision(store_engine(settings)) is None
 
     said = cli(settings, "db", "upgrade")
     assert "Stamped" in said and "0001" in said
-    assert "from 0001 to 0003" in said and "Harvested sources" in said
+    assert "from 0001 to 0004" in said and "Harvested sources" in said
 
-    assert "up to date at revision 0003" in cli(settings, "db", "upgrade")
+    assert f"up to date at revision {HEAD_REVISION}" in cli(settings, "db", "upgrade")
     status = json.loads(cli(settings, "db", "status", "--json"))
-    assert (status["current"], status["upgrade_pending"], status["pending"]) == ("0003", False, [])
+    assert (status["current"], status["upgrade_pending"], status["pending"]) == (
+        HEAD_REVISION,
+        False,
+        [],
+    )
     assert "Up to date." in cli(settings, "db", "status")
 
 
@@ -304,7 +310,8 @@ def test_the_newest_revision_downgrades_and_upgrades_again(tmp_path: Path) -> No
     assert len(rows(settings.workspace / "browser_agent.db", "run")) == 3
 
     done = upgrade(engine)
-    assert [r.id for r in done.applied] == ["0002", "0003"] and schema_drift(engine) == []
+    assert [r.id for r in done.applied] == ["0002", "0003", "0004"]
+    assert schema_drift(engine) == []
 
 
 def test_opening_a_current_store_and_starting_the_cli_leave_alembic_unimported(

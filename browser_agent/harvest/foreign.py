@@ -390,8 +390,8 @@ def read_browser_use(data: dict[str, Any], path: Path | str, meta: dict[str, Any
                 continue
             _browser_use_call(mapped, f"{where} ({name})", name, params, result, element)
         _navigation(mapped.calls[done_here:], state, steps[position + 1 :])
-    status = meta.get("status")
-    succeeded = status == "succeeded" if status else bool(success)
+    status = meta.get("status")  # trusted only with a done action that says so
+    succeeded = success is True and (status == "succeeded" if status else True)
     first_open = next((c for c in mapped.calls if c.name == "open_url"), None)
     return ChatLog(
         path=str(path),

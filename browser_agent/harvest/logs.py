@@ -69,6 +69,7 @@ _TAIL = re.compile(
     re.IGNORECASE,
 )
 _UNQUOTED_TAIL = re.compile(r"\s+current (?:page|url)\s*:", re.IGNORECASE)
+END_MARKER = "##TERMINATE"  # this project's text end marker, and Agent-E's "##TERMINATE TASK##"
 _FAILED_ANSWER = re.compile(r"\b(could not|couldn't|cannot|can't|unable to|failed to)\b", re.I)
 
 
@@ -169,15 +170,18 @@ def parse_messages(
         for raw in tool_calls:
             calls.append(_call(path, raw, responses))
     final = _final_answer(messages)
+    finished = finish_said(calls)
     if foreign.speaks_agent_e(calls, final):
         mapped = foreign.from_agent_e(calls)
         calls, dropped = mapped.calls, mapped.dropped
     else:
         calls, dropped = own_calls(calls)
-    if meta.get("status"):
-        succeeded = meta["status"] == "succeeded"
-    else:
-        succeeded = bool(final) and not failed_answer(final or "")
+    if meta.get("status"):  # this project's run: the status, and a finish that says so
+        succeeded = meta["status"] == "succeeded" and finished is True
+    elif finished is not None:
+        succeeded = finished
+    else:  # another agent's log: an answer with its end marker that does not say it failed
+        succeeded = END_MARKER in (final or "") and not failed_answer(final or "")
     log = ChatLog(
         path=str(path),
         command=str(meta.get("command") or command_of(users[0]["content"])),
@@ -190,6 +194,22 @@ def parse_messages(
         dropped=dropped,
     )
     return mask_secrets(log)
+
+
+def finish_said(calls: list[Call]) -> bool | None:
+    """Whether the log's last finish call ended the run as done: accepted, with an answer
+    and ``success`` true. None when the log holds no finish call."""
+    finishes = [call for call in calls if call.name == "finish"]
+    if not finishes:
+        return None
+    last = finishes[-1]
+    answer = last.arguments.get("answer")
+    return (
+        last.arguments.get("success") is True
+        and isinstance(answer, str)
+        and bool(answer.strip())
+        and not (last.response or "Error").startswith("Error")
+    )
 
 
 def failed_answer(answer: str) -> bool:

@@ -64,19 +64,60 @@ class OpenAIClient:
             if tools:
                 request["tools"] = tools
         response = await self._create_with_retries(request)
-        if not response.choices:
-            raise LLMError(f"{self._label} returned no choices")
-        message = response.choices[0].message
+        message = self._message(response)
         usage = Usage(
-            prompt_tokens=getattr(response.usage, "prompt_tokens", 0) or 0,
-            completion_tokens=getattr(response.usage, "completion_tokens", 0) or 0,
+            prompt_tokens=_count(getattr(response, "usage", None), "prompt_tokens"),
+            completion_tokens=_count(getattr(response, "usage", None), "completion_tokens"),
         )
         if self.text_actions:
             reasoning, call = parse_text_action(message.content or "")
             return LLMReply(
                 content=reasoning or None, tool_calls=[call] if call else [], usage=usage
             )
-        return LLMReply(content=message.content, tool_calls=_native_calls(message), usage=usage)
+        return LLMReply(
+            content=message.content, tool_calls=self._native_calls(message), usage=usage
+        )
+
+    def _message(self, response: Any) -> Any:
+        """The first choice's message; LLMError when the answer is not a chat completion
+        (an HTML page from a proxy, a body of another shape)."""
+        choices = getattr(response, "choices", None)
+        if not isinstance(choices, list):
+            raise LLMError(
+                f"{self._label} answered with {_what(response)}, not a chat completion: "
+                "is the base URL that of an OpenAI-compatible API (usually ending in /v1)?"
+            )
+        if not choices:
+            raise LLMError(f"{self._label} returned no choices")
+        message = getattr(choices[0], "message", None)
+        content = getattr(message, "content", None)
+        if message is None or not isinstance(content, str | None):
+            raise LLMError(f"{self._label} answered a choice with no readable message")
+        return message
+
+    def _native_calls(self, message: Any) -> list[ToolCall]:
+        """The function tool calls of a completion message; missing ids become call_1,
+        call_2, ...; LLMError when a call is not shaped as the OpenAI API says."""
+        items = getattr(message, "tool_calls", None) or []
+        if not isinstance(items, list):
+            raise LLMError(f"{self._label} answered with tool_calls that are not a list")
+        calls = []
+        for index, item in enumerate(items, start=1):
+            function = getattr(item, "function", None)
+            if function is None:
+                continue
+            name, arguments = getattr(function, "name", None), getattr(function, "arguments", "")
+            if not isinstance(name, str):
+                raise LLMError(f"{self._label} answered a tool call with no name")
+            if not isinstance(arguments, str | None):
+                raise LLMError(
+                    f"{self._label} sent the arguments of {name} as {_what(arguments)}, "
+                    "not as JSON text as the OpenAI API requires"
+                )
+            calls.append(
+                ToolCall(getattr(item, "id", None) or f"call_{index}", name, arguments or "")
+            )
+        return calls
 
     async def aclose(self) -> None:
         """Close the underlying HTTP connections."""
@@ -151,17 +192,21 @@ def _message(exc: openai.APIError) -> str:
     return exc.message
 
 
-def _native_calls(message: Any) -> list[ToolCall]:
-    """The function tool calls of a completion message; missing ids become call_1, call_2, ..."""
-    return [
-        ToolCall(
-            id=call.id or f"call_{index}",
-            name=call.function.name,
-            arguments=call.function.arguments,
-        )
-        for index, call in enumerate(message.tool_calls or [], start=1)
-        if getattr(call, "function", None) is not None
-    ]
+def _what(value: Any) -> str:
+    """A few words for an unexpected value from an endpoint, never the value itself."""
+    if isinstance(value, str):
+        return "an HTML page" if value.lstrip()[:1] == "<" else "plain text"
+    if isinstance(value, dict):
+        return "a JSON object"
+    if isinstance(value, list):
+        return "a JSON list"
+    return "an empty answer" if value is None else f"a {type(value).__name__}"
+
+
+def _count(usage: Any, name: str) -> int:
+    """A token count of the usage, 0 when the endpoint does not give it as a number."""
+    value = getattr(usage, name, 0)
+    return value if isinstance(value, int) else 0
 
 
 def _retry_after_s(headers: Any) -> float | None:

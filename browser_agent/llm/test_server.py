@@ -2,8 +2,9 @@
 
 Answers come from a policy function ``(messages, tools) -> LLMReply`` (by default the
 offline planner) so the real ``openai`` client path is exercised end to end. One-shot
-faults can be injected (bad JSON arguments, an unknown tool, HTTP 429 and 500, a slow
-answer), and an optional context limit records every request that would not fit a real model.
+faults can be injected (bad JSON arguments, arguments as a JSON object instead of text, an
+unknown tool, HTTP 429 and 500, HTTP 200 with an HTML page, a slow answer), and an
+optional context limit records every request that would not fit a real model.
 When a request carries no ``tools`` (text-actions mode), the policy's tool calls
 are rendered into the content as action blocks, as a plain-text model would write them.
 
@@ -31,7 +32,16 @@ logger = logging.getLogger("browser_agent.llm.test_server")
 
 Policy = Callable[[list[dict], list[dict]], LLMReply]
 
-FAULTS = ("bad_json_arguments", "unknown_tool", "http_429", "http_500", "slow")
+FAULTS = (
+    "bad_json_arguments",
+    "object_arguments",
+    "unknown_tool",
+    "http_429",
+    "http_500",
+    "html_200",
+    "slow",
+)
+HTML_PAGE = "<!doctype html><html><body><h1>Welcome to nginx!</h1></body></html>"
 UNKNOWN_TOOL_NAME = "no_such_tool"
 
 
@@ -59,10 +69,11 @@ class Fault:
 
 @dataclass
 class Answer:
-    """An HTTP answer: status, JSON body and extra headers."""
+    """An HTTP answer: status, body (a JSON object, or text sent as an HTML page) and extra
+    headers."""
 
     status: int
-    body: dict
+    body: dict | str
     headers: dict[str, str] | None = None
 
 
@@ -153,6 +164,8 @@ class LLMTestServer:
             )
         if fault and fault.kind == "http_500":
             return _error(500, "Internal server error (injected fault)", "server_error")
+        if fault and fault.kind == "html_200":
+            return Answer(200, HTML_PAGE)
         try:
             reply = self._ask_policy(messages, tools)
         except Exception as exc:  # the policy is test code: report its failure, keep serving
@@ -160,7 +173,10 @@ class LLMTestServer:
             return _error(500, f"policy failed: {type(exc).__name__}: {exc}", "server_error")
         if fault and fault.kind in ("bad_json_arguments", "unknown_tool"):
             reply = _corrupt_first_call(reply, fault.kind)
-        return Answer(200, self._completion(body, reply, tokens, number))
+        completion = self._completion(body, reply, tokens, number)
+        if fault and fault.kind == "object_arguments":
+            _arguments_as_objects(completion)
+        return Answer(200, completion)
 
     def _ask_policy(self, messages: list[dict], tools: list[dict]) -> LLMReply:
         """The policy's reply; without a policy the offline planner answers."""
@@ -224,6 +240,13 @@ def _corrupt_first_call(reply: LLMReply, kind: str) -> LLMReply:
     return replace(reply, tool_calls=[first, *rest])
 
 
+def _arguments_as_objects(completion: dict) -> None:
+    """Send each tool call's arguments as a JSON object, as some servers wrongly do."""
+    for call in completion["choices"][0]["message"].get("tool_calls", []):
+        function = call["function"]
+        function["arguments"] = json.loads(function["arguments"] or "{}")
+
+
 def _error(
     status: int, message: str, kind: str = "invalid_request_error", code: str | None = None
 ) -> Answer:
@@ -263,10 +286,11 @@ class _Handler(BaseHTTPRequestHandler):
         self._send(self.server.llm_server.chat(body))
 
     def _send(self, answer: Answer) -> None:
-        data = json.dumps(answer.body).encode()
+        html = isinstance(answer.body, str)
+        data = answer.body.encode() if html else json.dumps(answer.body).encode()
         try:
             self.send_response(answer.status)
-            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Type", "text/html" if html else "application/json")
             self.send_header("Content-Length", str(len(data)))
             for name, value in (answer.headers or {}).items():
                 self.send_header(name, value)

@@ -42,13 +42,21 @@ from skills.primitive import OBSERVATION_ONLY, PRIMITIVES, get_dom
 TERMINATE = "##TERMINATE##"
 MAX_CONSECUTIVE_FAILURES = 5
 LOOP_REPEATS = 3
+BARE_REPLY = (
+    "You answered without calling a tool. When the task is done or cannot be done, call "
+    "finish with your answer and success true or false; otherwise call a tool to act."
+)
 
 
 async def finish(
     answer: Annotated[str, "The result for the person: what was found or done, final URL."],
-    success: Annotated[bool, "False when the task could not be done."] = True,
+    success: Annotated[bool, "True when the task was done, false when it could not be."],
 ) -> str:
-    """Finish the task with the final answer."""
+    """Finish the task with the final answer, saying whether it was done."""
+    if not isinstance(answer, str):
+        raise ValueError("the answer of finish must be text")
+    if not isinstance(success, bool):
+        raise ValueError(f"success must be true or false, not {json.dumps(success)}")
     return answer
 
 
@@ -149,6 +157,7 @@ class Agent:
     recent: list[tuple[str, str, str]] = field(default_factory=list)
     warned_loop: bool = False
     help_calls: int = 0  # model calls spent on single skill steps (see _help_step)
+    bare_replies: int = 0  # replies in a row with no tool call (see _bare_reply)
     memory: ContextMemory | None = None  # None: the memory the settings describe
 
     def __post_init__(self) -> None:
@@ -186,17 +195,30 @@ class Agent:
         while True:
             reply = await self._ask(schemas)
             if not reply.tool_calls:
-                return (reply.content or "").replace(TERMINATE, "").strip()
+                self._bare_reply(reply)
+                continue
+            self.bare_replies = 0
             version = active.page_version
             for index, call in enumerate(reply.tool_calls):
-                if call.name == "finish":
-                    return self._finish(call)
+                ending = await execute(call, self.tools) if call.name == "finish" else None
+                if ending is not None and ending.ok:
+                    return self._finish(call, ending.text)
                 if active.page_version != version and call.name not in OBSERVATION_ONLY:
                     self._skip(call, active)  # acting blind on a changed page
                     continue
                 if self.recorder.step_count >= self.max_steps:
                     raise RunFailed(f"The step limit ({self.max_steps}) was reached.")
-                await self._step(active, call, reply if index == 0 else None)
+                # a finish that cannot be read is described back like any malformed call
+                await self._step(active, call, reply if index == 0 else None, ending)
+
+    def _bare_reply(self, reply: LLMReply) -> None:
+        """A reply with no tool call is not an answer: said back once, then the run fails."""
+        self.bare_replies += 1
+        text = " ".join((reply.content or "").replace(TERMINATE, "").split())
+        if self.bare_replies > 1:
+            said = f" (it said: {text[:200]!r})" if text else " (an empty reply)"
+            raise RunFailed(f"The model stopped without calling finish{said}.")
+        self.messages.append({"role": "user", "content": BARE_REPLY})
 
     async def _follow(
         self, active: BrowserSession, routed: Route, start_url: str | None
@@ -253,7 +275,7 @@ class Agent:
             context = await self.memory.fit(self.messages, schemas)
             reply = await self._complete(context, schemas)
         except LLMError as exc:
-            raise RunFailed(f"The model could not be reached: {exc}") from exc
+            raise RunFailed(f"The model call failed: {exc}") from exc
         self.messages.append(reply.to_message())
         return reply
 
@@ -279,20 +301,25 @@ class Agent:
         )
         return reply
 
-    def _finish(self, call: ToolCall) -> str:
-        try:
-            arguments = json.loads(call.arguments or "{}")
-        except json.JSONDecodeError:
-            arguments = {"answer": call.arguments}
-        answer = str(arguments.get("answer", "")).replace(TERMINATE, "").strip()
+    def _finish(self, call: ToolCall, answer: str) -> str:
+        """End the run with a finish call ``execute`` accepted: its answer, or RunFailed when
+        it says the task could not be done."""
+        answer = answer.replace(TERMINATE, "").strip()
         self._answer_call(call, "Finished.")
-        if arguments.get("success") is False:
+        if json.loads(call.arguments)["success"] is False:
             raise RunFailed(answer or "The model gave up.", answer=answer)
         return answer
 
-    async def _step(self, active: BrowserSession, call: ToolCall, reply: LLMReply | None) -> None:
+    async def _step(
+        self,
+        active: BrowserSession,
+        call: ToolCall,
+        reply: LLMReply | None,
+        outcome: Outcome | None = None,
+    ) -> None:
+        """Run one call (or take the outcome it already had), answer it and record it."""
         started = time.perf_counter()
-        outcome = await execute(call, self.tools)
+        outcome = outcome or await execute(call, self.tools)
         outcome, looping = self._check_loop(call, outcome)
         self._answer_call(call, outcome.text)
         self._record(active, call, outcome, reply, started)
@@ -364,6 +391,16 @@ class RunFailed(Exception):
         self.answer = answer
 
 
+def readable(text: str) -> str:
+    """``text`` as it can be stored: bytes that were not UTF-8 (which Python keeps from the
+    command line as lone surrogates) become U+FFFD."""
+    try:
+        data = text.encode("utf-8", "surrogateescape")
+    except UnicodeEncodeError:  # a lone surrogate that stands for no byte
+        data = text.encode("utf-8", "surrogatepass")
+    return data.decode("utf-8", "replace")
+
+
 def _url(active: BrowserSession) -> str | None:
     try:
         return active.current_page().url
@@ -391,6 +428,8 @@ async def run_command(
     gives reach no one: the command keeps their ``{NAME}`` placeholders, typing fills them."""
     if not command.strip():
         raise ValueError("The command is empty: say what the agent should do.")
+    command = readable(command)
+    start_url = readable(start_url) if start_url else start_url
     known = configured_secrets() if secrets is None else dict(secrets)
     command, given = masked_command(command, known)
     known.update(given)
@@ -421,8 +460,8 @@ async def run_command(
     except BrowserError as exc:
         error = str(exc)
         answer = f"Could not finish: {exc}"
-    except (asyncio.CancelledError, KeyboardInterrupt):
-        status, error = "interrupted", "Interrupted by the user."
+    except (asyncio.CancelledError, KeyboardInterrupt) as exc:  # Ctrl-C, or SIGTERM (see cli)
+        status, error = "interrupted", str(exc) or "Interrupted by the user."
         raise
     finally:
         recorder.finish(

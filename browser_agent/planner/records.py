@@ -19,6 +19,7 @@ from sqlalchemy import Engine
 from sqlmodel import Session, select
 
 from browser_agent.planner.redact import redact
+from browser_agent.store.abandoned import this_process
 from browser_agent.store.db import forget_old_versions
 from browser_agent.store.models import Run, Step
 from browser_agent.store.paths import from_store, to_store
@@ -69,11 +70,14 @@ class RunRecorder:
     ) -> RunRecorder:
         logs_dir.mkdir(parents=True, exist_ok=True)
         run_id = new_run_id()
+        pid, host = this_process()
         run = Run(
             id=run_id,
             command=command,
             start_url=start_url,
             model=model,
+            pid=pid,
+            host=host,
             log_path=to_store(logs_dir / f"{run_id}.json", logs_dir.parent),
         )
         recorder = cls(engine=engine, logs_dir=logs_dir, run=run)

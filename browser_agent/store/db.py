@@ -34,11 +34,14 @@ def open_store(settings: Settings) -> Engine:
     """Engine for the settings' database (SQLite file in the workspace by default), with
     its tables created or upgraded under the migration lock when they are not current.
 
-    Raises StoreError when the store cannot be opened."""
+    Runs of this host left ``running`` by a process that no longer exists are marked
+    abandoned. Raises StoreError when the store cannot be opened."""
+    from browser_agent.store.abandoned import mark_abandoned
     from browser_agent.store.migrate import ensure_current
 
     engine = store_engine(settings)
     ensure_current(engine)
+    mark_abandoned(engine)
     return engine
 
 

@@ -18,7 +18,8 @@ class Run(SQLModel, table=True):
     id: str = Field(primary_key=True)
     command: str
     start_url: str | None = None
-    status: str = Field(default="running", index=True)  # running, succeeded, failed, interrupted
+    # running, succeeded, failed, interrupted, abandoned (its process died while running it)
+    status: str = Field(default="running", index=True)
     answer: str | None = None
     error: str | None = None
     model: str = ""
@@ -30,6 +31,8 @@ class Run(SQLModel, table=True):
     completion_tokens: int = 0
     final_url: str | None = None
     log_path: str = ""
+    pid: int | None = None  # the process running it, on ``host``: see store.abandoned
+    host: str | None = None
 
 
 class Step(SQLModel, table=True):
