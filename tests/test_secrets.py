@@ -7,6 +7,10 @@ Chromium on the demo shop, then read every byte of the workspace for the secret.
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
+import threading
 from pathlib import Path
 
 import pytest
@@ -15,6 +19,8 @@ from typer.testing import CliRunner
 from browser_agent.cli import app
 from browser_agent.demo_site import DemoSite
 from browser_agent.demo_site.server import DEMO_PASSWORD
+from browser_agent.llm.test_server import start_test_llm_server
+from browser_agent.llm.types import LLMReply
 from browser_agent.secrets import (
     SecretError,
     filled,
@@ -26,6 +32,7 @@ from browser_agent.secrets import (
 from browser_agent.settings import Settings
 from browser_agent.store.db import forget_old_versions, open_store
 from browser_agent.store.skills import current_skills
+from tests.scripted import Script, mmid, succeeded_calls
 
 # ---- the rules -------------------------------------------------------------------------
 
@@ -227,3 +234,51 @@ def test_a_login_skill_validates_when_its_secret_is_configured(
     nowhere(
         DEMO_PASSWORD, settings.workspace, learnt.output, unset.output, wrong.output, right.output
     )
+
+
+def test_a_run_killed_right_after_typing_a_password_leaves_it_nowhere(
+    settings: Settings, demo: DemoSite
+) -> None:
+    """The model types a password the command never named (so it is learnt only when typed)
+    and the process is killed while the model thinks about the next step."""
+    typed = "LiteralPw99"
+    thinking, killed = threading.Event(), threading.Event()
+
+    def model(messages: list[dict], tools: list[dict]) -> LLMReply:
+        if succeeded_calls(messages) >= 4:  # the password is typed: think forever
+            thinking.set()
+            killed.wait(30)
+        return script(messages, tools)
+
+    script = Script(
+        [
+            ("open_url", lambda _d: {"url": f"{demo.url}/login"}),
+            ("get_dom", lambda _d: {"content_type": "input_fields"}),
+            ("enter_text", lambda d: {"selector": mmid('textbox "Username"')(d), "text": "demo"}),
+            ("enter_text", lambda d: {"selector": mmid('textbox "Password"')(d), "text": typed}),
+        ]
+    )
+    with start_test_llm_server(model) as server:
+        environ = {
+            **os.environ,
+            "BROWSER_AGENT_WORKSPACE": str(settings.workspace),
+            "BROWSER_AGENT_LLM_BASE_URL": server.base_url,
+            "BROWSER_AGENT_LLM_API_KEY": "test",
+            "BROWSER_AGENT_LLM_MODEL": "test-model",
+        }
+        command = Path(sys.executable).with_name("browser-agent")
+        process = subprocess.Popen(
+            [str(command), "run", "log in as demo", "--json"],
+            env=environ,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        try:
+            assert thinking.wait(60), "the run never reached its fifth model call"
+        finally:
+            process.kill()
+            process.wait()
+            killed.set()
+    iterations = list(settings.workspace.rglob("*.iterations.jsonl"))
+    assert iterations and "enter_text" in iterations[0].read_text()
+    nowhere(typed, settings.workspace)
