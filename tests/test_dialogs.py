@@ -20,7 +20,7 @@ from browser_agent.planner.agent import RunResult, run_command
 from browser_agent.settings import Settings
 from browser_agent.store.db import open_store
 from browser_agent.store.skills import current_skills
-from skills.primitive import click, open_url
+from skills.primitive import click, enter_text, open_url
 from tests.scripted import Script, mmid
 from tests.test_runtime_guards import pages  # noqa: F401 (the served tests/pages)
 
@@ -88,6 +88,26 @@ async def test_the_setting_accepts_confirm_and_prompt(
         said = await click("#delete")
         assert f"{ASKED}; it was accepted" in said, said
         assert active.page.url == f"{pages}/draft-deleted.html"
+
+
+@pytest.mark.parametrize(
+    ("accept", "choice", "end"),
+    [(False, "dismissed", "unsaved.html"), (True, "accepted", "draft-kept.html")],
+)
+async def test_leaving_a_page_with_unsaved_changes_is_dismissed_unless_accepted(
+    settings: Settings,
+    browser: Browser,
+    pages: str,  # noqa: F811
+    accept: bool,
+    choice: str,
+    end: str,
+) -> None:
+    async with browser_session(settings.with_overrides(accept_dialogs=accept), browser) as active:
+        await open_url(f"{pages}/unsaved.html")
+        await enter_text("#note", "not saved yet")
+        said = await click("#leave")
+        assert f"A beforeunload dialog said ''; it was {choice}" in said, said
+        assert active.page.url == f"{pages}/{end}"
 
 
 def test_what_commands_accept_dialogs() -> None:
