@@ -19,6 +19,7 @@ from typer.testing import CliRunner
 from browser_agent.cli import app
 from browser_agent.demo_site import DemoSite
 from browser_agent.demo_site.server import DEMO_PASSWORD
+from browser_agent.harvest.logs import Call, typed_passwords
 from browser_agent.llm.test_server import start_test_llm_server
 from browser_agent.llm.types import LLMReply
 from browser_agent.secrets import (
@@ -282,3 +283,14 @@ def test_a_run_killed_right_after_typing_a_password_leaves_it_nowhere(
     iterations = list(settings.workspace.rglob("*.iterations.jsonl"))
     assert iterations and "enter_text" in iterations[0].read_text()
     nowhere(typed, settings.workspace)
+
+
+def test_a_placeholder_typed_into_a_password_field_is_kept_for_the_skill() -> None:
+    """A typed password is masked in a log before harvest; its placeholder is not a secret
+    and stays, so that the skill gets a parameter the secret fills."""
+    answer = 'A password (9 characters, not shown) was entered in <input id="pw" type="password">.'
+    typed = [
+        Call("enter_text", {"selector": "#pw", "text": text}, answer)
+        for text in ("{PASSWORD}", "Hunter2Secret")
+    ]
+    assert typed_passwords(typed) == {"Hunter2Secret"}
