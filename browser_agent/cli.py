@@ -22,7 +22,7 @@ from sqlmodel import Session, select
 from typer.core import TyperGroup
 
 from browser_agent.browser.chromium import find_chromium
-from browser_agent.browser.errors import BrowserError
+from browser_agent.browser.errors import ActionError, BrowserError
 from browser_agent.browser.session import browser_session
 from browser_agent.demo import FIRST_COMMAND, SECOND_COMMAND, tour
 from browser_agent.dom.observe import observe_page
@@ -39,6 +39,7 @@ from browser_agent.secrets import OPTION_HELP as SECRET_HELP
 from browser_agent.secrets import SecretError
 from browser_agent.secrets import configured as configured_secrets
 from browser_agent.settings import ENV_PREFIX, Settings, SettingsError, load_settings, mask_url
+from browser_agent.site_policy import ALLOW_DOMAIN_HELP
 from browser_agent.store.cli import db_app
 from browser_agent.store.db import open_store
 from browser_agent.store.errors import StoreError
@@ -54,13 +55,14 @@ MODEL_HELP = "Model at the endpoint; 'offline' for the built-in planner (the def
 
 class StoreErrorsInOneLine(TyperGroup):
     """The command group: a store that cannot be opened or used (no driver, no server, a
-    refused login, a newer schema, a held lock) or a secret given wrong is said in one
-    line, with exit code 2, whichever command met it."""
+    refused login, a newer schema, a held lock), a secret given wrong or an option value
+    that is not a setting's (a bad --allow-domain) is said in one line, with exit code 2,
+    whichever command met it."""
 
     def invoke(self, ctx: typer.Context) -> Any:
         try:
             return super().invoke(ctx)
-        except (StoreError, SecretError) as exc:
+        except (StoreError, SecretError, SettingsError) as exc:
             typer.secho(f"Error: {exc}", fg="red", err=True)
             raise typer.Exit(2) from None
 
@@ -143,13 +145,19 @@ def dom(
     content_type: Annotated[
         str, typer.Option("--content-type", "-t", help="text_only, input_fields or all_fields.")
     ] = "all_fields",
+    allow_domain: Annotated[
+        list[str] | None, typer.Option("--allow-domain", help=ALLOW_DOMAIN_HELP)
+    ] = None,
 ) -> None:
     """Print the distilled DOM of a page, as the planner sees it."""
     from skills.primitive.open_url import open_url
 
+    settings = load_settings().with_overrides(allowed_domains=allow_domain or None)
+    target = openable(url, settings)
+
     async def show() -> str:
-        async with browser_session(load_settings()) as active:
-            await open_url(url)
+        async with browser_session(settings) as active:
+            await open_url(target)
             return (await observe_page(active, content_type)).text
 
     try:
@@ -160,6 +168,18 @@ def dom(
     except Exception as exc:  # an ActionError from open_url, worded for people
         typer.secho(str(exc), fg="red", err=True)
         raise typer.Exit(1) from exc
+
+
+def openable(url: str, settings: Settings) -> str:
+    """``url`` as open_url opens it; a URL the settings refuse (a ``file:`` URL, a site off
+    the allow-list) ends the command in one line with exit code 2."""
+    from skills.primitive.open_url import normalize_url
+
+    try:
+        return normalize_url(url, settings)
+    except ActionError as exc:
+        typer.secho(f"Error: {exc}", fg="red", err=True)
+        raise typer.Exit(2) from None
 
 
 def make_llm(settings: Settings, model: str | None, text_actions: bool = False) -> LLMClient:
@@ -230,6 +250,9 @@ def run(
         bool, typer.Option(help="For models without tool calling: plain-text actions.")
     ] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print the result as JSON.")] = False,
+    allow_domain: Annotated[
+        list[str] | None, typer.Option("--allow-domain", help=ALLOW_DOMAIN_HELP)
+    ] = None,
     secret: Annotated[list[str] | None, typer.Option("--secret", help=SECRET_HELP)] = None,
 ) -> None:
     """Carry out a web command with the planner; every step is logged and stored.
@@ -241,7 +264,9 @@ def run(
         typer.secho("Error: the command is empty: say what the agent should do.", err=True)
         raise typer.Exit(2)
     secrets = configured_secrets(secret)
-    settings = load_settings()
+    settings = load_settings().with_overrides(allowed_domains=allow_domain or None)
+    if url:
+        openable(url, settings)
     if headed:
         settings = settings.with_overrides(headed=True)
     llm = make_llm(settings, model, text_actions)

@@ -11,12 +11,14 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
 from platformdirs import user_data_dir
 from pydantic import AliasChoices, Field, ValidationError, field_validator
 from pydantic.fields import FieldInfo
-from pydantic_settings import BaseSettings, SettingsConfigDict
+from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
+
+from browser_agent.site_policy import domain_list
 
 ENV_PREFIX = "BROWSER_AGENT_"
 APP_NAME = "browser-agent"
@@ -114,6 +116,16 @@ class Settings(BaseSettings):
         True,
         description="`false` runs every command through the planner, ignoring harvested skills",
     )
+    allowed_domains: Annotated[tuple[str, ...], NoDecode] = Field(
+        (),
+        description="comma-separated domains the browser may open, each with its subdomains "
+        "(ports do not count), in every tab, frame and redirect; `--allow-domain` replaces it "
+        "for one command",
+        json_schema_extra=_shown("unset: any site"),
+    )
+    allow_file_urls: bool = Field(
+        False, description="`true` lets the browser open `file:` URLs (only http and https else)"
+    )
 
     # Memory (browser_agent.memory). The planner's history is fitted into
     # context_limit_tokens - answer_reserve_tokens - (system prompt, command, tools).
@@ -168,6 +180,12 @@ class Settings(BaseSettings):
     def _absolute(cls, value: Path | None) -> Path | None:
         """Folders are kept absolute, with ``~`` expanded."""
         return value.expanduser().resolve() if value is not None else None
+
+    @field_validator("allowed_domains", mode="before")
+    @classmethod
+    def _domains(cls, value: str | list[str] | tuple[str, ...]) -> tuple[str, ...]:
+        """A comma-separated list, or a list, of domains as host names."""
+        return domain_list(value)
 
     @property
     def headless(self) -> bool:
@@ -253,6 +271,8 @@ def _describe(error: Mapping[str, Any]) -> str:
         return f"{variable} must be a number, {got}"
     if kind == "extra_forbidden":
         return f"{variable} is not a setting"
+    if kind == "value_error":
+        return f"{variable}: {error.get('ctx', {}).get('error', error.get('msg'))}"
     return f"{variable}: {error.get('msg', 'invalid value')}, {got}"
 
 

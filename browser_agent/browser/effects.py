@@ -78,7 +78,8 @@ async def watching(active: BrowserSession) -> AsyncIterator[Changes]:
         yield changes
         if not navigations:  # a navigation was already waited for; other changes need a moment
             await page.wait_for_timeout(SETTLE_MS)
-        if requested and not navigations:  # a script started one (a select that submits)
+        told = len(active.notes) > notes_before  # a navigation refused, a new tab: said below
+        if requested and not navigations and not told:  # a script started one
             with suppress(PlaywrightError):
                 await page.wait_for_event(
                     "framenavigated",

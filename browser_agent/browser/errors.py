@@ -11,8 +11,9 @@ class ActionError(RuntimeError):
     """An action could not be carried out on the page.
 
     ``kind`` names the failure (``not_found``, ``ambiguous``, ``hidden``, ``changed``,
-    ``timeout``, ``navigation``, ``invalid``) and ``selector`` the locator involved, so
-    callers such as the validator can record which selector went stale.
+    ``timeout``, ``navigation``, ``invalid``, ``refused`` for a site that may not be opened)
+    and ``selector`` the locator involved, so callers such as the validator can record
+    which selector went stale.
     """
 
     def __init__(self, message: str, *, kind: str, selector: str | None = None) -> None:

@@ -17,6 +17,7 @@ from playwright.async_api import Browser, BrowserContext, Dialog, Page, async_pl
 from browser_agent.browser.chromium import LAUNCH_ARGS, find_chromium
 from browser_agent.browser.dialogs import answer_dialog
 from browser_agent.browser.errors import BrowserError
+from browser_agent.browser.navigation_guard import guard_navigations
 from browser_agent.settings import Settings
 
 
@@ -40,9 +41,12 @@ class BrowserSession:
 
     @classmethod
     async def create(cls, browser: Browser, settings: Settings) -> BrowserSession:
-        """Open a fresh context and page in ``browser``, with the configured timeouts."""
+        """Open a fresh context and page in ``browser``, with the configured timeouts and
+        allowed sites."""
         context = await browser.new_context(viewport={"width": 1280, "height": 900})
-        return cls.around(await context.new_page(), settings)
+        created = cls.around(await context.new_page(), settings)
+        await guard_navigations(created)  # the allowed sites, in every tab and frame
+        return created
 
     @classmethod
     def around(cls, page: Page, settings: Settings) -> BrowserSession:

@@ -17,6 +17,7 @@ from browser_agent.browser.errors import BrowserError
 from browser_agent.secrets import OPTION_HELP as SECRET_HELP
 from browser_agent.secrets import configured as configured_secrets
 from browser_agent.settings import load_settings
+from browser_agent.site_policy import ALLOW_DOMAIN_HELP, refusal
 from browser_agent.validate.lock import LockHeld
 from browser_agent.validate.validator import (
     HEALTHY,
@@ -56,6 +57,9 @@ def validate_command(
     report: Annotated[
         Path | None, typer.Option("--report", help="Also write the JSON report to this file.")
     ] = None,
+    allow_domain: Annotated[
+        list[str] | None, typer.Option("--allow-domain", help=ALLOW_DOMAIN_HELP)
+    ] = None,
     secret: Annotated[list[str] | None, typer.Option("--secret", help=SECRET_HELP)] = None,
 ) -> None:
     """Replay harvested skills with their example arguments and mark stale ones.
@@ -63,7 +67,11 @@ def validate_command(
     Exit code 0 when all pass, 1 when any is stale, 2 when validation could not run.
     """
     secrets = configured_secrets(secret)
-    settings = load_settings()
+    settings = load_settings().with_overrides(allowed_domains=allow_domain or None)
+    refused = refusal(url, settings) if url else None
+    if refused:
+        typer.secho(f"Validation could not run: {refused}", fg="red", err=True)
+        raise typer.Exit(2)
     progress = Progress(
         TextColumn("validating"),
         BarColumn(),

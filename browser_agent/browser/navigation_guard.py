@@ -1,0 +1,122 @@
+"""Keeping every tab and frame of a session on the allowed sites: each navigation, each
+redirect hop, each new tab and each frame is checked before it is requested, and a
+refused one is told to the planner through the session's notes."""
+
+from __future__ import annotations
+
+import asyncio
+from contextlib import suppress
+from typing import TYPE_CHECKING
+from urllib.parse import urljoin, urlparse
+
+from playwright.async_api import Error as PlaywrightError
+from playwright.async_api import Page, Route
+
+from browser_agent.site_policy import EMPTY_PAGE, WEB_SCHEMES, refusal
+
+if TYPE_CHECKING:
+    from browser_agent.browser.session import BrowserSession
+
+MAX_REDIRECTS = 20
+
+
+async def guard_navigations(active: BrowserSession) -> None:
+    """Refuse navigations off the allow-list in every page and frame of the session's
+    context; a new tab whose first page is refused is closed again.
+
+    Installed only when an allow-list is set: routing every request costs a round trip and
+    turns off the HTTP cache. Without one, ``open_url`` refuses other schemes and Chromium
+    keeps web pages from opening ``file:`` and ``chrome:`` URLs.
+    """
+    if not active.settings.allowed_domains:
+        return
+    openers: list[Page] = []  # the current page when a new tab's first page was refused
+    closing: set[asyncio.Task[None]] = set()
+
+    async def on_route(route: Route) -> None:
+        request = route.request
+        if not request.is_navigation_request():
+            await route.fallback()
+            return
+        why = refusal(request.url, active.settings)
+        if why is None:
+            if urlparse(request.url).scheme in WEB_SCHEMES:
+                why = await _follow_redirects(route, active)
+            else:
+                await route.fallback()
+        if why is None:
+            return
+        active.notes.append(why)
+        if _opens_tab(route):
+            openers.append(active.page)
+            await route.abort("blockedbyclient")
+        else:  # "no content": the tab or frame stays as it was
+            await route.fulfill(status=204)
+
+    def on_page(page: Page) -> None:
+        """Close a tab whose first page was refused, and go back to the page before it (at
+        once, so no action lands on the closing tab)."""
+        if not openers or not (
+            page.url in ("", EMPTY_PAGE) or page.url.startswith("chrome-error:")
+        ):
+            return
+        opener = openers.pop(0)
+        if active.page is page and not opener.is_closed():
+            active.page = opener
+        active.notes.append(f"The new tab was closed; the current page is {active.page.url}.")
+        task = asyncio.ensure_future(_close(page))
+        closing.add(task)
+        task.add_done_callback(closing.discard)
+
+    await active.context.route("**/*", on_route)
+    active.context.on("page", on_page)
+
+
+async def _close(page: Page) -> None:
+    with suppress(PlaywrightError):
+        await page.close()
+
+
+def _opens_tab(route: Route) -> bool:
+    """The request is the first navigation of a new tab (it has no frame yet)."""
+    try:
+        route.request.frame  # noqa: B018 - raises for a tab's first navigation
+    except PlaywrightError:
+        return True
+    return False
+
+
+async def _follow_redirects(route: Route, active: BrowserSession) -> str | None:
+    """Check each redirect hop of the navigation before it is requested. Every hop allowed:
+    the navigation gets its own first response and the browser follows the hops (so a
+    hop that redirects again is requested twice), and None is returned. Else the reason.
+
+    Playwright does not route the requests of a redirect; this is how a 302 to an
+    off-list site is stopped.
+    """
+    try:
+        first = await route.fetch(max_redirects=0)
+    except PlaywrightError:
+        await route.fallback()  # unreachable: the browser says why itself
+        return None
+    response, url, why = first, route.request.url, None
+    for _ in range(MAX_REDIRECTS):
+        location = response.headers.get("location")
+        if not 300 <= response.status < 400 or not location:
+            break
+        url = urljoin(url, location)
+        why = refusal(url, active.settings)
+        if why is not None:
+            break
+        if response is not first:
+            await response.dispose()
+        try:
+            response = await active.context.request.get(url, max_redirects=0)
+        except PlaywrightError:
+            break
+    if response is not first:
+        await response.dispose()
+    if why is None:
+        await route.fulfill(response=first)
+    await first.dispose()
+    return why

@@ -1,0 +1,81 @@
+"""Which URLs the browser may open: http and https only (``file:`` when a setting says so)
+and, when an allow-list of domains is set, only those domains and their subdomains."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from contextlib import suppress
+from typing import TYPE_CHECKING
+from urllib.parse import urlparse
+
+if TYPE_CHECKING:
+    from browser_agent.settings import Settings
+
+WEB_SCHEMES = ("http", "https")
+EMPTY_PAGE = "about:blank"
+ALLOW_DOMAIN_HELP = (
+    "Open only this domain and its subdomains (repeatable; a comma-separated list too); "
+    "replaces BROWSER_AGENT_ALLOWED_DOMAINS for this command."
+)
+_HOST = re.compile(r"^(\[[0-9a-f:.]+\]|[a-z0-9_-]+(\.[a-z0-9_-]+)*)$")
+
+
+def domain_list(entries: str | Iterable[str]) -> tuple[str, ...]:
+    """Allow-list entries as host names: ``Shop.Example``, ``*.shop.example`` and
+    ``https://shop.example:8443/x`` all give ``shop.example`` (ports do not count).
+
+    Raises ValueError naming an entry that is not a domain name or IP address.
+    """
+    hosts: list[str] = []
+    for given in [entries] if isinstance(entries, str) else entries:
+        for part in given.split(","):
+            entry = _host_of(part.strip().lower())
+            if not entry:
+                continue
+            if not _HOST.match(entry):
+                raise ValueError(f"{part.strip()!r} is not a domain name or IP address")
+            if entry not in hosts:
+                hosts.append(entry)
+    return tuple(hosts)
+
+
+def _host_of(entry: str) -> str:
+    """The host part of an entry that may carry a scheme, user, port or path."""
+    if "://" in entry:
+        entry = entry.split("://", 1)[1]
+    entry = entry.split("/")[0].rsplit("@", 1)[-1]
+    if not entry.startswith("["):
+        entry = entry.split(":")[0]
+    entry = entry.removeprefix("*.").strip(".")
+    with suppress(UnicodeError):
+        entry = entry.encode("idna").decode("ascii")
+    return entry
+
+
+def refusal(url: str, settings: Settings) -> str | None:
+    """Why the browser may not open ``url`` under these settings, in a sentence for the
+    planner and for people; None when it may."""
+    if url == EMPTY_PAGE:
+        return None
+    parsed = urlparse(url)
+    scheme = parsed.scheme.lower()
+    if scheme == "file" and settings.allow_file_urls:
+        return None
+    if scheme not in WEB_SCHEMES:
+        hint = " (BROWSER_AGENT_ALLOW_FILE_URLS=true allows file: URLs)" if scheme == "file" else ""
+        return f"Refusing to open a {scheme}: URL: only http and https sites are opened{hint}."
+    host = (parsed.hostname or "").lower()
+    if settings.allowed_domains and not on_list(host, settings.allowed_domains):
+        allowed = ", ".join(settings.allowed_domains)
+        return (
+            f"The navigation to {host or url} was refused: it is not an allowed site "
+            f"(allowed: {allowed})."
+        )
+    return None
+
+
+def on_list(host: str, domains: Iterable[str]) -> bool:
+    """``host`` is one of ``domains`` or a subdomain of one (IP addresses match exactly)."""
+    host = host.strip("[]").rstrip(".")
+    return any(host == d.strip("[]") or host.endswith(f".{d}") for d in domains)
