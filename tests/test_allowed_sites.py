@@ -29,7 +29,8 @@ from browser_agent.planner.agent import Tools, execute
 from browser_agent.settings import Settings, SettingsError
 from browser_agent.site_policy import domain_list
 from browser_agent.store.db import open_store
-from browser_agent.store.models import Step
+from browser_agent.store.models import Skill, Step
+from browser_agent.testing.harvested import _replay as replay_on_page
 from browser_agent.validate.validator import run_validation
 from skills.primitive import click, open_url
 from tests.skill_workspaces import (
@@ -324,3 +325,27 @@ async def test_replayed_or_routed_skill_cannot_leave_the_allowed_sites(
     assert steps[0].tool == checked.name  # routed, and refused
     assert "The navigation to 127.0.0.1 was refused" in steps[0].response
     assert all(step.tool != "open_url" or not step.ok for step in steps)
+
+
+async def test_pytest_plugin_replays_stay_on_the_allowed_sites(
+    settings: Settings, browser: Browser, home: str, elsewhere: Site
+) -> None:
+    """The ``--harvested-skills`` plugin replays on pytest-playwright's own page."""
+    code = (
+        "from skills.primitive import open_url\n\n"
+        "async def hop(url):\n    return await open_url(url)\n"
+    )
+    skill = Skill(name="hop", module_path="hop_v1.py", shape="hop", source=code, expected_end="/")
+    context = await browser.new_context()
+    try:
+        problem = await replay_on_page(
+            skill,
+            {"url": f"{home}/redirect?to={off(elsewhere)}"},
+            await context.new_page(),
+            settings.with_overrides(allowed_domains=ALLOWED),
+            {},
+        )
+    finally:
+        await context.close()
+    assert "The navigation to localhost was refused" in problem
+    assert elsewhere.hits == []

@@ -9,6 +9,7 @@ from playwright.async_api import BrowserType, Page
 
 from browser_agent.browser.chromium import LAUNCH_ARGS, find_chromium
 from browser_agent.browser.errors import ActionError, BrowserError
+from browser_agent.browser.navigation_guard import guard_navigations
 from browser_agent.browser.session import page_session
 from browser_agent.harvest.loader import SkillLoadError, load_skill
 from browser_agent.harvest.replay import example_arguments, lacking_secret, relative
@@ -83,6 +84,7 @@ async def _replay(
         return str(exc)
     with page_session(page, settings) as active:
         active.use_secrets(secrets)
+        await guard_navigations(active)
         try:
             await function(**arguments)
         except (ActionError, BrowserError) as exc:
