@@ -1,13 +1,5 @@
-"""Browser layer: launching or connecting Chromium, the per-task session, locating elements."""
+"""Browser layer: launching or connecting Chromium (chromium, session), the per-task
+session, locating elements (locate) and the errors actions raise (errors).
 
-from browser_agent.browser.errors import ActionError, BrowserError
-from browser_agent.browser.session import BrowserSession, browser_session, current_page, session
-
-__all__ = [
-    "ActionError",
-    "BrowserError",
-    "BrowserSession",
-    "browser_session",
-    "current_page",
-    "session",
-]
+Nothing is imported here, so a module that needs only the launch flags or the errors does
+not load Playwright."""

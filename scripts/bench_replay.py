@@ -1,0 +1,98 @@
+"""A routed command as a whole process against the same steps written by hand.
+
+Starts the demo shop in this process and prepares a workspace in a temporary folder where
+"search for sandals and sort by customer rating" was run once with the offline planner and
+harvested, so the command routes to a skill with no LLM call. Then runs, interleaved,
+``--runs`` times each: (a) ``browser-agent run COMMAND --url SHOP --json`` on that
+workspace (checked: succeeded, 0 LLM calls) and (b) ``scripts/replay_by_hand.py``, the same
+steps in plain Playwright. Prints the median wall time, the median CPU time and the ratio
+product / hand-written.
+
+CPU time is user + system time from ``getrusage(RUSAGE_CHILDREN)`` around each process:
+the Python process and every descendant that was waited for when it ended (Playwright's
+driver, Chromium and its helper processes, which Chromium reaps on a clean close). A
+process left running to be reaped by init would not count; the demo shop's CPU (a thread
+of this process) does not. Run:
+    .venv/bin/python scripts/bench_replay.py [--runs 7]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from browser_agent.demo_site.server import start_demo_site
+
+COMMAND = "search for sandals and sort by customer rating"
+SCRIPTS = Path(__file__).resolve().parent
+CLI = [str(Path(sys.executable).parent / "browser-agent")]  # the installed command
+BY_HAND = [sys.executable, str(SCRIPTS / "replay_by_hand.py")]
+
+
+def timed(argv: list[str]) -> tuple[float, float, str]:
+    """Run ``argv`` to its end: wall seconds, CPU seconds of it and its waited descendants,
+    and its stdout; a failed process ends the benchmark with its output."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    started = time.perf_counter()
+    done = subprocess.run(argv, capture_output=True, text=True, check=False)
+    wall = time.perf_counter() - started
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if done.returncode != 0:
+        sys.exit(f"{' '.join(argv)} failed ({done.returncode}):\n{done.stdout}\n{done.stderr}")
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return wall, cpu, done.stdout
+
+
+def prepare(workspace: Path, shop: str) -> None:
+    """Run the command once with the offline planner and harvest the run into a skill."""
+    ws = ["--workspace", str(workspace)]
+    timed([*CLI, *ws, "run", COMMAND, "--url", shop, "--model", "offline", "--json"])
+    timed([*CLI, *ws, "harvest", "--all"])
+
+
+def routed(workspace: Path, shop: str) -> tuple[float, float]:
+    """One routed run: wall and CPU seconds; it must succeed with no LLM call."""
+    argv = [*CLI, "--workspace", str(workspace), "run", COMMAND, "--url", shop, "--json"]
+    wall, cpu, out = timed(argv)
+    result = json.loads(out)
+    if result["status"] != "succeeded" or result["llm_calls"] != 0:
+        sys.exit(f"The routed run did not route: {out}")
+    return wall, cpu
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=7, help="Runs of each, interleaved.")
+    options = parser.parse_args()
+    if options.runs < 1:
+        sys.exit("--runs must be at least 1")
+    with start_demo_site(port=0) as site, tempfile.TemporaryDirectory() as folder:
+        shop = f"{site.url}/"
+        workspace = Path(folder) / "workspace"
+        prepare(workspace, shop)
+        product: list[tuple[float, float]] = []
+        by_hand: list[tuple[float, float]] = []
+        for _ in range(options.runs):
+            product.append(routed(workspace, shop))
+            by_hand.append(timed([*BY_HAND, shop])[:2])
+    print(f"{options.runs} runs each, interleaved; median seconds (CPU: process and children)")
+    rows = {"routed run (browser-agent run)": product, "hand-written Playwright": by_hand}
+    medians = {}
+    for label, times in rows.items():
+        wall = statistics.median(t[0] for t in times)
+        cpu = statistics.median(t[1] for t in times)
+        medians[label] = (wall, cpu)
+        print(f"{label:<32} wall {wall:6.2f}  cpu {cpu:6.2f}")
+    (pw, pc), (hw, hc) = medians.values()
+    print(f"{'ratio product / hand-written':<32} wall {pw / hw:5.2f}x  cpu {pc / hc:5.2f}x")
+
+
+if __name__ == "__main__":
+    main()
