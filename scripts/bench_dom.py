@@ -1,7 +1,9 @@
 """Time to annotate and distill pages, element counts, and output size versus raw HTML.
 
 Prints one row per page and content type: the demo pages, generated large pages, and,
-when installed, a large local HTML document (Debian's python3.11-doc). Run:
+when installed, a large local HTML document (Debian's python3.11-doc); then, per large
+page, how much of it is within reach: actionable elements, how many the first observation
+shows, how many the windows and find_elements reach, observations for the farthest. Run:
     .venv/bin/python scripts/bench_dom.py [--repeat 5]
 """
 
@@ -9,18 +11,24 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import statistics
+import tempfile
+import threading
 import time
+from functools import partial
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 from browser_agent.browser.session import browser_session
 from browser_agent.demo_site import start_demo_site
+from browser_agent.dom.find import find_on_page
+from browser_agent.dom.library import run_on_page
 from browser_agent.dom.observe import observe_page
 from browser_agent.settings import load_settings
 
 UNCAPPED = 100_000_000
 DEMO_PAGES = ["/", "/search?q=trail+shoes", "/product/trail-blazer-2", "/checkout", "/help"]
-UNCAPPED = 100_000_000
 LARGE_DOCS = [
     Path("/usr/share/doc/python3.11/html/library/stdtypes.html"),
     Path("/usr/share/doc/python3.11/html/genindex-all.html"),
@@ -53,6 +61,57 @@ async def measure(url: str, repeat: int) -> list[tuple]:
     return rows
 
 
+def generated_pages(folder: Path) -> None:
+    """A 3,000-link index table and an ARIA listbox of 3,000 options, written to ``folder``."""
+    rows = "".join(
+        f'<tr><td><a href="/catalog/item-{i}?ref=index&amp;utm_source=generated-table-page">'
+        f"Item {i}</a></td><td>Description of item {i}</td></tr>"
+        for i in range(3_000)
+    )
+    (folder / "links.html").write_text(f"<title>Links</title><table>{rows}</table>", "utf-8")
+    options = "".join(f'<li role="option" tabindex="-1">Option {i}</li>' for i in range(3_000))
+    (folder / "listbox.html").write_text(
+        f'<title>Listbox</title><ul role="listbox" aria-label="Choices">{options}</ul>', "utf-8"
+    )
+
+
+async def reach(url: str) -> tuple:
+    """(actionable, shown first, reachable by the windows, by find_elements, observations for
+    the farthest, all_fields chars uncapped, raw HTML chars) of one page."""
+    async with browser_session(load_settings()) as active:
+        await active.page.goto(url, wait_until="load")
+        raw = len(await active.page.content())
+        uncapped = await observe_page(active, "all_fields", budget=UNCAPPED)
+        found = json.loads(await run_on_page(active.page, "find"))["found"]
+        first = await observe_page(active, "input_fields")
+        shown_first = first.interactive - first.above - first.below
+        windowed: set[str] = set()
+        window = 1
+        while True:
+            seen = await observe_page(active, "input_fields", page=window)
+            windowed |= {
+                line.split("]")[0][1:] for line in seen.text.splitlines() if line.startswith("[")
+            }
+            if not seen.below:
+                break
+            window += 1
+        actionable = {str(entry[0]) for entry in found}
+        last_mmid, last_name = (found[-1][0], found[-1][3]) if found else ("", "")
+        await active.page.evaluate("window.scrollTo(0, document.documentElement.scrollHeight)")
+        bottom = await observe_page(active, "input_fields")
+        searched = await find_on_page(active, last_name, 20)
+        needed = 1 if f"[{last_mmid}]" in bottom.text or f"[{last_mmid}]" in searched else None
+        return (
+            len(actionable),
+            shown_first,
+            len(actionable & windowed),
+            len(found),
+            needed,
+            len(uncapped.text),
+            raw,
+        )
+
+
 async def main(repeat: int) -> None:
     budget = load_settings().dom_budget_chars
     with start_demo_site(port=0) as site:
@@ -75,6 +134,37 @@ async def main(repeat: int) -> None:
                     f"{out / raw:>6.3f} | {capped_ms:>7.1f} {capped:>7} {capped / raw:>6.3f} |"
                     f" {raw:>8}"
                 )
+        with tempfile.TemporaryDirectory() as folder:
+            generated_pages(Path(folder))
+            handler = partial(SimpleHTTPRequestHandler, directory=folder)
+            handler.log_message = lambda *_args: None  # type: ignore[method-assign]
+            server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+            threading.Thread(target=server.serve_forever, daemon=True).start()
+            served = f"http://127.0.0.1:{server.server_address[1]}"
+            print()
+            print("within reach (input_fields windows; the farthest element after scrolling to")
+            print("the bottom, or found by its name): observations needed, 1 = one get_dom or")
+            print("one find_elements")
+            print(
+                f"{'page':<44} {'actionable':>10} {'first':>6} {'windows':>7} {'find':>6}"
+                f" {'obs':>4} | {'all_fields':>10} {'html':>8} {'ratio':>6}"
+            )
+            reach_urls = [
+                f"{site.url}/big?n=10000",
+                f"{served}/links.html",
+                f"{served}/listbox.html",
+            ]
+            reach_urls += [doc.as_uri() for doc in LARGE_DOCS if doc.exists()]
+            for url in reach_urls:
+                actionable, first, windows, found, needed, out, raw = await reach(url)
+                shown = url.replace(site.url, "demo").replace(served, "generated")[-44:]
+                print(
+                    f"{shown:<44} {actionable:>10} {first:>6} {windows:>7} {found:>6}"
+                    f" {needed or '-':>4} | {out:>10} {raw:>8} {out / raw:>6.3f}"
+                )
+            server.shutdown()
+        if not any(doc.exists() for doc in LARGE_DOCS):
+            print("python3.11-doc pages: skipped (not installed)")
 
 
 if __name__ == "__main__":

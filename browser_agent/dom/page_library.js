@@ -1,6 +1,7 @@
 // In-page helper for the agent. Evaluated as one function; `arg.op` picks the job:
 //   observe  - assign sequential mmid attributes to every element (frames and open
-//              shadow roots included) and return the distilled DOM in one pass
+//              shadow roots included) and return one window of the distilled DOM
+//   find     - the same numbering; every actionable element with its line and texts
 //   describe - opening tag with identifying attributes of one element
 //   identity - [tag, role, name, is password] of one element, to check it is the same
 //   inspect  - identity plus opening tag and visibility, in one round trip
@@ -206,6 +207,10 @@
     if (expanded !== null) states.push(expanded === "true" ? "expanded" : "collapsed");
     if (el.getAttribute("aria-selected") === "true") states.push("selected");
     if (el.getAttribute("aria-pressed") === "true") states.push("pressed");
+    const checked = el.getAttribute("aria-checked");
+    if (checked !== null && el.tagName !== "INPUT") {
+      states.push(checked === "true" ? "checked" : checked === "mixed" ? "mixed" : "unchecked");
+    }
     return states;
   }
 
@@ -219,7 +224,7 @@
       if (attr === "type" && (el.tagName !== "INPUT" || IMPLIED_TYPES[role] === v)) continue;
       bits.push(`${attr}=${av(squash(v, 60))}`);
     }
-    if (el.tagName === "A") bits.push(`href=${av(squash(el.getAttribute("href"), 80))}`);
+    if (el.tagName === "A") bits.push(`href=${av(shortHref(el.getAttribute("href")))}`);
     if (el.tagName === "SELECT") {
       const options = Array.from(el.options);
       const shown = options.slice(0, 30).map((o) => {
@@ -264,46 +269,127 @@
     return squash(text, 200);
   }
 
+  // Items of listboxes, menus, trees, grids and tab lists: what a person clicks, so they
+  // are listed even inside another control (a combobox's popup, a tree item's subtree).
+  const ITEM_ROLES = new Set([
+    "option", "menuitem", "menuitemcheckbox", "menuitemradio", "treeitem", "tab",
+  ]);
+  // Grid cells and rows are items only when the page made them interactive.
+  const isGridItem = (el, role) =>
+    (role === "gridcell" || role === "row") &&
+    (el.hasAttribute("tabindex") || el.hasAttribute("aria-selected") || el.hasAttribute("onclick"));
+  const isItem = (el, role) => ITEM_ROLES.has(role) || isGridItem(el, role);
+
+  // An item's name leaves out nested items (a tree node's children).
+  function itemName(el) {
+    const aria = el.getAttribute("aria-label");
+    if (aria && aria.trim()) return squash(aria, 120);
+    if (!el.querySelector("[role]")) return nameOf(el);
+    let text = "";
+    const walker = document.createTreeWalker(el, NodeFilter.SHOW_ALL, {
+      acceptNode: (node) => {
+        if (node.nodeType === 1 && node !== el && node.hasAttribute("role") &&
+          (isItem(node, roleOf(node)) || node.getAttribute("role") === "group")) {
+          return NodeFilter.FILTER_REJECT;
+        }
+        return NodeFilter.FILTER_ACCEPT;
+      },
+    });
+    while (walker.nextNode()) if (walker.currentNode.nodeType === 3) text += walker.currentNode.nodeValue;
+    return squash(text, 120) || nameOf(el);
+  }
+
+  // A link target as short as what identifies it: same-origin URLs as their path, other
+  // sites without the scheme, long query values cut, at most 80 characters.
+  function shortHref(raw) {
+    let text = squash(raw, 2000);
+    let url = null;
+    try {
+      url = /^[a-z][a-z0-9+.-]*:\/\//i.test(text) ? new URL(text) : null;
+    } catch (e) {
+      url = null;
+    }
+    if (url && (url.origin === location.origin && url.origin !== "null")) {
+      text = url.pathname + url.search + url.hash;
+    } else if (url && /^https?:$/.test(url.protocol)) {
+      text = url.host.replace(/^www\./, "") + url.pathname + url.search + url.hash;
+    }
+    text = text.replace(/([?&][^=&#]*=)([^&#]{25,})/g, (_m, key, value) => key + value.slice(0, 16) + "…");
+    return text.length > 80 ? text.slice(0, 54) + "…" + text.slice(-25) : text;
+  }
+
+  // Text around an element that says what it is for: its row, list item or label.
+  function nearbyText(el) {
+    const around = el.parentElement && el.parentElement.closest(
+      "tr, li, [role=row], [role=listitem], dd, dt, p, label, fieldset, form, section",
+    );
+    return around ? squash(around.textContent, 160) : "";
+  }
+
+  // Walk every shown element in document order (frames and open shadow roots included),
+  // numbering them with mmids, so an element keeps its mmid in every window of an
+  // unchanged page. The window holds the lines from the viewport on (or page N of the page
+  // from the top) up to the budget; actionable elements outside it are counted.
   function observe(opts) {
     const mode = opts.contentType;
     const budget = opts.budget;
+    const wanted = opts.window || 0; // 0: from the viewport
+    const finding = mode === "find";
     const annotate = mode !== "text_only";
-    const lines = [];
-    const registry = [];
+    const scrolled = !wanted && !finding && (window.scrollY > 0 || window.scrollX > 0);
+    let lines = [];
+    let registry = [];
+    const found = [];
     let size = 0;
     let cut = 0;
     let counter = 0;
     let interactiveCount = 0;
+    let above = 0;
+    let below = 0;
+    let windowNo = 1;
+    let windowItems = 0;
     let modal = null;
 
-    // Once a line does not fit, the rest is only counted: no names or lines are built.
+    // Once a line does not fit the wanted window, the rest is only counted: no names or
+    // lines are built. Lines of earlier windows (page N) are built to know where each ends.
     let full = false;
-    const emit = (line, entry) => {
+    const emit = (line, entry, actionable) => {
+      if (!full && size + line.length + 1 > budget && size > 0 && windowNo < wanted) {
+        windowNo += 1;
+        above += windowItems;
+        windowItems = 0;
+        size = 0;
+        lines = [];
+        registry = [];
+      }
       if (full || size + line.length + 1 > budget) {
         full = true;
         cut += 1;
+        if (actionable) below += 1;
         return;
       }
       size += line.length + 1;
       lines.push(line);
       if (entry) registry.push(entry);
+      if (actionable) windowItems += 1;
     };
 
     const stack = [];
-    // Stack items: [element, insideInteractive, textAlreadySaid] or [null, endOfFrameLine].
-    const pushChildren = (parent, inside, said) => {
+    // Stack items: [element, insideInteractive, textAlreadySaid, aboveViewport] or
+    // [null, endOfFrameLine, 0, aboveViewport].
+    const pushChildren = (parent, inside, said, up) => {
       const kids = parent.children;
-      for (let i = kids.length - 1; i >= 0; i--) stack.push([kids[i], inside, said]);
+      for (let i = kids.length - 1; i >= 0; i--) stack.push([kids[i], inside, said, up]);
     };
     const rootEl = document.body || document.documentElement;
     if (annotate) {
       for (const old of document.querySelectorAll("[mmid]")) old.removeAttribute("mmid");
     }
-    pushChildren(rootEl, false, false);
+    pushChildren(rootEl, false, false, false);
     while (stack.length) {
-      const [el, inside, said] = stack.pop();
+      const [el, inside, said, parentUp] = stack.pop();
       if (el === null) {
-        emit(inside);
+        if (!parentUp) emit(inside);
         continue;
       }
       if (el.nodeType !== 1 || SKIP_TAGS.has(el.tagName)) continue;
@@ -313,8 +399,13 @@
       if (annotate) el.setAttribute("mmid", String(mmid));
       const shown = el.checkVisibility({ checkOpacity: true, checkVisibilityCSS: true });
       const role = roleOf(el);
+      // Wholly above the viewport: counted, not shown (descendants follow their parent).
+      const up = parentUp || (scrolled && el.ownerDocument === document &&
+        el.getBoundingClientRect().bottom < 0);
+      const item = isItem(el, role);
       let interactive = false;
-      if (shown && !inside && (isInteractive(el, role) || isPointerClickable(el, role))) {
+      if (shown && (!inside || item) &&
+        (item || isInteractive(el, role) || isPointerClickable(el, role))) {
         const rect = el.getBoundingClientRect();
         if (rect.width === 0 || rect.height === 0) continue; // nobody can click a zero-size box
         interactive = true;
@@ -323,21 +414,30 @@
       if (shown && role === "dialog" && el.getAttribute("aria-modal") === "true" && !modal) {
         modal = el;
       }
-      if (interactive && full) {
-        interactiveCount += 1;
+      if (interactive) interactiveCount += 1;
+      if (interactive && finding) {
+        const name = item || role === "combobox" ? itemName(el) : nameOf(el);
+        const extra = ["aria-label", "placeholder", "title", "name", "id"]
+          .map((a) => el.getAttribute(a) || "").join(" ");
+        found.push([mmid, el.tagName.toLowerCase(), role || "", name,
+          fieldLine(el, mmid, role, name), squash(extra, 200), nearbyText(el)]);
+      } else if (interactive && up) {
+        above += 1;
+      } else if (interactive && full) {
+        below += 1;
         cut += 1;
       } else if (interactive) {
-        interactiveCount += 1;
         if (mode !== "text_only") {
-          const name = nameOf(el);
-          emit(fieldLine(el, mmid, role, name), [mmid, el.tagName.toLowerCase(), role || "", name]);
+          const name = item || role === "combobox" ? itemName(el) : nameOf(el);
+          emit(fieldLine(el, mmid, role, name), [mmid, el.tagName.toLowerCase(), role || "", name], true);
         } else if (!["INPUT", "SELECT", "TEXTAREA"].includes(el.tagName)) {
-          const name = nameOf(el);
-          if (name) emit(q(name));
+          const name = item || role === "combobox" ? itemName(el) : nameOf(el);
+          if (name) emit(q(name), null, true);
         }
       }
       let sayAll = false;
-      if (!interactive && shown && !inside && !said && !full && mode !== "input_fields") {
+      if (!interactive && shown && !inside && !said && !full && !up && !finding &&
+        mode !== "input_fields") {
         sayAll = inlineOnly(el); // "Order <b>DS-1001</b> is placed" stays one line
         const text = sayAll ? squash(el.textContent, 200) : ownText(el);
         if (text) {
@@ -361,12 +461,12 @@
           if (annotate) {
             for (const old of doc.querySelectorAll("[mmid]")) old.removeAttribute("mmid");
           }
-          if (mode !== "text_only") {
+          if (mode !== "text_only" && !finding && !up) {
             emit(`[${mmid}] iframe ${q(label)} src=${av(src)}:`);
-            stack.push([null, `(end of iframe ${q(label)})`]);
+            stack.push([null, `(end of iframe ${q(label)})`, 0, false]);
           }
-          pushChildren(doc.body, inside, false);
-        } else if (mode !== "text_only") {
+          pushChildren(doc.body, inside, false, up);
+        } else if (mode !== "text_only" && !finding && !up) {
           emit(`[${mmid}] iframe ${q(label)} src=${av(src)} (cross-origin, not inspected)`);
         }
         continue;
@@ -374,10 +474,10 @@
       const insideNext = inside || interactive;
       const saidNext = said || sayAll;
       if (el.shadowRoot) {
-        pushChildren(el, insideNext, saidNext);
-        pushChildren(el.shadowRoot, insideNext, saidNext);
+        pushChildren(el, insideNext, saidNext, up);
+        pushChildren(el.shadowRoot, insideNext, saidNext, up);
       } else {
-        pushChildren(el, insideNext, saidNext);
+        pushChildren(el, insideNext, saidNext, up);
       }
     }
     const header = [`Page ${q(document.title)} at ${location.href}`];
@@ -389,16 +489,22 @@
     }
     if (cut) {
       lines.push(
-        `… output cut at ${budget} characters: ${cut} more lines not shown ` +
-          "(ask for a narrower content type, or scroll and look again).",
+        `… output cut at ${budget} characters: ${cut} more lines not shown (the window line at the top says how to reach them).`,
       );
     }
+    const shownWindow = wanted && windowNo < wanted ? 0 : windowNo;
     return {
-      text: header.concat(lines).join("\n"),
-      registry,
+      text: header.concat(wanted && !shownWindow ? [] : lines).join("\n"),
+      registry: wanted && !shownWindow ? [] : registry,
+      found,
       elements: counter,
       interactive: interactiveCount,
       cut,
+      above: wanted && !shownWindow ? interactiveCount : above,
+      below,
+      window: shownWindow,
+      windows: full ? null : windowNo,
+      scrollY: Math.round(window.scrollY),
     };
   }
 
@@ -471,6 +577,7 @@
   switch (arg.op) {
     // One JSON string crosses the wire much faster than a large structured value.
     case "observe": return JSON.stringify(observe(arg));
+    case "find": return JSON.stringify(observe({ ...arg, contentType: "find", budget: 0 }));
     case "describe": return describe(target);
     case "identity": {
       const role = roleOf(target);

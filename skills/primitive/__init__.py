@@ -5,6 +5,7 @@ from skills.primitive.click import click
 from skills.primitive.enter_text import enter_text
 from skills.primitive.enter_text_and_click import enter_text_and_click
 from skills.primitive.extract_text import extract_text
+from skills.primitive.find_elements import find_elements
 from skills.primitive.get_dom import get_dom
 from skills.primitive.get_url import get_url
 from skills.primitive.go_back import go_back
@@ -20,6 +21,7 @@ PRIMITIVES = {
         open_url,
         get_url,
         get_dom,
+        find_elements,
         click,
         enter_text,
         enter_text_and_click,
@@ -34,6 +36,6 @@ PRIMITIVES = {
 }
 
 # Calls that only look at the page; the harvester drops them.
-OBSERVATION_ONLY = frozenset({"get_dom", "get_url", "extract_text"})
+OBSERVATION_ONLY = frozenset({"get_dom", "get_url", "extract_text", "find_elements"})
 
 __all__ = ["OBSERVATION_ONLY", "PRIMITIVES", *PRIMITIVES]

@@ -14,8 +14,12 @@ async def get_dom(
         "text_only: the visible text; input_fields: things to type into or press, with mmids; "
         "all_fields: interactive elements plus the text around them, with mmids.",
     ] = "all_fields",
+    page: Annotated[
+        int,
+        "0: the window starting at the viewport; N: the Nth window of the page from the top.",
+    ] = 0,
 ) -> str:
-    """Look at the current page. Each element line starts with its [mmid], valid until the
-    page changes."""
-    observation = await observe_page(session(), content_type)
+    """Look at the current page, one window of it: the header says how many elements lie
+    above and below. Each element line starts with its [mmid], valid until the page changes."""
+    observation = await observe_page(session(), content_type, page=page)
     return observation.text

@@ -1,0 +1,63 @@
+"""find_elements' engine: the actionable elements of the whole page that match a query."""
+
+from __future__ import annotations
+
+import json
+import re
+
+from browser_agent.browser.session import BrowserSession
+from browser_agent.dom.library import run_on_page
+from browser_agent.dom.observe import remember
+from browser_agent.page_content import fenced, neutralised
+
+_WORD = re.compile(r"\w+")
+
+
+def score(query: str, name: str, attributes: str, nearby: str) -> float:
+    """How well an element matches, about 0 to 1.5: each query word found in its name
+    counts most, then in its attributes (label, placeholder, id), then in the text around
+    it (a word that only starts a page word counts less); the query as a phrase of the
+    name adds a bonus, its whole name more."""
+    wanted = _WORD.findall(query.lower())
+    if not wanted:
+        return 0.0
+    fields = [(name.lower(), 3.0), (attributes.lower(), 2.0), (nearby.lower(), 1.0)]
+    total = 0.0
+    for word in wanted:
+        best = 0.0
+        for text, weight in fields:
+            if word not in text:  # cheap test first: most elements match no word
+                continue
+            if re.search(rf"\b{re.escape(word)}\b", text):
+                best = max(best, weight)
+            elif re.search(rf"\b{re.escape(word)}", text):
+                best = max(best, weight * 0.8)
+        total += best
+    phrase = " ".join(wanted)
+    plain = " ".join(_WORD.findall(name.lower()))
+    bonus = 0.5 if plain == phrase else 0.3 if phrase in plain else 0.0
+    return total / (3.0 * len(wanted)) + bonus
+
+
+async def find_on_page(active: BrowserSession, query: str, limit: int) -> str:
+    """The best ``limit`` matches among every actionable element of the page, best first,
+    numbered as get_dom numbers them, between the page-content markers; ``observed`` learns
+    them."""
+    result = json.loads(await run_on_page(active.current_page(), "find"))
+    scored = []
+    for entry in result["found"]:
+        mmid, tag, role, name, line, attributes, nearby = entry
+        points = score(query, name, attributes, nearby)
+        if points >= 0.5:
+            scored.append((points, mmid, line, entry))
+    scored.sort(key=lambda item: (-item[0], item[1]))
+    best = scored[:limit]  # best first
+    remember(active, [entry[:4] for _points, _mmid, _line, entry in best])
+    header = result["text"].partition("\n")[0]
+    more = f", the best {limit} shown" if len(scored) > limit else ""
+    summary = (
+        f"{len(scored)} of the page's {result['interactive']} actionable elements match "
+        f"{json.dumps(query)}{more}."
+    )
+    body = "\n".join(line for _points, _mmid, line, _entry in best)
+    return f"{neutralised(header)}\n{neutralised(summary)}\n{fenced(body)}"

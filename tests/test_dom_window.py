@@ -1,0 +1,169 @@
+"""Nothing out of reach under the size budget: get_dom's window follows the viewport (or
+page=N), find_elements searches the whole page, widget items get mmids, links stay short."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from playwright.async_api import Browser
+from sqlalchemy import Engine
+
+from browser_agent.browser.session import BrowserSession
+from browser_agent.demo_site import DemoSite
+from browser_agent.llm.types import FunctionClient
+from browser_agent.planner.agent import RunResult, run_command
+from browser_agent.settings import Settings
+from browser_agent.store.db import open_store
+from skills.primitive import click, find_elements, get_dom, open_url, scroll
+from tests.scripted import Script, mmid
+from tests.test_runtime_guards import pages  # noqa: F401 (the served tests/pages)
+
+ROWS = 2_500  # /big?n=20000: 2,500 product rows, about 7,500 actionable elements
+LAST = rf'link "[^"]* #{ROWS}"'
+
+
+@pytest.fixture
+def engine(settings: Settings) -> Iterator[Engine]:
+    yield open_store(settings)
+
+
+def observations(result: RunResult) -> int:
+    """The page observations the run's log shows: get_dom and find_elements answers."""
+    log = json.loads(Path(result.log_path).read_text(encoding="utf-8"))
+    calls = [c for m in log for c in m.get("tool_calls") or []]
+    return sum(1 for c in calls if c["function"]["name"] in ("get_dom", "find_elements"))
+
+
+async def reach_last_row(
+    script: Script, demo: DemoSite, settings: Settings, browser: Browser, engine: Engine
+) -> RunResult:
+    url = f"{demo.url}/big?n={ROWS * 8}"
+    script.actions.insert(0, ("open_url", lambda _dom: {"url": url}))
+    return await run_command(
+        f"open the product of row {ROWS}",
+        FunctionClient(script),
+        settings.with_overrides(use_skills=False),
+        start_url=url,
+        browser=browser,
+        engine=engine,
+    )
+
+
+async def test_a_planner_reaches_the_bottom_of_a_long_page_by_scrolling(
+    settings: Settings, browser: Browser, engine: Engine, demo: DemoSite
+) -> None:
+    script = Script(
+        [
+            ("scroll", lambda _dom: {"direction": "bottom"}),
+            ("get_dom", lambda _dom: {"content_type": "input_fields"}),
+            ("click", lambda dom: {"selector": mmid(LAST)(dom)}),
+        ]
+    )
+    result = await reach_last_row(script, demo, settings, browser, engine)
+    assert result.status == "succeeded", result.answer
+    assert "/product/" in (result.final_url or "")
+    assert observations(result) <= 2
+
+
+async def test_a_planner_reaches_the_bottom_of_a_long_page_by_searching(
+    settings: Settings, browser: Browser, engine: Engine, demo: DemoSite
+) -> None:
+    script = Script(
+        [
+            ("find_elements", lambda _dom: {"query": f"#{ROWS}"}),
+            ("click", lambda dom: {"selector": mmid(LAST)(dom)}),
+        ]
+    )
+    result = await reach_last_row(script, demo, settings, browser, engine)
+    assert result.status == "succeeded", result.answer
+    assert "/product/" in (result.final_url or "")
+    assert observations(result) <= 2
+
+
+async def test_the_window_follows_the_viewport_and_pages_and_mmids_stay(
+    page_session: BrowserSession, demo: DemoSite
+) -> None:
+    await open_url(f"{demo.url}/big?n={ROWS * 8}")
+    first = await get_dom("input_fields")
+    assert re.search(r"^Window 1 from the top: \d+ below \(get_dom page=2", first, re.M), first
+    assert not re.search(LAST, first)
+    top_mmid = re.search(r'^\[(\d+)\] link "[^"]* #1"', first, re.M).group(1)
+
+    await scroll("bottom")
+    bottom = await get_dom("input_fields")
+    assert re.search(r"^Window from the viewport \(scrolled \d+ px\): \d+ actionable", bottom, re.M)
+    last_mmid = re.search(rf"^\[(\d+)\] {LAST}", bottom, re.M).group(1)
+    assert not re.search(r'^\[\d+\] link "[^"]* #1"', bottom, re.M)  # above the window
+
+    second = await get_dom("input_fields", page=2)
+    assert re.search(r"^Window 2 from the top: \d+ actionable elements above", second, re.M)
+    assert not set(re.findall(r"^\[(\d+)\]", first, re.M)) & set(
+        re.findall(r"^\[(\d+)\]", second, re.M)
+    )
+    found = await find_elements(f"#{ROWS}")
+    assert re.search(rf"^\[{last_mmid}\] {LAST}", found, re.M), found  # same mmid
+    again = await get_dom("input_fields", page=1)
+    assert re.search(rf'^\[{top_mmid}\] link "[^"]* #1"', again, re.M)
+    # an mmid of another window is still checked against what it named
+    assert page_session.observed[last_mmid][1] == "link"
+
+    past = await get_dom("input_fields", page=99)
+    assert re.search(r"There is no window 99: the page has \d+", past)
+
+
+async def test_find_elements_matches_labels_and_nearby_text_and_caps_its_list(
+    page_session: BrowserSession, demo: DemoSite
+) -> None:
+    await open_url(f"{demo.url}/big?n={ROWS * 8}")
+    found = await find_elements("quantity row 1234")
+    lines = re.findall(r"^\[\d+\] .*$", found, re.M)
+    assert lines[0].startswith("[") and 'spinbutton "Quantity for row 1234"' in lines[0]
+    assert len(lines) == 20 and "the best 20 shown" in found
+    assert found.index("<<<page content") < found.index(lines[0])
+    email = await find_elements("you@example.com")  # placeholder
+    assert re.search(r'^\[\d+\] textbox "Get deals by email"', email, re.M)
+    nothing = await find_elements("zebra")
+    assert "0 of the page's" in nothing
+
+
+async def test_listbox_menu_tree_and_grid_items_get_mmids_and_click(
+    page_session: BrowserSession,
+    pages: str,  # noqa: F811
+) -> None:
+    await open_url(f"{pages}/listbox.html")
+    dom = await get_dom("input_fields")
+    for line in (
+        'option "Banana"',
+        'option "Green"',  # inside an open combobox's popup
+        'menuitemcheckbox "Wrap lines" (unchecked)',
+        'treeitem "Documents" (expanded)',
+        'treeitem "Invoices"',  # a nested tree item
+        'tab "Advanced"',
+        'gridcell "Seat 1A"',
+    ):
+        assert re.search(rf"^\[\d+\] {re.escape(line)}", dom, re.M), (line, dom)
+    assert 'gridcell "Aisle"' not in dom  # a plain cell is text, not a control
+    await click(mmid('option "Banana"')(dom))
+    assert "Picked Banana." in await get_dom("text_only")
+    await click(mmid('treeitem "Invoices"')(dom))
+    assert "Picked Invoices." in await get_dom("text_only")
+
+
+async def test_links_are_short(page_session: BrowserSession, demo: DemoSite) -> None:
+    long = "x" * 300
+    await open_url(f"{demo.url}/help")
+    await page_session.page.set_content(
+        f'<a href="{demo.url}/search?q=trail&session={long}">Same site</a>'
+        f'<a href="https://www.example.org/docs/{long}/page.html#part">Other site</a>'
+        '<a href="/cart">Cart</a>'
+    )
+    dom = await get_dom("input_fields")
+    assert 'href="/search?q=trail&session=xxxxxxxxxxxxxxxx…"' in dom, dom
+    other = json.loads(re.search(r'link "Other site" href=(\S+)', dom).group(1))
+    assert other.startswith("example.org/docs/xxx") and other.endswith("/page.html#part")
+    assert len(other) == 80
+    assert "href=/cart" in dom
