@@ -160,8 +160,12 @@ async def test_links_are_short(page_session: BrowserSession, demo: DemoSite) -> 
         f'<a href="{demo.url}/search?q=trail&session={long}">Same site</a>'
         f'<a href="https://www.example.org/docs/{long}/page.html#part">Other site</a>'
         '<a href="/cart">Cart</a>'
+        '<a href="/p/1?utm_source=mail&id=7&gclid=abc&utm_medium=x#top">Tracked</a>'
+        '<a href="/p/2?fbclid=zz">Only tracked</a>'
     )
     dom = await get_dom("input_fields")
+    assert 'link "Tracked" href=/p/1?id=7#top\n' in dom, dom  # tracking identifies nothing
+    assert 'link "Only tracked" href=/p/2\n' in dom + "\n", dom
     assert 'href="/search?q=trail&session=xxxxxxxxxxxxxxxx…"' in dom, dom
     other = json.loads(re.search(r'link "Other site" href=(\S+)', dom).group(1))
     assert other.startswith("example.org/docs/xxx") and other.endswith("/page.html#part")

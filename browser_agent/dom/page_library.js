@@ -299,8 +299,26 @@
     return squash(text, 120) || nameOf(el);
   }
 
+  // Query parameters that track a visit and identify nothing (utm_source, gclid, ...).
+  const TRACKING =
+    /^(?:utm_[a-z]+|gclid|gbraid|wbraid|dclid|fbclid|msclkid|mc_cid|mc_eid|_ga|_gl|igshid|yclid)$/i;
+
+  // The link target without its tracking parameters.
+  function untracked(text) {
+    const at = text.indexOf("?");
+    if (at < 0) return text;
+    const hash = text.indexOf("#", at);
+    const end = hash < 0 ? text.length : hash;
+    const kept = text
+      .slice(at + 1, end)
+      .split("&")
+      .filter((pair) => pair && !TRACKING.test(pair.split("=")[0]));
+    return text.slice(0, at) + (kept.length ? "?" + kept.join("&") : "") + text.slice(end);
+  }
+
   // A link target as short as what identifies it: same-origin URLs as their path, other
-  // sites without the scheme, long query values cut, at most 80 characters.
+  // sites without the scheme, no tracking parameters, long query values cut, at most 80
+  // characters.
   function shortHref(raw) {
     let text = squash(raw, 2000);
     let url = null;
@@ -314,7 +332,10 @@
     } else if (url && /^https?:$/.test(url.protocol)) {
       text = url.host.replace(/^www\./, "") + url.pathname + url.search + url.hash;
     }
-    text = text.replace(/([?&][^=&#]*=)([^&#]{25,})/g, (_m, key, value) => key + value.slice(0, 16) + "…");
+    text = untracked(text).replace(
+      /([?&][^=&#]*=)([^&#]{25,})/g,
+      (_m, key, value) => key + value.slice(0, 16) + "…",
+    );
     return text.length > 80 ? text.slice(0, 54) + "…" + text.slice(-25) : text;
   }
 
