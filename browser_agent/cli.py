@@ -12,40 +12,36 @@ import time
 from dataclasses import asdict
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.console import Console
 from rich.markup import escape
-from rich.table import Table
-from sqlmodel import Session, select
 from typer.core import TyperGroup
 
+# Only what `--help` needs is imported here: the settings (pydantic), the browser, the
+# store, the planner, the harvester and the model clients load inside the commands that
+# use them, so `--help` and a routed run start fast.
 from browser_agent.browser.chromium import find_chromium
 from browser_agent.browser.errors import ActionError, BrowserError
-from browser_agent.browser.session import browser_session
-from browser_agent.demo import FIRST_COMMAND, SECOND_COMMAND, tour
-from browser_agent.dom.observe import observe_page
+from browser_agent.demo import FIRST_COMMAND, SECOND_COMMAND
 from browser_agent.harvest.cli import harvest_command, skills_app
-from browser_agent.harvest.harvester import HarvestResult
-from browser_agent.llm.offline import OfflinePlanner
-from browser_agent.llm.openai_client import OpenAIClient
-from browser_agent.llm.types import LLMClient
 from browser_agent.memory.cli import app as memory_app
-from browser_agent.planner.agent import RunResult, run_command
-from browser_agent.planner.people import console_channel
-from browser_agent.planner.signals import Interrupted, run_to_end
 from browser_agent.secrets import OPTION_HELP as SECRET_HELP
 from browser_agent.secrets import SecretError
 from browser_agent.secrets import configured as configured_secrets
-from browser_agent.settings import ENV_PREFIX, Settings, SettingsError, load_settings, mask_url
 from browser_agent.site_policy import ALLOW_DOMAIN_HELP
 from browser_agent.store.cli import db_app
-from browser_agent.store.db import open_store
 from browser_agent.store.errors import StoreError
-from browser_agent.store.models import Run, Step
 from browser_agent.store.paths import from_store
 from browser_agent.validate.cli import validate_command
+
+if TYPE_CHECKING:
+    from browser_agent.harvest.harvester import HarvestResult
+    from browser_agent.llm.types import LLMClient
+    from browser_agent.planner.agent import RunResult
+    from browser_agent.settings import Settings
+    from browser_agent.store.models import Step
 
 console = Console()
 
@@ -60,6 +56,8 @@ class StoreErrorsInOneLine(TyperGroup):
     whichever command met it."""
 
     def invoke(self, ctx: typer.Context) -> Any:
+        from browser_agent.settings import SettingsError  # pydantic: not needed for --help
+
         try:
             return super().invoke(ctx)
         except (StoreError, SecretError, SettingsError) as exc:
@@ -94,6 +92,8 @@ def main(
     ] = None,
 ) -> None:
     """Apply the global options and check the settings before any command runs."""
+    from browser_agent.settings import ENV_PREFIX, SettingsError, load_settings
+
     if workspace is not None:
         _set_env_while_running(ctx, f"{ENV_PREFIX}WORKSPACE", str(workspace.expanduser().resolve()))
     try:
@@ -150,6 +150,9 @@ def dom(
     ] = None,
 ) -> None:
     """Print the distilled DOM of a page, as the planner sees it."""
+    from browser_agent.browser.session import browser_session
+    from browser_agent.dom.observe import observe_page
+    from browser_agent.settings import load_settings
     from skills.primitive.open_url import open_url
 
     settings = load_settings().with_overrides(allowed_domains=allow_domain or None)
@@ -186,7 +189,11 @@ def make_llm(settings: Settings, model: str | None, text_actions: bool = False) 
     """The configured model client; the offline planner when asked for (``--model offline``)
     or when no endpoint is configured, so the product runs without a network."""
     if is_offline(settings, model):
+        from browser_agent.llm.offline import OfflinePlanner
+
         return OfflinePlanner()
+    from browser_agent.llm.openai_client import OpenAIClient  # openai loads for a hosted model
+
     return OpenAIClient(
         model or settings.llm_model,
         base_url=settings.llm_base_url,
@@ -260,6 +267,11 @@ def run(
     Secrets (passwords, keys) go in with --secret and are named in the command as {NAME};
     a value the command gives after "password", "PIN", "token" or "API key" is kept out
     of every log the same way."""
+    from browser_agent.planner.agent import run_command
+    from browser_agent.planner.people import console_channel
+    from browser_agent.planner.signals import Interrupted, run_to_end
+    from browser_agent.settings import load_settings
+
     if not command.strip():
         typer.secho("Error: the command is empty: say what the agent should do.", err=True)
         raise typer.Exit(2)
@@ -308,6 +320,9 @@ def demo(
 
     Logs, the skill and the database go to a fresh temporary workspace.
     """
+    from browser_agent.demo import tour
+    from browser_agent.settings import load_settings
+
     workspace = Path(tempfile.mkdtemp(prefix="browser-agent-demo-"))
     settings = load_settings().with_overrides(workspace=workspace)
     if headed:
@@ -344,6 +359,8 @@ def _report_harvest(result: HarvestResult) -> None:
 
 def _compare(first: RunResult, second: RunResult) -> None:
     """The two runs side by side: what the skill saved."""
+    from rich.table import Table
+
     table = Table(
         "",
         "first run (planner)",
@@ -368,6 +385,13 @@ def runs(
     limit: Annotated[int, typer.Option(help="How many recent runs to list.")] = 20,
 ) -> None:
     """List recent runs with their outcome and cost."""
+    from rich.table import Table
+    from sqlmodel import Session, select  # the store loads only for commands that read it
+
+    from browser_agent.settings import load_settings
+    from browser_agent.store.db import open_store
+    from browser_agent.store.models import Run
+
     engine = open_store(load_settings())
     with Session(engine) as db:
         rows = db.exec(select(Run).order_by(Run.started_at.desc()).limit(limit)).all()
@@ -389,6 +413,12 @@ def show(
     run_id: Annotated[str, typer.Argument(help="The run id (see browser-agent runs).")],
 ) -> None:
     """Print one run's steps: tool, arguments, response."""
+    from sqlmodel import Session, select  # the store loads only for commands that read it
+
+    from browser_agent.settings import load_settings
+    from browser_agent.store.db import open_store
+    from browser_agent.store.models import Run, Step
+
     settings = load_settings()
     engine = open_store(settings)
     with Session(engine) as db:
@@ -415,6 +445,8 @@ def info(
     Passwords and keys are never printed: a store or endpoint URL shows its password
     as ***, and the API key only as set or not set.
     """
+    from browser_agent.settings import load_settings
+
     facts = environment_info(load_settings())
     if as_json:
         typer.echo(json.dumps(facts, indent=2))
@@ -426,6 +458,8 @@ def info(
 
 def environment_info(settings: Settings) -> dict[str, str]:
     """What this installation uses, with every secret masked."""
+    from browser_agent.settings import mask_url
+
     offline = is_offline(settings)
     endpoint = settings.llm_base_url or "https://api.openai.com/v1 (OpenAI's default)"
     return {
@@ -451,6 +485,8 @@ def _version(package: str) -> str:
 
 def _browser_in_use(settings: Settings) -> str:
     """The remote endpoint, or the Chromium executable a run would launch, and how."""
+    from browser_agent.settings import mask_url
+
     if settings.browser_endpoint:
         return f"remote: {mask_url(settings.browser_endpoint)}"
     bundled = None if settings.chromium_path else _playwright_chromium()

@@ -7,15 +7,14 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from browser_agent.browser.session import launched_browser
-from browser_agent.demo_site import start_demo_site
-from browser_agent.harvest.harvester import HarvestResult, harvest
-from browser_agent.llm.types import LLMClient
-from browser_agent.planner.agent import RunResult, run_command
-from browser_agent.settings import Settings
-from browser_agent.store.db import open_store
-from browser_agent.store.models import Step
+if TYPE_CHECKING:
+    from browser_agent.harvest.harvester import HarvestResult
+    from browser_agent.llm.types import LLMClient
+    from browser_agent.planner.agent import RunResult
+    from browser_agent.settings import Settings
+    from browser_agent.store.models import Step
 
 FIRST_COMMAND = "search for trail shoes and sort by price low to high"
 SECOND_COMMAND = "search for sandals and sort by customer rating"
@@ -40,6 +39,13 @@ async def tour(
     on_stage: Callable[[str], None] = lambda _text: None,
 ) -> Tour:
     """Run, harvest, run again; one browser and one demo shop for the whole tour."""
+    # the browser, store and harvester load when the tour runs, not when the CLI starts
+    from browser_agent.browser.session import launched_browser
+    from browser_agent.demo_site import start_demo_site
+    from browser_agent.harvest.harvester import harvest
+    from browser_agent.planner.agent import run_command
+    from browser_agent.store.db import open_store
+
     engine = open_store(settings)
     with start_demo_site(port=0) as site:
         start = f"{site.url}/"

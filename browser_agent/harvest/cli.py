@@ -7,38 +7,23 @@ import json
 from collections import Counter
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.console import Console
 from rich.markup import escape
-from rich.syntax import Syntax
-from rich.table import Column, Table
-from sqlmodel import Session, select
 
-from browser_agent.harvest.harvester import (
+from browser_agent.harvest.outcomes import (
     ALREADY,
     FAILED,
     NEW_SKILL,
     NEW_VERSION,
     SKIPPED,
     UNCHANGED,
-    HarvestResult,
-    harvest,
-    same_modules,
 )
-from browser_agent.harvest.loader import SkillLoadError, skill_code
-from browser_agent.settings import load_settings
-from browser_agent.store.db import open_store
-from browser_agent.store.models import Run
-from browser_agent.store.paths import from_store
-from browser_agent.store.skills import (
-    count_current_skills,
-    current_skills,
-    skill_by_name,
-    templates_of,
-    versions_of,
-)
+
+if TYPE_CHECKING:
+    from browser_agent.harvest.harvester import HarvestResult
 
 console = Console()
 skills_app = typer.Typer(help="List harvested skills, or show one.", invoke_without_command=True)
@@ -46,6 +31,13 @@ skills_app = typer.Typer(help="List harvested skills, or show one.", invoke_with
 
 def _sources(items: list[str], all_runs: bool) -> list[Path]:
     """Log files for run ids and paths; with --all, every successful run's log."""
+    from sqlmodel import Session, select  # the store loads only when a command uses it
+
+    from browser_agent.settings import load_settings
+    from browser_agent.store.db import open_store
+    from browser_agent.store.models import Run
+    from browser_agent.store.paths import from_store
+
     settings = load_settings()
     paths = []
     for item in items:
@@ -100,6 +92,11 @@ def harvest_command(
     would be the same. Ends with a summary line; exit code 1 when nothing could be
     harvested from any source.
     """
+    # the harvester (libcst, the browser) loads only when harvesting
+    from browser_agent.harvest.harvester import harvest, same_modules
+    from browser_agent.settings import load_settings
+    from browser_agent.store.db import open_store
+
     paths = _sources(sources or [], all_runs)
     if not paths:
         typer.secho("Nothing to harvest: name run ids or log files, or use --all.", err=True)
@@ -181,6 +178,8 @@ def _some(group: list[HarvestResult], shown: int = 3) -> str:
 
 def _report_module(group: list[HarvestResult]) -> None:
     """A module a dry run generated, once for all the runs that give it."""
+    from rich.syntax import Syntax
+
     first = group[0]
     what = {
         NEW_SKILL: f"[bold]would write[/] a new skill {escape(first.name or '')}",
@@ -233,8 +232,15 @@ def skills_list(
     ] = 50,
 ) -> None:
     """List skills with status, version, uses and last validation."""
+    from browser_agent.settings import load_settings
+
     if ctx.invoked_subcommand:
         return
+    from rich.table import Column, Table
+
+    from browser_agent.store.db import open_store  # the store loads only when a command runs
+    from browser_agent.store.skills import count_current_skills, current_skills, templates_of
+
     engine = open_store(load_settings())
     rows = current_skills(engine, limit=limit or None)
     if not rows:
@@ -269,6 +275,13 @@ def skills_list(
 @skills_app.command("show")
 def skills_show(name: Annotated[str, typer.Argument(help="The skill's name.")]) -> None:
     """Print a skill's source and provenance."""
+    from rich.syntax import Syntax
+
+    from browser_agent.harvest.loader import SkillLoadError, skill_code
+    from browser_agent.settings import load_settings
+    from browser_agent.store.db import open_store  # the store loads only when a command runs
+    from browser_agent.store.skills import skill_by_name, versions_of
+
     settings = load_settings()
     engine = open_store(settings)
     skill = skill_by_name(engine, name)

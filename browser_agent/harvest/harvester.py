@@ -21,6 +21,14 @@ from sqlalchemy import Engine
 from browser_agent.harvest.codegen import generate_module, skill_name
 from browser_agent.harvest.loader import SkillLoadError, load_skill, skill_code, source_hash
 from browser_agent.harvest.logs import LogError, read_log
+from browser_agent.harvest.outcomes import (
+    ALREADY,
+    FAILED,
+    NEW_SKILL,
+    NEW_VERSION,
+    SKIPPED,
+    UNCHANGED,
+)
 from browser_agent.harvest.plan import NotHarvestable, SkillPlan, plan_skill
 from browser_agent.harvest.replay import relative, replay
 from browser_agent.settings import Settings
@@ -43,14 +51,6 @@ from browser_agent.store.skills import (
     versions_of,
 )
 from browser_agent.tools import tool_schema
-
-# What harvesting one source gave.
-NEW_SKILL = "new skill"
-NEW_VERSION = "new version"
-UNCHANGED = "unchanged"  # the same code as the current version: the source is added to it
-ALREADY = "already harvested"
-SKIPPED = "skipped"  # the log holds no skill (or cannot be read): a property of the log
-FAILED = "failed"  # harvesting raised; tried again by the next batch
 
 
 @dataclass

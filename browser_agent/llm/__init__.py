@@ -1,8 +1,14 @@
 """LLM layer: the client protocol, the OpenAI-compatible client, and a local test server."""
 
-from browser_agent.llm.openai_client import OpenAIClient
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
 from browser_agent.llm.text_actions import parse_text_action, render_tools_as_text
 from browser_agent.llm.types import FunctionClient, LLMClient, LLMError, LLMReply, ToolCall, Usage
+
+if TYPE_CHECKING:
+    from browser_agent.llm.openai_client import OpenAIClient
 
 __all__ = [
     "FunctionClient",
@@ -15,3 +21,12 @@ __all__ = [
     "parse_text_action",
     "render_tools_as_text",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    """``OpenAIClient`` on first use: the openai package loads only for a hosted model."""
+    if name == "OpenAIClient":
+        from browser_agent.llm.openai_client import OpenAIClient
+
+        return OpenAIClient
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

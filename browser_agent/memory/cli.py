@@ -2,17 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.console import Console
 from rich.markup import escape
-from rich.table import Table
 
-from browser_agent.memory.manager import clear_entries, entries
-from browser_agent.settings import load_settings
-from browser_agent.store.db import open_store
-from browser_agent.store.memory_models import KINDS, MemoryEntry
+if TYPE_CHECKING:
+    from browser_agent.store.memory_models import MemoryEntry
 
 console = Console()
 
@@ -23,6 +20,8 @@ app = typer.Typer(
 
 
 def _print(rows: list[MemoryEntry], empty: str) -> None:
+    from rich.table import Table
+
     table = Table("id", "kind", "saved", "run", "memory")
     for row in rows:
         table.add_row(
@@ -41,6 +40,12 @@ def list_memories(
     limit: Annotated[int, typer.Option(help="How many to show, oldest first.")] = 100,
 ) -> None:
     """List remembered entries: chat context, short-term and long-term memory."""
+    # the store (SQLModel) loads only when a memory command runs
+    from browser_agent.memory.manager import entries
+    from browser_agent.settings import load_settings
+    from browser_agent.store.db import open_store
+    from browser_agent.store.memory_models import KINDS
+
     if kind is not None and kind not in KINDS:
         raise typer.BadParameter(f"use one of {', '.join(KINDS)}", param_hint="--kind")
     rows = entries(open_store(load_settings()), kind=kind, limit=limit)
@@ -52,6 +57,10 @@ def search(
     text: Annotated[str, typer.Argument(help="Text to look for (case-insensitive).")],
 ) -> None:
     """Show the memories that contain TEXT."""
+    from browser_agent.memory.manager import entries
+    from browser_agent.settings import load_settings
+    from browser_agent.store.db import open_store
+
     rows = entries(open_store(load_settings()), contains=text)
     _print(rows, f"No memory contains {text!r}.")
 
@@ -64,5 +73,9 @@ def clear(
     if not yes:
         typer.secho("This deletes every memory; run again with --yes to do it.", fg="red", err=True)
         raise typer.Exit(1)
+    from browser_agent.memory.manager import clear_entries
+    from browser_agent.settings import load_settings
+    from browser_agent.store.db import open_store
+
     count = clear_entries(open_store(load_settings()))
     typer.echo(f"Deleted {count} memories.")

@@ -1,6 +1,3 @@
-"""The store: SQLModel tables for runs, steps and skills, in SQLite or any SQLAlchemy URL."""
-
-from browser_agent.store.db import open_store
-from browser_agent.store.models import Run, Step
-
-__all__ = ["Run", "Step", "open_store"]
+"""The store: SQLModel tables for runs, steps and skills, in SQLite or any SQLAlchemy URL
+(db opens it, models holds the tables). Nothing is imported here, so the store's error
+and path helpers load without SQLAlchemy."""

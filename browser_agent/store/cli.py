@@ -3,15 +3,14 @@
 from __future__ import annotations
 
 import json
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
-from sqlalchemy import Engine
 
-from browser_agent.settings import load_settings
-from browser_agent.store.db import store_engine
-from browser_agent.store.lock import LockTimeout
-from browser_agent.store.migrate import Revision, SchemaStatus, StoreTooNew, status, upgrade
+if TYPE_CHECKING:
+    from sqlalchemy import Engine
+
+    from browser_agent.store.migrate import Revision, SchemaStatus
 
 db_app = typer.Typer(
     help="The store's schema: its revision, and upgrading it to this version.",
@@ -20,6 +19,9 @@ db_app = typer.Typer(
 
 
 def _engine() -> Engine:
+    from browser_agent.settings import load_settings
+    from browser_agent.store.db import store_engine  # SQLAlchemy loads only for db commands
+
     return store_engine(load_settings())
 
 
@@ -41,6 +43,8 @@ def status_command(
     as_json: Annotated[bool, typer.Option("--json", help="Print the status as JSON.")] = False,
 ) -> None:
     """Show the store's schema revision, the newest one, and whether an upgrade is pending."""
+    from browser_agent.store.migrate import StoreTooNew, status  # Alembic, for db only
+
     engine = _engine()
     try:
         state = status(engine)
@@ -73,6 +77,9 @@ def status_command(
 def upgrade_command() -> None:
     """Apply the pending migrations to the store (a store made before migrations is
     stamped with the revision of its tables first; no row is lost)."""
+    from browser_agent.store.lock import LockTimeout
+    from browser_agent.store.migrate import StoreTooNew, upgrade  # Alembic, for db only
+
     engine = _engine()
     try:
         done = upgrade(engine)

@@ -5,32 +5,20 @@ from __future__ import annotations
 import asyncio
 import json
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.console import Console
 from rich.markup import escape
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-from rich.table import Table
 
-from browser_agent.browser.errors import BrowserError
 from browser_agent.secrets import OPTION_HELP as SECRET_HELP
 from browser_agent.secrets import configured as configured_secrets
-from browser_agent.settings import load_settings
 from browser_agent.site_policy import ALLOW_DOMAIN_HELP, refusal
-from browser_agent.validate.lock import LockHeld
-from browser_agent.validate.validator import (
-    HEALTHY,
-    SECRET,
-    STALE,
-    CannotValidate,
-    Checked,
-    Report,
-    run_validation,
-)
+
+if TYPE_CHECKING:
+    from browser_agent.validate.validator import Checked, Report
 
 console = Console()
-COLOURS = {HEALTHY: "green", STALE: "red", SECRET: "yellow"}
 
 
 def validate_command(
@@ -66,6 +54,14 @@ def validate_command(
 
     Exit code 0 when all pass, 1 when any is stale, 2 when validation could not run.
     """
+    # the validator (browser, store, harvester) loads only when validating
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    from browser_agent.browser.errors import BrowserError
+    from browser_agent.settings import load_settings
+    from browser_agent.validate.lock import LockHeld
+    from browser_agent.validate.validator import CannotValidate, run_validation
+
     secrets = configured_secrets(secret)
     settings = load_settings().with_overrides(allowed_domains=allow_domain or None)
     refused = refusal(url, settings) if url else None
@@ -113,12 +109,17 @@ def validate_command(
 
 def _print(result: Report) -> None:
     """A table of verdicts, then one line per problem: error, screenshot, new version."""
+    from rich.table import Table
+
+    from browser_agent.validate.validator import HEALTHY, SECRET, STALE
+
+    colours = {HEALTHY: "green", STALE: "red", SECRET: "yellow"}
     if not result.checked:
         console.print("No skills to validate.")
         return
     table = Table("skill", "v", "verdict", "failed at", "seconds")
     for checked in sorted(result.checked, key=lambda c: c.name):
-        colour = COLOURS.get(checked.verdict, "magenta")
+        colour = colours.get(checked.verdict, "magenta")
         where = f"step {checked.step}: {checked.selector}" if checked.step else ""
         table.add_row(
             escape(checked.name),
