@@ -61,6 +61,13 @@ async def measure(url: str, repeat: int) -> list[tuple]:
     return rows
 
 
+class QuietHandler(SimpleHTTPRequestHandler):
+    """Serves the generated pages without a line per request in the figures."""
+
+    def log_message(self, format: str, *args: object) -> None:  # noqa: A002
+        return
+
+
 def generated_pages(folder: Path) -> None:
     """A 3,000-link index table and an ARIA listbox of 3,000 options, written to ``folder``."""
     rows = "".join(
@@ -136,8 +143,7 @@ async def main(repeat: int) -> None:
                 )
         with tempfile.TemporaryDirectory() as folder:
             generated_pages(Path(folder))
-            handler = partial(SimpleHTTPRequestHandler, directory=folder)
-            handler.log_message = lambda *_args: None  # type: ignore[method-assign]
+            handler = partial(QuietHandler, directory=folder)
             server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
             threading.Thread(target=server.serve_forever, daemon=True).start()
             served = f"http://127.0.0.1:{server.server_address[1]}"
