@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from weakref import WeakKeyDictionary
 
+from playwright.async_api import BrowserContext, Frame, Locator, Page
 from playwright.async_api import Error as PlaywrightError
-from playwright.async_api import Frame, Locator, Page
 
 from browser_agent.browser.errors import ActionError
 from browser_agent.browser.session import BrowserSession
@@ -33,12 +34,45 @@ class Located:
     point: dict[str, float] | None = None  # a visible point to click when partly covered
 
 
+# Per browser context: the element a guard has just checked (exactly one, visible, with the
+# recorded identity), by selector, with the page and page version it was checked on.
+# The next locate, when it asks for that selector, takes it instead of looking again.
+_vouched: WeakKeyDictionary[BrowserContext, dict[str, tuple[Page, int, Located]]] = (
+    WeakKeyDictionary()
+)
+
+
+def vouch(active: BrowserSession, selector: str, located: Located) -> None:
+    """``located`` is the one element ``selector`` names on the current page now: the next
+    ``locate(selector)``, if nothing has changed the page in between, acts on it without
+    looking again. An mmid selector is never vouched for (its own check stays)."""
+    if mmid_of(selector) is None:
+        entry = (active.current_page(), active.page_version, located)
+        _vouched[active.context] = {selector: entry}  # only the latest guard's element
+
+
+def _take_vouched(active: BrowserSession, selector: str) -> Located | None:
+    """The element vouched for ``selector`` on this page and page version; any vouch ends
+    at the next locate, whichever selector it asks for."""
+    entry = _vouched.pop(active.context, {}).get(selector)
+    if entry is None:
+        return None
+    page, version, located = entry
+    if page is not active.current_page() or version != active.page_version:
+        return None
+    return located
+
+
 async def locate(
     active: BrowserSession, selector: str, *, timeout_ms: float | None = None
 ) -> Located:
-    """Exactly one visible element for ``selector``, or an ActionError saying why not."""
+    """Exactly one visible element for ``selector``, or an ActionError saying why not.
+    An element a guard has just vouched for is taken as it is (no second look)."""
     if not selector or not selector.strip():
         raise ActionError("No selector was given.", kind="invalid", selector=selector)
+    vouched = _take_vouched(active, selector)
+    if vouched is not None:
+        return vouched
     timeout = active.settings.action_timeout_ms if timeout_ms is None else timeout_ms
     mmid = mmid_of(selector)
     if mmid is not None:

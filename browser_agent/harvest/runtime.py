@@ -26,7 +26,7 @@ from playwright.async_api import BrowserContext, Frame, Page
 from playwright.async_api import Error as PlaywrightError
 
 from browser_agent.browser.errors import ActionError
-from browser_agent.browser.locate import frame_for
+from browser_agent.browser.locate import Located, frame_for, vouch
 from browser_agent.browser.session import session
 from browser_agent.browser.values import field_value
 from browser_agent.dom.library import run_on_element
@@ -322,28 +322,30 @@ async def _mismatch(
     loose: bool = False,
 ) -> str | None:
     """Why ``selector`` does not name the recorded element now, or None when it does
-    (``loose``: names compared case aside, as a command says them)."""
+    (``loose``: names compared case aside, as a command says them). When it does, the
+    element is vouched for, so the step's primitive acts on it without locating it again."""
     locator = page.locator(selector)
     try:
         count = await locator.count()
         visible = count == 1 and await locator.is_visible()
-        identity = await run_on_element(locator, "identity") if visible else None
+        seen = await run_on_element(locator, "inspect") if visible else None
     except PlaywrightError as exc:
         return f"{selector} cannot be used on this page: {str(exc).splitlines()[0]}"
     if count > 1:
         return f"{count} elements match {selector}; it must be exactly one."
-    if identity is None:
+    if seen is None:
         return f"no visible element matches {selector} (waited {waited:.1f} s)."
-    _tag, role, found_name, _secret = identity
-    if target.role == ANY_ROLE:
-        return None  # a selector the model wrote: one visible element is all that is known
-    if loose and by_name(target, expected).startswith("role=button[name=/"):
-        expected = found_name  # an "x" that named the close button
-    if role != target.role or (expected and not _same(found_name, expected)):
-        return (
-            f"{selector} now names a {role or 'element'} {found_name!r}, "
-            f"not the {target.role} {expected!r} it was recorded on."
-        )
+    _tag, role, found_name, is_password, opening, usable, point = seen
+    if target.role != ANY_ROLE:  # else a selector the model wrote: one visible element
+        if loose and by_name(target, expected).startswith("role=button[name=/"):
+            expected = found_name  # an "x" that named the close button
+        if role != target.role or (expected and not _same(found_name, expected)):
+            return (
+                f"{selector} now names a {role or 'element'} {found_name!r}, "
+                f"not the {target.role} {expected!r} it was recorded on."
+            )
+    if usable:  # else the primitive's own look says why it cannot be used
+        vouch(session(), selector, Located(locator, opening, is_password, point))
     return None
 
 

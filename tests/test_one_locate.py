@@ -1,0 +1,71 @@
+"""A guarded step locates its element once: the primitive acts on the element the guard
+(``find``) checked, and looks again whenever anything came between the two (another
+locate, a new page), so a check never vouches for an element it did not see.
+
+The pages are this suite's own (tests/pages), served on 127.0.0.1.
+"""
+
+from __future__ import annotations
+
+import pytest
+from playwright.async_api import Locator
+
+from browser_agent.browser import locate as locating
+from browser_agent.browser.errors import ActionError
+from browser_agent.browser.session import BrowserSession
+from browser_agent.harvest.runtime import Target, expect, find
+from skills.primitive import click, enter_text, open_url
+from tests.test_runtime_guards import pages  # noqa: F401 (the served tests/pages)
+
+NAME = Target(step=2, selector="#plain", role="textbox", name="Name")
+
+
+@pytest.fixture
+def looks(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The selectors the primitives look up on the page (their own locate)."""
+    seen: list[str] = []
+    look = locating._by_selector
+
+    async def counted(active: BrowserSession, selector: str, timeout: float) -> Locator:
+        seen.append(selector)
+        return await look(active, selector, timeout)
+
+    monkeypatch.setattr(locating, "_by_selector", counted)
+    return seen
+
+
+async def test_the_primitive_acts_on_the_element_the_guard_found(
+    pages: str,  # noqa: F811
+    page_session: BrowserSession,
+    looks: list[str],
+) -> None:
+    await open_url(f"{pages}/stubborn.html")
+    said = await enter_text(selector=await find(NAME), text="Ada")
+    await expect(NAME, said, value="Ada")
+    assert looks == []  # the guard's element, not a second look
+    assert await page_session.page.locator("#plain").input_value() == "Ada"
+
+
+async def test_another_locate_in_between_ends_the_vouch(
+    pages: str,  # noqa: F811
+    page_session: BrowserSession,
+    looks: list[str],
+) -> None:
+    await open_url(f"{pages}/stubborn.html")
+    selector = await find(NAME)
+    await click("#terms")
+    await enter_text(selector=selector, text="Ada")
+    assert looks == ["#terms", "#plain"]
+
+
+async def test_a_new_page_in_between_is_looked_at_afresh(
+    pages: str,  # noqa: F811
+    page_session: BrowserSession,
+) -> None:
+    await open_url(f"{pages}/stubborn.html")
+    selector = await find(NAME)
+    await open_url(f"{pages}/stubborn.html")  # a new document: the field is not that one
+    await page_session.page.locator("#plain").evaluate("el => { el.style.display = 'none'; }")
+    with pytest.raises(ActionError) as refused:
+        await enter_text(selector=selector, text="Ada")
+    assert refused.value.kind == "hidden"
