@@ -12,14 +12,19 @@ CPU time is user + system time from ``getrusage(RUSAGE_CHILDREN)`` around each p
 the Python process and every descendant that was waited for when it ended (Playwright's
 driver, Chromium and its helper processes, which Chromium reaps on a clean close). A
 process left running to be reaped by init would not count; the demo shop's CPU (a thread
-of this process) does not. Run:
-    .venv/bin/python scripts/bench_replay.py [--runs 7]
+of this process) does not.
+
+Both processes keep compiled bytecode in a cache in the temporary folder (warmed by the
+preparing runs), as an installed package does, even where PYTHONDONTWRITEBYTECODE is set;
+``--no-bytecode-cache`` runs them as the environment says instead. Run:
+    .venv/bin/python scripts/bench_replay.py [--runs 7] [--no-bytecode-cache]
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import resource
 import statistics
 import subprocess
@@ -36,12 +41,15 @@ CLI = [str(Path(sys.executable).parent / "browser-agent")]  # the installed comm
 BY_HAND = [sys.executable, str(SCRIPTS / "replay_by_hand.py")]
 
 
+ENV = dict(os.environ)  # the environment both processes run in
+
+
 def timed(argv: list[str]) -> tuple[float, float, str]:
     """Run ``argv`` to its end: wall seconds, CPU seconds of it and its waited descendants,
     and its stdout; a failed process ends the benchmark with its output."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.perf_counter()
-    done = subprocess.run(argv, capture_output=True, text=True, check=False)
+    done = subprocess.run(argv, capture_output=True, text=True, check=False, env=ENV)
     wall = time.perf_counter() - started
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if done.returncode != 0:
@@ -70,11 +78,19 @@ def routed(workspace: Path, shop: str) -> tuple[float, float]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=7, help="Runs of each, interleaved.")
+    parser.add_argument(
+        "--no-bytecode-cache",
+        action="store_true",
+        help="Do not cache compiled bytecode where the environment says not to.",
+    )
     options = parser.parse_args()
     if options.runs < 1:
         sys.exit("--runs must be at least 1")
     with start_demo_site(port=0) as site, tempfile.TemporaryDirectory() as folder:
         shop = f"{site.url}/"
+        if not options.no_bytecode_cache:
+            ENV.pop("PYTHONDONTWRITEBYTECODE", None)
+            ENV["PYTHONPYCACHEPREFIX"] = str(Path(folder) / "bytecode")
         workspace = Path(folder) / "workspace"
         prepare(workspace, shop)
         product: list[tuple[float, float]] = []
@@ -82,7 +98,8 @@ def main() -> None:
         for _ in range(options.runs):
             product.append(routed(workspace, shop))
             by_hand.append(timed([*BY_HAND, shop])[:2])
-    print(f"{options.runs} runs each, interleaved; median seconds (CPU: process and children)")
+    cache = "no bytecode cache" if options.no_bytecode_cache else "bytecode cached"
+    print(f"{options.runs} runs each, interleaved, {cache}; median seconds (CPU: with children)")
     rows = {"routed run (browser-agent run)": product, "hand-written Playwright": by_hand}
     medians = {}
     for label, times in rows.items():
