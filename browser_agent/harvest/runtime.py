@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import json
 import re
-import time
 from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager, suppress
 from contextvars import ContextVar
@@ -191,7 +190,8 @@ async def find(target: Target, name: str | None = None, nth: str | None = None) 
     if not await _shown(page, selector):  # only then wait, for it or any healing stage
         stages = [s for _how, s in heal_stages(target)] if healing else []
         timeout = active.settings.action_timeout_ms
-        waited = await _wait_visible(page, [selector, *stages], timeout)
+        await _wait_visible(page, [selector, *stages], timeout)
+        waited = timeout / 1000
     if name is not None:
         selector = await _choose(page, target, selector, expected)
     problem = await _mismatch(page, target, selector, expected, waited, loose=name is not None)
@@ -301,16 +301,13 @@ async def _shown(page: Page | Frame, selector: str) -> bool:
         return False
 
 
-async def _wait_visible(page: Page | Frame, selectors: list[str], timeout: float) -> float:
-    """Wait until one of ``selectors`` shows a visible element (or the timeout passes);
-    the seconds waited."""
-    started = time.perf_counter()
+async def _wait_visible(page: Page | Frame, selectors: list[str], timeout: float) -> None:
+    """Wait until one of ``selectors`` shows a visible element (or the timeout passes)."""
     union = page.locator(selectors[0]).filter(visible=True)
     for selector in selectors[1:]:
         union = union.or_(page.locator(selector).filter(visible=True))
     with suppress(PlaywrightError):  # timed out, or a selector this page cannot parse
         await union.first.wait_for(state="visible", timeout=timeout)
-    return time.perf_counter() - started
 
 
 async def _mismatch(
