@@ -17,19 +17,11 @@ from html.parser import HTMLParser
 from typing import Any
 
 import pytest
+from playwright.async_api import Browser
 from playwright.async_api import Error as PlaywrightError
-from playwright.async_api import async_playwright
 
 from browser_agent.demo_site import DemoSite, start_demo_site
 
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--no-first-run",
-]
 TRAIL_SHOES = {
     "trail-blazer-2",
     "summit-trail-runner",
@@ -393,30 +385,29 @@ def test_command_line_serves_until_interrupted() -> None:
         assert process.wait(timeout=10) == 0
 
 
-async def test_browser_deals_modal_delayed_deals_and_sort_select(site: DemoSite) -> None:
-    async with async_playwright() as pw:
-        browser = await pw.chromium.launch(
-            executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS
-        )
-        try:
-            page = await browser.new_page()
-            await page.goto(site.url + "/deals")
-            dialog = page.get_by_role("dialog", name="Cookie consent")
-            assert await dialog.is_visible()
-            assert await page.get_by_test_id("deal").count() == 0
-            with pytest.raises(PlaywrightError):
-                await page.get_by_role("link", name="Home").click(trial=True, timeout=300)
-            async with page.expect_navigation():
-                await dialog.get_by_role("button", name="Accept all").click()
-            assert await dialog.count() == 0
-            await page.get_by_role("link", name="Home").click(trial=True, timeout=1000)
-            await page.get_by_test_id("deal").first.wait_for(timeout=5000)
-            assert await page.get_by_test_id("deal").count() == 4
+async def test_browser_deals_modal_delayed_deals_and_sort_select(
+    site: DemoSite, browser: Browser
+) -> None:
+    context = await browser.new_context()  # the Chromium the product finds and launches
+    try:
+        page = await context.new_page()
+        await page.goto(site.url + "/deals")
+        dialog = page.get_by_role("dialog", name="Cookie consent")
+        assert await dialog.is_visible()
+        assert await page.get_by_test_id("deal").count() == 0
+        with pytest.raises(PlaywrightError):
+            await page.get_by_role("link", name="Home").click(trial=True, timeout=300)
+        async with page.expect_navigation():
+            await dialog.get_by_role("button", name="Accept all").click()
+        assert await dialog.count() == 0
+        await page.get_by_role("link", name="Home").click(trial=True, timeout=1000)
+        await page.get_by_test_id("deal").first.wait_for(timeout=5000)
+        assert await page.get_by_test_id("deal").count() == 4
 
-            await page.goto(site.url + "/search?q=trail+shoes")
-            await page.select_option("#sort", "price_asc")
-            await page.wait_for_url("**/search?q=trail+shoes&sort=price_asc")
-            first = page.get_by_test_id("result").first
-            assert await first.get_attribute("data-slug") == "trail-sandal-pro"
-        finally:
-            await browser.close()
+        await page.goto(site.url + "/search?q=trail+shoes")
+        await page.select_option("#sort", "price_asc")
+        await page.wait_for_url("**/search?q=trail+shoes&sort=price_asc")
+        first = page.get_by_test_id("result").first
+        assert await first.get_attribute("data-slug") == "trail-sandal-pro"
+    finally:
+        await context.close()
