@@ -2,7 +2,7 @@
 runs and 1,000 skills in it, on SQLite and on PostgreSQL.
 
 Each store is filled like one used for months: runs and their steps copied from the runs
-of tests/fixtures/store_release_0.1.db (made by the agent's own code) with other
+of tests/fixtures/store_release_0.1.sql (a store made by the agent's own code) with other
 commands, times and ids; skills made like its harvested skill (signature, docstring,
 selectors, module code), each with its own command template on its own site. SQLite is a
 file in a temporary workspace; PostgreSQL is a throwaway server on 127.0.0.1, started
@@ -53,7 +53,7 @@ from browser_agent.store.models import Run, Skill, Step  # noqa: E402
 from browser_agent.store.skills import current_skills  # noqa: E402
 from tests.postgres_server import fresh_database, throwaway_postgres  # noqa: E402
 
-RELEASE = Path(__file__).resolve().parent.parent / "tests" / "fixtures" / "store_release_0.1.db"
+RELEASE = Path(__file__).resolve().parent.parent / "tests" / "fixtures" / "store_release_0.1.sql"
 RELEASE_MODULE = RELEASE.with_suffix("") / "skills" / "harvested" / "search_sort_v1.py"
 LIMIT_S = 0.5
 BATCH = 2_000
@@ -92,7 +92,8 @@ class Figures:
 
 def release_rows(table: str) -> list[dict[str, Any]]:
     """The rows of a table of the release store, as dictionaries."""
-    with sqlite3.connect(RELEASE) as db:
+    with sqlite3.connect(":memory:") as db:
+        db.executescript(RELEASE.read_text(encoding="utf-8"))
         db.row_factory = sqlite3.Row
         return [dict(row) for row in db.execute(f"SELECT * FROM {table} ORDER BY 1")]
 

@@ -1,6 +1,6 @@
 """The store's migrations: they make exactly the models' schema, a store made by release 0.1
-(tests/fixtures/store_release_0.1.db, made by that release's own code) upgrades without
-losing a row, stores made before migrations are stamped rather than re-created, and
+(tests/fixtures/store_release_0.1.sql: the dump of a store made by that release's own code)
+upgrades without losing a row, stores made before migrations are stamped rather than re-created, and
 `browser-agent db status` / `db upgrade` say where a store stands.
 
 The release store is a SQLite file, so its tests run on SQLite; the others run on both
@@ -37,16 +37,18 @@ from browser_agent.store.migrations import HEAD_REVISION
 from browser_agent.store.models import HarvestedSource, Run
 from browser_agent.store.skills import current_skills, harvested_source, record_use, remember_source
 
-FIXTURE = Path(__file__).parent / "fixtures" / "store_release_0.1.db"
+FIXTURE = Path(__file__).parent / "fixtures" / "store_release_0.1.sql"  # a text dump
 RELEASE_TABLES = ("run", "step", "skill", "validation", "memoryentry")
 
 
-def workspace_with(tmp_path: Path, database: Path | None = None) -> Settings:
-    """Settings for a fresh workspace, holding a copy of ``database`` when one is given."""
+def workspace_with(tmp_path: Path, dump: Path | None = None) -> Settings:
+    """Settings for a fresh workspace, holding the database of ``dump`` (SQL text, as
+    ``sqlite3 .dump`` writes it) when one is given."""
     workspace = tmp_path / "workspace"
     workspace.mkdir()
-    if database is not None:
-        shutil.copy(database, workspace / "browser_agent.db")
+    if dump is not None:
+        with sqlite3.connect(workspace / "browser_agent.db") as database:
+            database.executescript(dump.read_text(encoding="utf-8"))
     return load_settings().with_overrides(workspace=workspace, database_url=None)
 
 
