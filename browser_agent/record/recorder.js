@@ -1,0 +1,138 @@
+// The in-page half of a recording: runs in every frame (an init script) and reports what
+// the person does through the binding __browserAgentRecord, one action per event:
+//   click  - a click on any element (the Python side keeps those on controls)
+//   type   - the final text of one field: on change, when it loses the focus, when
+//            another action starts, or with press_enter when Enter submits it
+//   select - the option chosen in a <select>
+//   key    - Enter, Escape or a modifier combination outside a text field
+//   dialog - what alert, confirm and prompt said and whether they were accepted
+// Each action on an element carries the page as get_dom sees it at that moment (the page
+// library's observe, which numbers the elements with mmids) and the element's chain of
+// mmids and opening tags, nearest first. Python fills in the page library and the budget.
+(() => {
+  if (window.__browserAgentRecorder) return;
+  window.__browserAgentRecorder = true;
+  const lib = (
+__LIBRARY__
+  );
+  const BUDGET = __BUDGET__;
+  const TEXT_TYPES = new Set([
+    "", "text", "search", "email", "tel", "url", "number", "password", "date", "time",
+    "datetime-local", "month", "week",
+  ]);
+  const PRESSABLE = new Set(["BUTTON", "A", "SUMMARY", "SELECT", "OPTION"]);
+
+  const send = (event) => {
+    try {
+      window.__browserAgentRecord(JSON.stringify(event));
+    } catch (e) {
+      // the binding is gone: the recording ended
+    }
+  };
+  const isTextField = (el) =>
+    !!el && ((el.tagName === "INPUT" && TEXT_TYPES.has((el.getAttribute("type") || "").toLowerCase()))
+      || el.tagName === "TEXTAREA");
+  const isPassword = (el) =>
+    el.tagName === "INPUT" && (el.getAttribute("type") || "").toLowerCase() === "password";
+
+  // The page as get_dom shows it, and the element with its ancestors that got an mmid.
+  const seen = (path) => {
+    let dom = "";
+    try {
+      dom = lib({ op: "observe", contentType: "all_fields", budget: BUDGET, window: 0 });
+    } catch (e) {
+      dom = "";
+    }
+    const chain = [];
+    for (const node of path) {
+      if (!node || node.nodeType !== 1 || !node.hasAttribute("mmid")) continue;
+      chain.push([node.getAttribute("mmid"), lib(node, { op: "describe" })]);
+      if (chain.length >= 8) break;
+    }
+    return { dom, chain, url: location.href };
+  };
+  const pathOf = (el) => {
+    const path = [];
+    for (let node = el; node; node = node.parentNode || node.host) path.push(node);
+    return path;
+  };
+
+  let typing = null; // the field being typed into, until its text is reported
+  const flush = (enter) => {
+    const el = typing;
+    typing = null;
+    if (!el || !el.isConnected) return;
+    send({
+      kind: "type", text: el.value, password: isPassword(el), enter: !!enter,
+      ...seen(pathOf(el)),
+    });
+  };
+  window.__browserAgentFlush = () => flush(false);
+
+  addEventListener("input", (e) => {
+    const el = e.composedPath()[0];
+    if (e.isTrusted && isTextField(el)) {
+      if (typing && typing !== el) flush(false);
+      typing = el;
+    }
+  }, true);
+  addEventListener("change", (e) => {
+    const el = e.composedPath()[0];
+    // Playwright picks options by script (untrusted events), as a test playing the person does
+    if (!e.isTrusted && el.tagName !== "SELECT") return;
+    if (el === typing) flush(false);
+    else if (el.tagName === "SELECT") {
+      if (typing) flush(false);
+      const option = el.options[el.selectedIndex];
+      send({
+        kind: "select", value: el.value, label: option ? option.textContent.trim() : "",
+        ...seen(pathOf(el)),
+      });
+    }
+  }, true);
+  addEventListener("focusout", (e) => {
+    if (e.composedPath()[0] === typing) flush(false);
+  }, true);
+  addEventListener("pagehide", () => flush(false), true);
+  addEventListener("click", (e) => {
+    if (!e.isTrusted) return;
+    const path = e.composedPath();
+    if (typing && path[0] !== typing) flush(false);
+    send({ kind: "click", ...seen(path) });
+  }, true);
+  addEventListener("keydown", (e) => {
+    if (!e.isTrusted) return;
+    const el = e.composedPath()[0];
+    if (e.key === "Enter" && isTextField(el) && el.tagName !== "TEXTAREA") {
+      if (typing === el) flush(true);
+      else send({ kind: "key", keys: "Enter" });
+      return;
+    }
+    const modifiers = ["Control", "Alt", "Meta"].filter((m) => e.getModifierState(m));
+    if (["Control", "Alt", "Meta", "Shift"].includes(e.key)) return;
+    if (modifiers.length) {
+      if (isTextField(el) || (el && el.isContentEditable)) return; // editing: part of typing
+      if (typing) flush(false);
+      const shift = e.shiftKey ? ["Shift"] : [];
+      send({ kind: "key", keys: [...modifiers, ...shift, e.key.length === 1 ? e.key.toUpperCase() : e.key].join("+") });
+      return;
+    }
+    if (e.key === "Escape" || (e.key === "Enter" && !PRESSABLE.has(el.tagName) && !isTextField(el)
+      && el.tagName !== "INPUT" && el.getAttribute("role") !== "button")) {
+      if (typing) flush(false);
+      send({ kind: "key", keys: e.key });
+    }
+  }, true);
+
+  // What a dialog said and how it was answered, whoever answered it.
+  for (const type of ["alert", "confirm", "prompt"]) {
+    const original = window[type];
+    if (typeof original !== "function") continue;
+    window[type] = function (...args) {
+      const result = original.apply(this, args);
+      const accepted = type === "alert" || (type === "confirm" ? result === true : result !== null);
+      send({ kind: "dialog", type, message: String(args[0] ?? ""), accepted });
+      return result;
+    };
+  }
+})();
