@@ -153,7 +153,7 @@ def dom(
     from browser_agent.browser.session import browser_session
     from browser_agent.dom.observe import observe_page
     from browser_agent.settings import load_settings
-    from skills.primitive.open_url import open_url
+    from browser_agent.skills.primitive.open_url import open_url
 
     settings = load_settings().with_overrides(allowed_domains=allow_domain or None)
     target = openable(url, settings)
@@ -176,7 +176,7 @@ def dom(
 def openable(url: str, settings: Settings) -> str:
     """``url`` as open_url opens it; a URL the settings refuse (a ``file:`` URL, a site off
     the allow-list) ends the command in one line with exit code 2."""
-    from skills.primitive.open_url import normalize_url
+    from browser_agent.skills.primitive.open_url import normalize_url
 
     try:
         return normalize_url(url, settings)

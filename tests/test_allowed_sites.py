@@ -27,11 +27,11 @@ from browser_agent.llm.types import ToolCall
 from browser_agent.planner.agent import Tools, execute
 from browser_agent.settings import Settings, SettingsError
 from browser_agent.site_policy import domain_list
+from browser_agent.skills.primitive import click, open_url
 from browser_agent.store.db import open_store
 from browser_agent.store.models import Skill, Step
 from browser_agent.testing.harvested import _replay as replay_on_page
 from browser_agent.validate.validator import run_validation
-from skills.primitive import click, open_url
 from tests.skill_workspaces import (
     OPEN_PRODUCT,
     harvest_commands,
@@ -333,7 +333,7 @@ async def test_pytest_plugin_replays_stay_on_the_allowed_sites(
 ) -> None:
     """The ``--harvested-skills`` plugin replays on pytest-playwright's own page."""
     code = (
-        "from skills.primitive import open_url\n\n"
+        "from browser_agent.skills.primitive import open_url\n\n"
         "async def hop(url):\n    return await open_url(url)\n"
     )
     skill = Skill(name="hop", module_path="hop_v1.py", shape="hop", source=code, expected_end="/")

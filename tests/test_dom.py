@@ -9,7 +9,7 @@ import pytest
 from browser_agent.browser.session import BrowserSession
 from browser_agent.demo_site import DemoSite
 from browser_agent.dom.observe import observe_page
-from skills.primitive import get_dom, open_url
+from browser_agent.skills.primitive import get_dom, open_url
 
 # Every control on the page, including those in open shadow roots and same-origin frames,
 # with its mmid and whether the demo page marks it (or an ancestor) as not usable.

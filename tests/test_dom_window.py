@@ -17,8 +17,8 @@ from browser_agent.demo_site import DemoSite
 from browser_agent.llm.types import FunctionClient
 from browser_agent.planner.agent import RunResult, run_command
 from browser_agent.settings import Settings
+from browser_agent.skills.primitive import click, find_elements, get_dom, open_url, scroll
 from browser_agent.store.db import open_store
-from skills.primitive import click, find_elements, get_dom, open_url, scroll
 from tests.scripted import Script, mmid
 from tests.test_runtime_guards import pages  # noqa: F401 (the served tests/pages)
 
@@ -163,11 +163,35 @@ async def test_links_are_short(page_session: BrowserSession, demo: DemoSite) -> 
         '<a href="/p/1?utm_source=mail&id=7&gclid=abc&utm_medium=x#top">Tracked</a>'
         '<a href="/p/2?fbclid=zz">Only tracked</a>'
     )
-    dom = await get_dom("input_fields")
-    assert 'link "Tracked" href=/p/1?id=7#top\n' in dom, dom  # tracking identifies nothing
-    assert 'link "Only tracked" href=/p/2\n' in dom + "\n", dom
-    assert 'href="/search?q=trail&session=xxxxxxxxxxxxxxxx…"' in dom, dom
-    other = json.loads(re.search(r'link "Other site" href=(\S+)', dom).group(1))
+    found = "\n".join(  # find_elements shows every link's target
+        [await find_elements(words) for words in ("site", "cart", "tracked")]
+    )
+    assert 'link "Tracked" href=/p/1?id=7#top\n' in found, found  # tracking identifies nothing
+    assert 'link "Only tracked" href=/p/2\n' in found + "\n", found
+    assert 'href="/search?q=trail&session=xxxxxxxxxxxxxxxx…"' in found, found
+    other = json.loads(re.search(r'link "Other site" href=(\S+)', found).group(1))
     assert other.startswith("example.org/docs/xxx") and other.endswith("/page.html#part")
     assert len(other) == 80
-    assert "href=/cart" in dom
+    assert "href=/cart" in found
+
+
+async def test_get_dom_shows_a_target_where_the_name_does_not_tell(
+    page_session: BrowserSession, demo: DemoSite
+) -> None:
+    await open_url(f"{demo.url}/help")
+    here = page_session.page.url
+    await page_session.page.set_content(
+        '<a href="/cart">Cart</a>'  # a unique name says which link it is
+        '<a href="/p/1">Details</a><a href="/p/2">Details</a>'  # the same name twice
+        '<a href="https://example.org/x">Partner</a>'  # leaves the site
+        f'<a href="{here}">Help</a>'  # this very page
+        '<a href="#">Menu</a>'  # no address at all
+        '<a href="#faq">FAQ</a>'  # a part of this page, named
+    )
+    dom = await get_dom("all_fields")
+    assert re.search(r'link "Cart"\n', dom), dom
+    assert 'link "Details" href=/p/1\n' in dom and 'link "Details" href=/p/2\n' in dom, dom
+    assert 'link "Partner" href=example.org/x\n' in dom, dom
+    assert 'link "Help" href=/help\n' in dom, dom
+    assert 'link "Menu" href=#\n' in dom, dom
+    assert re.search(r'link "FAQ"\n', dom), dom

@@ -28,8 +28,8 @@ from browser_agent.harvest.plan import NotHarvestable, plan_skill
 from browser_agent.harvest.replay import NEEDS_SECRET
 from browser_agent.planner.redact import MASK
 from browser_agent.settings import Settings
+from browser_agent.skills.primitive import PRIMITIVES
 from browser_agent.store.db import open_store
-from skills.primitive import PRIMITIVES
 
 LOGS = Path(__file__).parent / "logs"
 RECORDED_AT = "127.0.0.1:8811"  # the demo shop's default address, where the logs were made

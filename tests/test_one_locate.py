@@ -14,7 +14,7 @@ from browser_agent.browser import locate as locating
 from browser_agent.browser.errors import ActionError
 from browser_agent.browser.session import BrowserSession
 from browser_agent.harvest.runtime import Target, expect, find
-from skills.primitive import click, enter_text, open_url
+from browser_agent.skills.primitive import click, enter_text, open_url
 from tests.test_runtime_guards import pages  # noqa: F401 (the served tests/pages)
 
 NAME = Target(step=2, selector="#plain", role="textbox", name="Name")

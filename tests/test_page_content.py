@@ -17,8 +17,8 @@ from browser_agent.page_content import PAGE_END, PAGE_START
 from browser_agent.planner.agent import run_command
 from browser_agent.planner.prompts import prompt
 from browser_agent.settings import Settings
+from browser_agent.skills.primitive import extract_text, get_dom, open_url
 from browser_agent.store.db import open_store
-from skills.primitive import extract_text, get_dom, open_url
 from tests.test_runtime_guards import pages  # noqa: F401 (the served tests/pages)
 
 _ELEMENT_LINE = re.compile(r"^\[(\d+)\] (\S+)(?: (\"(?:[^\"\\]|\\.)*\"))?")

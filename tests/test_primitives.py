@@ -15,8 +15,7 @@ from browser_agent.browser.session import BrowserSession
 from browser_agent.demo_site import DemoSite
 from browser_agent.dom.library import run_on_page
 from browser_agent.page_content import PAGE_END, PAGE_START
-from browser_agent.tools import tool_schema
-from skills.primitive import (
+from browser_agent.skills.primitive import (
     PRIMITIVES,
     bulk_enter_text,
     click,
@@ -32,6 +31,7 @@ from skills.primitive import (
     scroll,
     select_option,
 )
+from browser_agent.tools import tool_schema
 
 
 def mmid_for(dom: str, pattern: str) -> str:

@@ -24,8 +24,8 @@ from browser_agent.harvest.loader import load_skill
 from browser_agent.harvest.runtime import SkillNotApplicable, SkillStale, Target, expect
 from browser_agent.planner.prompts import task_message
 from browser_agent.settings import Settings
+from browser_agent.skills.primitive import click, enter_text, get_dom, open_url, select_option
 from browser_agent.store.db import open_store
-from skills.primitive import click, enter_text, get_dom, open_url, select_option
 from tests.test_harvest import tool_round
 
 PAGES = Path(__file__).parent / "pages"

@@ -141,7 +141,7 @@ CRAFTED = '''
 from typing import Annotated
 
 from browser_agent.harvest.runtime import Target, done, expect, find
-from skills.primitive import click, open_url
+from browser_agent.skills.primitive import click, open_url
 
 BUY = Target(
     step=2,

@@ -27,7 +27,7 @@ from browser_agent.harvest.plan import (
     SkillPlan,
     snake,
 )
-from skills.primitive import PRIMITIVES
+from browser_agent.skills.primitive import PRIMITIVES
 
 _IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 _STOPWORDS = {
@@ -410,7 +410,7 @@ def generate_module(plan: SkillPlan, name: str) -> str:
             cst.SimpleStatementLine(
                 [
                     cst.ImportFrom(
-                        module=cst.parse_expression("skills.primitive"),
+                        module=cst.parse_expression("browser_agent.skills.primitive"),
                         names=[cst.ImportAlias(identifier(n)) for n in used],
                     )
                 ]

@@ -31,7 +31,7 @@ from typing import Any
 from browser_agent.harvest.elements import Tag, role_of
 from browser_agent.harvest.logs import Call, ChatLog, LogError, problem_with
 from browser_agent.planner.redact import MASK
-from skills.primitive import PRIMITIVES
+from browser_agent.skills.primitive import PRIMITIVES
 
 # Calls that only look at the page (or wait): nothing to replay, nothing to report.
 OBSERVING = frozenset({"get_dom", "get_url", "extract_text", "tell_user"})

@@ -4,10 +4,16 @@ The store keeps each skill's code with its hash, so a moved or copied workspace,
 worker on another machine, runs the very code that was harvested and verified; the file
 in skills/harvested/ is the copy people read. Stores made before the code was kept there
 load the file (its stored path is found again in a moved workspace).
+
+Skills harvested before the primitives moved into the package import them as
+``skills.primitive``; each skill module sees that name as ``browser_agent.skills.primitive``
+through an import of its own, so no top-level ``skills`` is ever registered and a user's
+own ``skills`` package stays theirs.
 """
 
 from __future__ import annotations
 
+import builtins
 import hashlib
 import sys
 import types
@@ -18,6 +24,9 @@ from browser_agent.store.models import Skill
 from browser_agent.store.paths import from_store
 
 SkillFunction = Callable[..., Awaitable[str]]
+
+#: The packages skills of earlier releases import, and where they live now.
+LEGACY_PACKAGES = ("skills.primitive", "skills.harvested")
 
 
 class SkillLoadError(RuntimeError):
@@ -46,14 +55,36 @@ def skill_code(skill: Skill, workspace: Path | None = None) -> tuple[str, str]:
         raise SkillLoadError(f"The module of skill {skill.name} is missing: {path}") from exc
 
 
+def _skill_import(
+    name: str,
+    globals_: dict | None = None,
+    locals_: dict | None = None,
+    fromlist: tuple[str, ...] | list[str] | None = (),
+    level: int = 0,
+) -> types.ModuleType:
+    """``__import__`` for skill modules: ``skills.primitive`` (and ``skills.harvested``) of
+    earlier releases are the package's own; every other import is the ordinary one."""
+    if level == 0 and any(name == p or name.startswith(f"{p}.") for p in LEGACY_PACKAGES):
+        module = builtins.__import__(f"browser_agent.{name}", globals_, locals_, fromlist, 0)
+        # ``import skills.primitive`` binds ``skills``: the package that holds both
+        return module if fromlist else sys.modules["browser_agent.skills"]
+    return builtins.__import__(name, globals_, locals_, fromlist, level)
+
+
+def _skill_builtins() -> dict:
+    """The builtins a skill module runs with: the usual ones, with its own import."""
+    return {**vars(builtins), "__import__": _skill_import}
+
+
 def load_skill(skill: Skill, workspace: Path | None = None) -> SkillFunction:
     """The async function of a stored skill (``workspace``: where relative paths of stores
     without kept code are found)."""
     code, origin = skill_code(skill, workspace)
     stem = Path(skill.module_path).stem or f"{skill.name}_v{skill.version}"
-    module_name = f"skills.harvested.{stem}"
+    module_name = f"browser_agent.skills.harvested.{stem}"
     module = types.ModuleType(module_name)
     module.__file__ = origin if origin.endswith(".py") else f"<{origin}>"
+    module.__builtins__ = _skill_builtins()  # type: ignore[attr-defined]
     try:
         # dont_inherit: the module is compiled on its own terms, not with this file's
         # "from __future__ import annotations" (its annotations must stay objects)

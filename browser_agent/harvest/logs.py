@@ -20,7 +20,7 @@ from typing import Any
 from browser_agent.harvest.elements import tag_for_selector
 from browser_agent.planner.redact import MASK, redact
 from browser_agent.secrets import PLACEHOLDER
-from skills.primitive import PRIMITIVES
+from browser_agent.skills.primitive import PRIMITIVES
 
 
 class LogError(ValueError):

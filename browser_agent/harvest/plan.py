@@ -26,7 +26,7 @@ from browser_agent.harvest.logs import Call, ChatLog
 from browser_agent.harvest.selectors import ANY_ROLE, CLOSE_MARKS, text_selector
 from browser_agent.planner.redact import MASK
 from browser_agent.secrets import PLACEHOLDER
-from skills.primitive import OBSERVATION_ONLY, PRIMITIVES
+from browser_agent.skills.primitive import OBSERVATION_ONLY, PRIMITIVES
 
 OBSERVE = {"get_dom", "get_url", "tell_user"}
 # Names a generated module defines or imports; parameters and skills must not shadow them.

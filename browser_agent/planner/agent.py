@@ -33,11 +33,11 @@ from browser_agent.planner.step_help import MAX_HELP_CALLS, choose_element, step
 from browser_agent.secrets import configured as configured_secrets
 from browser_agent.secrets import masked_command
 from browser_agent.settings import Settings
+from browser_agent.skills.primitive import OBSERVATION_ONLY, PRIMITIVES, get_dom
 from browser_agent.store.db import open_store
 from browser_agent.store.models import Step
 from browser_agent.store.skills import current_skills
 from browser_agent.tools import tool_schema
-from skills.primitive import OBSERVATION_ONLY, PRIMITIVES, get_dom
 
 TERMINATE = "##TERMINATE##"
 MAX_CONSECUTIVE_FAILURES = 5

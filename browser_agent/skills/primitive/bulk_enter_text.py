@@ -7,7 +7,7 @@ from typing import Annotated, TypedDict
 from browser_agent.browser.effects import watching
 from browser_agent.browser.locate import locate
 from browser_agent.browser.session import session
-from skills.primitive.enter_text import fill
+from browser_agent.skills.primitive.enter_text import fill
 
 
 class FieldEntry(TypedDict):

@@ -7,8 +7,8 @@ from typing import Annotated
 from browser_agent.browser.effects import watching
 from browser_agent.browser.locate import locate
 from browser_agent.browser.session import session
-from skills.primitive._common import Selector, attempt
-from skills.primitive.enter_text import fill
+from browser_agent.skills.primitive._common import Selector, attempt
+from browser_agent.skills.primitive.enter_text import fill
 
 
 async def enter_text_and_click(

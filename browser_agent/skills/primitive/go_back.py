@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from browser_agent.browser.effects import watching
 from browser_agent.browser.session import session
-from skills.primitive._common import attempt
+from browser_agent.skills.primitive._common import attempt
 
 
 async def go_back() -> str:

@@ -10,7 +10,7 @@ from browser_agent.browser.effects import watching
 from browser_agent.browser.errors import ActionError
 from browser_agent.browser.locate import locate
 from browser_agent.browser.session import session
-from skills.primitive._common import Selector, attempt
+from browser_agent.skills.primitive._common import Selector, attempt
 
 
 async def select_option(

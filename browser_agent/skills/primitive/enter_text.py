@@ -15,7 +15,7 @@ from browser_agent.browser.session import BrowserSession, session
 from browser_agent.browser.values import field_value
 from browser_agent.dom.library import run_on_page
 from browser_agent.secrets import filled
-from skills.primitive._common import Selector, attempt
+from browser_agent.skills.primitive._common import Selector, attempt
 
 _TYPE = re.compile(r"""^<input\b[^>]*\btype=["']?([\w-]+)""", re.IGNORECASE)
 

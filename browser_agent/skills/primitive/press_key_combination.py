@@ -6,7 +6,7 @@ from typing import Annotated
 
 from browser_agent.browser.effects import watching
 from browser_agent.browser.session import session
-from skills.primitive._common import attempt
+from browser_agent.skills.primitive._common import attempt
 
 
 async def press_key_combination(

@@ -5,7 +5,7 @@ from __future__ import annotations
 from browser_agent.browser.effects import watching
 from browser_agent.browser.locate import locate
 from browser_agent.browser.session import session
-from skills.primitive._common import Selector, attempt
+from browser_agent.skills.primitive._common import Selector, attempt
 
 #: Menus open a submenu only after the pointer rests a moment (jQuery UI waits 300 ms).
 HOVER_INTENT_MS = 400
