@@ -3,11 +3,13 @@ writes a run; the run harvests into a skill that replays on other values with no
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
 
+import pytest
 from playwright.async_api import Browser, BrowserContext, Page
 from sqlalchemy import Engine
 
@@ -105,3 +107,134 @@ async def test_search_and_sort_shown_once_then_done_without_the_model(
     assert run.status == "succeeded", run.answer
     assert run.llm_calls == 0
     assert run.final_url == f"{demo.url}/search?q=road+shoes&sort=price_asc"
+
+
+async def test_add_to_cart_with_size_and_quantity(
+    settings: Settings, browser: Browser, demo: DemoSite
+) -> None:
+    product = f"{demo.url}/product/road-glide-5"
+
+    async def person(page: Page) -> None:
+        await page.goto(product)
+        await page.select_option("#size", "44")
+        await page.fill("#quantity", "2")
+        await page.click("#add-to-cart")
+        await page.wait_for_url("**/cart")
+
+    engine = open_store(settings)
+    _saved, result = await taught(
+        browser, settings, engine, person, "add it in size 44, quantity 2 to the cart"
+    )
+    assert result.skill is not None
+    assert json.loads(result.skill.command_templates) == [
+        "add it in size {size}, quantity {quantity} to the cart"
+    ]
+    run = await routed(
+        "add it in size 40, quantity 3 to the cart", settings, browser, engine, product
+    )
+    assert run.status == "succeeded" and run.llm_calls == 0, run.answer
+    assert run.final_url == f"{demo.url}/cart"
+    assert demo.submissions[-1] == {
+        "form": "cart",
+        "fields": {"slug": "road-glide-5", "size": "40", "quantity": "3"},
+    }
+
+
+async def test_a_form_inside_an_iframe(
+    settings: Settings, browser: Browser, demo: DemoSite
+) -> None:
+    async def person(page: Page) -> None:
+        await page.goto(f"{demo.url}/help")
+        frame = page.frame_locator("#contact-frame")
+        await frame.locator("#contact-name").fill("Ada Lovelace")
+        await frame.locator("#message").fill("Where is my order?")
+        await frame.locator("#send").click()
+        await frame.locator("#contact-status").wait_for()
+
+    engine = open_store(settings)
+    _saved, result = await taught(
+        browser,
+        settings,
+        engine,
+        person,
+        'send the message "Where is my order?" as Ada Lovelace through the contact form',
+    )
+    assert result.skill is not None
+    run = await routed(
+        'send the message "Do you ship to Oslo?" as Grace Hopper through the contact form',
+        settings,
+        browser,
+        engine,
+        f"{demo.url}/help",
+    )
+    assert run.status == "succeeded" and run.llm_calls == 0, run.answer
+    assert demo.submissions[-1] == {
+        "form": "contact",
+        "fields": {"name": "Grace Hopper", "message": "Do you ship to Oslo?"},
+    }
+
+
+def files_holding(root: Path, secret: bytes) -> list[Path]:
+    """Every file under ``root`` whose bytes hold ``secret`` (the store and its WAL too)."""
+    return [p for p in root.rglob("*") if p.is_file() and secret in p.read_bytes()]
+
+
+async def test_a_password_typed_is_a_placeholder_and_nowhere_on_disk(
+    settings: Settings, browser: Browser, demo: DemoSite, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("BROWSER_AGENT_SECRET_PASSWORD", "secret123")  # for the replay
+
+    async def person(page: Page) -> None:
+        await page.goto(f"{demo.url}/login")
+        await page.fill("#username", "demo")
+        await page.fill("#password", "secret123")
+        await page.click("#login-button")
+        await page.wait_for_url("**/account")
+
+    engine = open_store(settings)
+    saved, result = await taught(
+        browser, settings, engine, person, "log in as demo with password secret123"
+    )
+    assert saved.command == "log in as demo with password {PASSWORD}"
+    log = Path(saved.log_path).read_text(encoding="utf-8")
+    assert '\\"text\\": \\"{PASSWORD}\\"' in log
+    assert result.skill is not None
+    assert json.loads(result.skill.command_templates) == [
+        "log in as {username} with password {password}"
+    ]
+    run = await routed(
+        "log in as demo with password secret123", settings, browser, engine, f"{demo.url}/login"
+    )
+    assert run.status == "succeeded" and run.llm_calls == 0, run.answer
+    assert run.final_url == f"{demo.url}/account"
+    engine.dispose()
+    assert files_holding(settings.workspace, b"secret123") == []
+
+
+async def test_a_confirm_dialog_is_answered_as_the_person_did(
+    settings: Settings, browser: Browser, demo: DemoSite
+) -> None:
+    product = f"{demo.url}/product/road-glide-5"
+
+    async def person(page: Page) -> None:
+        page.on("dialog", lambda dialog: asyncio.ensure_future(dialog.accept()))
+        await page.goto(product)
+        await page.click("#add-to-cart")
+        await page.wait_for_url("**/cart")
+        await page.click("#empty-cart")
+        await page.locator("#cart-empty").wait_for()
+
+    engine = open_store(settings)
+    saved, result = await taught(
+        browser, settings, engine, person, "add it to the cart, then empty the cart"
+    )
+    log = Path(saved.log_path).read_text(encoding="utf-8")
+    assert "A confirm dialog said 'Empty your cart?'; it was accepted" in log
+    assert result.skill is not None
+    assert "answering_dialogs(accept=True)" in result.skill.source
+    before = len(demo.submissions)
+    run = await routed(
+        "add it to the cart, then empty the cart", settings, browser, engine, product
+    )
+    assert run.status == "succeeded" and run.llm_calls == 0, run.answer
+    assert [s["form"] for s in demo.submissions[before:]] == ["cart", "empty cart"]

@@ -44,7 +44,8 @@ What the redesign keeps: every page path and visible text; the sort option value
 (``#login-form``, ``#username``/``username``, ``#password``/``password``,
 ``#login-button``); the ``/help`` iframe (``title="Contact form"``) and its contact
 form (``#contact-name``, ``#message``, ``#send``); the cart page (``#cart-lines``,
-"Remove" buttons, ``#cart-total``, ``#checkout-link``); the deals consent dialog and
+"Remove" buttons, ``#cart-total``, ``#checkout-link``, ``#empty-cart`` which asks with
+``confirm()``); the deals consent dialog and
 deals list; the store locator; the newsletter form; the hidden fixtures.
 
 The ``swapped`` variant is the normal shop after a careless release, where an old
@@ -510,7 +511,8 @@ def _line_row(line: CartLine, removable: bool) -> str:
 
 
 def cart_page(ctx: PageContext, lines: list[CartLine]) -> str:
-    """Cart lines with Remove buttons, the total and the Checkout link."""
+    """Cart lines with Remove buttons, the total, the Checkout link and Empty cart (which
+    asks with confirm() first)."""
     if not lines:
         main = '<h1>Your cart</h1>\n<p id="cart-empty">Your cart is empty.</p>'
         return layout(ctx, "Cart", main)
@@ -518,7 +520,10 @@ def cart_page(ctx: PageContext, lines: list[CartLine]) -> str:
     main = (
         f"<h1>Your cart</h1>\n{_lines_table(lines, removable=True)}\n"
         f'<p id="cart-total">Total: {total}</p>\n'
-        '<p><a id="checkout-link" class="button" href="/checkout">Checkout</a></p>'
+        '<p><a id="checkout-link" class="button" href="/checkout">Checkout</a></p>\n'
+        '<form id="empty-cart-form" method="post" action="/cart/empty" '
+        "onsubmit=\"return confirm('Empty your cart?')\">"
+        '<button id="empty-cart" type="submit">Empty cart</button></form>'
     )
     return layout(ctx, "Cart", main)
 

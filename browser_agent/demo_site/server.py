@@ -174,6 +174,11 @@ def _remove_from_cart(site: DemoSite, req: Request) -> Response:
     return _redirect("/cart", _cookie("cart", catalog.encode_cart(lines)))
 
 
+def _empty_cart(site: DemoSite, req: Request) -> Response:
+    site.record("empty cart", {})
+    return _redirect("/cart", _cookie("cart", catalog.encode_cart([])))
+
+
 def _cart(site: DemoSite, req: Request) -> Response:
     return _html(pages.cart_page(req.context(), req.cart))
 
@@ -314,6 +319,7 @@ _ROUTES: dict[tuple[str, str], Route] = {
     ("POST", "/cart/remove"): _remove_from_cart,
     ("POST", "/wishlist/add"): _add_to_wishlist,
     ("GET", "/login"): _login_form,
+    ("POST", "/cart/empty"): _empty_cart,
     ("POST", "/login"): _login,
     ("GET", "/account"): _account,
     ("GET", "/checkout"): _checkout_form,
@@ -351,7 +357,8 @@ class DemoSite:
     """The demo shop on ``http://127.0.0.1:PORT``, served from a daemon thread.
 
     ``variant`` can be switched while it runs; ``submissions`` lists every login,
-    checkout, contact, newsletter, add-to-cart and add-to-wishlist submission received,
+    checkout, contact, newsletter, add-to-cart, add-to-wishlist and empty-cart submission
+    received,
     in order, as
     ``{"form": ..., "fields": {...}}`` with passwords masked as ``"***"``. Checkout
     fields are keyed by the normal variant's names whichever variant sent them.
