@@ -3,7 +3,9 @@
 Prints one row per page and content type: the demo pages, generated large pages, and,
 when installed, a large local HTML document (Debian's python3.11-doc); then, per large
 page, how much of it is within reach: actionable elements, how many the first observation
-shows, how many the windows and find_elements reach, observations for the farthest. Run:
+shows, how many the windows and find_elements reach, observations for the farthest, and
+how much faster one distillation is than one page round trip per actionable element
+(what reading each element through its own locator costs). Run:
     .venv/bin/python scripts/bench_dom.py [--repeat 5]
 """
 
@@ -23,7 +25,7 @@ from functools import partial
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
-from browser_agent.browser.session import browser_session
+from browser_agent.browser.session import BrowserSession, browser_session
 from browser_agent.demo_site import start_demo_site
 from browser_agent.dom.find import find_on_page
 from browser_agent.dom.library import run_on_page
@@ -100,13 +102,32 @@ def generated_pages(folder: Path) -> None:
     )
 
 
+ROUND_TRIP_SAMPLES = 40
+
+
+async def round_trip_ms(active: BrowserSession, actionable: int) -> float:
+    """Median ms of one round trip that reads one annotated element through its locator,
+    sampled over the page's elements."""
+    elements = active.page.locator("[mmid]")
+    step = max(1, actionable // ROUND_TRIP_SAMPLES)
+    timings = []
+    for index in range(0, min(actionable, step * ROUND_TRIP_SAMPLES), step):
+        started = time.perf_counter()
+        await elements.nth(index).get_attribute("mmid")
+        timings.append((time.perf_counter() - started) * 1000)
+    return statistics.median(timings)
+
+
 async def reach(url: str) -> tuple:
     """(actionable, shown first, reachable by the windows, by find_elements, observations for
-    the farthest, all_fields chars uncapped, raw HTML chars) of one page."""
+    the farthest, all_fields chars uncapped, raw HTML chars, ms of one uncapped distillation,
+    ms of one round trip per element) of one page."""
     async with browser_session(load_settings()) as active:
         await active.page.goto(url, wait_until="load")
         raw = len(await active.page.content())
+        started = time.perf_counter()
         uncapped = await observe_page(active, "all_fields", budget=UNCAPPED)
+        distill_ms = (time.perf_counter() - started) * 1000
         found = json.loads(await run_on_page(active.page, "find"))["found"]
         first = await observe_page(active, "input_fields")
         shown_first = first.interactive - first.above - first.below
@@ -126,6 +147,7 @@ async def reach(url: str) -> tuple:
         bottom = await observe_page(active, "input_fields")
         searched = await find_on_page(active, last_name, 20)
         needed = 1 if f"[{last_mmid}]" in bottom.text or f"[{last_mmid}]" in searched else None
+        per_element_ms = await round_trip_ms(active, len(actionable)) * len(actionable)
         return (
             len(actionable),
             shown_first,
@@ -134,6 +156,8 @@ async def reach(url: str) -> tuple:
             needed,
             len(uncapped.text),
             raw,
+            distill_ms,
+            per_element_ms,
         )
 
 
@@ -168,10 +192,12 @@ async def main(repeat: int) -> None:
             print()
             print("within reach (input_fields windows; the farthest element after scrolling to")
             print("the bottom, or found by its name): observations needed, 1 = one get_dom or")
-            print("one find_elements")
+            print("one find_elements); all_fields uncapped against the HTML; one distillation's ms")
+            print("against one round trip per actionable element (x: how many times faster)")
             print(
                 f"{'page':<44} {'actionable':>10} {'first':>6} {'windows':>7} {'find':>6}"
                 f" {'obs':>4} | {'all_fields':>10} {'html':>8} {'ratio':>6}"
+                f" | {'ms':>7} {'trips ms':>9} {'x':>6}"
             )
             reach_urls = [
                 f"{site.url}/big?n=10000",
@@ -180,11 +206,12 @@ async def main(repeat: int) -> None:
             ]
             reach_urls += [doc.as_uri() for doc in LARGE_DOCS if doc.exists()]
             for url in reach_urls:
-                actionable, first, windows, found, needed, out, raw = await reach(url)
+                actionable, first, windows, found, needed, out, raw, ms, trips = await reach(url)
                 shown = url.replace(site.url, "demo").replace(served, "generated")[-44:]
                 print(
                     f"{shown:<44} {actionable:>10} {first:>6} {windows:>7} {found:>6}"
                     f" {needed or '-':>4} | {out:>10} {raw:>8} {out / raw:>6.3f}"
+                    f" | {ms:>7.0f} {trips:>9.0f} {trips / ms:>6.1f}"
                 )
             server.shutdown()
         if not any(doc.exists() for doc in LARGE_DOCS):

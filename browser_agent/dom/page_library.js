@@ -214,7 +214,9 @@
     return states;
   }
 
-  function fieldLine(el, mmid, role, name) {
+  // ``withHref``: a link's target is part of the line (find_elements); get_dom adds it
+  // afterwards only where it says something the name does not (see linkTarget).
+  function fieldLine(el, mmid, role, name, withHref = true) {
     const bits = [`[${mmid}]`, role || el.tagName.toLowerCase()];
     if (name) bits.push(q(name));
     for (const attr of ["id", "name", "type", "data-testid", "placeholder", "aria-label"]) {
@@ -224,7 +226,7 @@
       if (attr === "type" && (el.tagName !== "INPUT" || IMPLIED_TYPES[role] === v)) continue;
       bits.push(`${attr}=${av(squash(v, 60))}`);
     }
-    if (el.tagName === "A") bits.push(`href=${av(shortHref(el.getAttribute("href")))}`);
+    if (el.tagName === "A" && withHref) bits.push(`href=${av(shortHref(el.getAttribute("href")))}`);
     if (el.tagName === "SELECT") {
       const options = Array.from(el.options);
       const shown = options.slice(0, 30).map((o) => {
@@ -339,6 +341,39 @@
     return text.length > 80 ? text.slice(0, 54) + "…" + text.slice(-25) : text;
   }
 
+  // A link's shown target, and whether it must be shown whatever the link's name: it
+  // leaves the site, it is this very page, or it is no address at all ("#", javascript:).
+  function linkTarget(el) {
+    const raw = el.getAttribute("href") || "";
+    let url = null;
+    try {
+      url = new URL(raw, location.href);
+    } catch (e) {
+      url = null;
+    }
+    const here = location.protocol + "//" + location.host + location.pathname + location.search;
+    const must = !url || !/^(https?|file):$/.test(url.protocol) ||
+      url.protocol !== location.protocol || url.host !== location.host ||
+      (url.protocol + "//" + url.host + url.pathname + url.search === here &&
+        (!url.hash || url.hash === "#" || url.hash === location.hash));
+    return { text: ` href=${av(shortHref(raw))}`, must };
+  }
+
+  // Links whose target is not needed to tell them apart lose it: a target is kept where
+  // linkTarget says it must be, where the link has no name, or where another link in the
+  // same view has the same name and another target.
+  function dropPlainTargets(lines, targets) {
+    const byName = new Map();
+    for (const [, name, target] of targets) {
+      if (!byName.has(name)) byName.set(name, new Set());
+      byName.get(name).add(target.text);
+    }
+    for (const [index, name, target] of targets) {
+      if (target.must || !name || byName.get(name).size > 1) continue;
+      lines[index] = lines[index].slice(0, -target.text.length);
+    }
+  }
+
   // Text around an element that says what it is for: its row, list item or label.
   function nearbyText(el) {
     const around = el.parentElement && el.parentElement.closest(
@@ -360,6 +395,7 @@
     const scrolled = !wanted && !finding && (window.scrollY > 0 || window.scrollX > 0);
     let lines = [];
     let registry = [];
+    let targets = []; // [line index, link name, linkTarget] of the window's links
     const found = [];
     let size = 0;
     let cut = 0;
@@ -374,7 +410,7 @@
     // Once a line does not fit the wanted window, the rest is only counted: no names or
     // lines are built. Lines of earlier windows (page N) are built to know where each ends.
     let full = false;
-    const emit = (line, entry, actionable) => {
+    const emit = (line, entry, actionable, target) => {
       if (!full && size + line.length + 1 > budget && size > 0 && windowNo < wanted) {
         windowNo += 1;
         above += windowItems;
@@ -382,6 +418,7 @@
         size = 0;
         lines = [];
         registry = [];
+        targets = [];
       }
       if (full || size + line.length + 1 > budget) {
         full = true;
@@ -391,6 +428,7 @@
       }
       size += line.length + 1;
       lines.push(line);
+      if (target) targets.push([lines.length - 1, entry[3], target]);
       if (entry) registry.push(entry);
       if (actionable) windowItems += 1;
     };
@@ -450,7 +488,9 @@
       } else if (interactive) {
         if (mode !== "text_only") {
           const name = item || role === "combobox" ? itemName(el) : nameOf(el);
-          emit(fieldLine(el, mmid, role, name), [mmid, el.tagName.toLowerCase(), role || "", name], true);
+          const target = el.tagName === "A" ? linkTarget(el) : null;
+          const line = fieldLine(el, mmid, role, name, false) + (target ? target.text : "");
+          emit(line, [mmid, el.tagName.toLowerCase(), role || "", name], true, target);
         } else if (!["INPUT", "SELECT", "TEXTAREA"].includes(el.tagName)) {
           const name = item || role === "combobox" ? itemName(el) : nameOf(el);
           if (name) emit(q(name), null, true);
@@ -501,6 +541,7 @@
         pushChildren(el, insideNext, saidNext, up);
       }
     }
+    dropPlainTargets(lines, targets);
     const header = [`Page ${q(document.title)} at ${location.href}`];
     if (modal) {
       header.push(
