@@ -27,6 +27,7 @@ from browser_agent.browser.errors import ActionError, BrowserError
 from browser_agent.demo import FIRST_COMMAND, SECOND_COMMAND
 from browser_agent.harvest.cli import harvest_command, skills_app
 from browser_agent.memory.cli import app as memory_app
+from browser_agent.record.cli import record_command
 from browser_agent.secrets import OPTION_HELP as SECRET_HELP
 from browser_agent.secrets import SecretError
 from browser_agent.secrets import configured as configured_secrets
@@ -75,6 +76,7 @@ app.add_typer(memory_app, name="memory")
 app.command("harvest")(harvest_command)
 app.add_typer(skills_app, name="skills")
 app.command("validate")(validate_command)
+app.command("record")(record_command)
 app.add_typer(db_app, name="db", help="The store's schema revision; upgrading it.")
 
 

@@ -5,14 +5,20 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
+import signal
+import socket
+import subprocess
+import sys
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
 
 import pytest
-from playwright.async_api import Browser, BrowserContext, Page
+from playwright.async_api import Browser, BrowserContext, Page, async_playwright
 from sqlalchemy import Engine
 
+from browser_agent.browser.chromium import LAUNCH_ARGS, find_chromium
 from browser_agent.demo_site import DemoSite
 from browser_agent.harvest.harvester import HarvestResult, harvest
 from browser_agent.llm.types import FunctionClient, LLMReply
@@ -238,3 +244,77 @@ async def test_a_confirm_dialog_is_answered_as_the_person_did(
     )
     assert run.status == "succeeded" and run.llm_calls == 0, run.answer
     assert [s["form"] for s in demo.submissions[before:]] == ["cart", "empty cart"]
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+async def test_the_record_command_records_until_ctrl_c_and_harvests(
+    settings: Settings, demo: DemoSite
+) -> None:
+    """``browser-agent record`` on a browser it connects to (the person's window); the
+    person searches, then presses Ctrl-C; the run is stored and harvested at once."""
+    port = free_port()
+    endpoint = f"http://127.0.0.1:{port}"
+    async with async_playwright() as playwright:
+        executable = find_chromium(None, playwright.chromium.executable_path)
+        launched = await playwright.chromium.launch(
+            executable_path=executable, args=[*LAUNCH_ARGS, f"--remote-debugging-port={port}"]
+        )
+        env = {
+            **os.environ,
+            "BROWSER_AGENT_WORKSPACE": str(settings.workspace),
+            "BROWSER_AGENT_BROWSER_ENDPOINT": endpoint,
+        }
+        process = await asyncio.create_subprocess_exec(
+            str(Path(sys.executable).parent / "browser-agent"),
+            "record",
+            "--url",
+            demo.url,
+            "--command",
+            "find trail shoes",
+            "--harvest",
+            env=env,
+            stdin=asyncio.subprocess.DEVNULL,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE,
+        )
+        person = await playwright.chromium.connect_over_cdp(endpoint)
+        page = None
+        while page is None:  # the window the command opened, once it shows the shop
+            await asyncio.sleep(0.1)
+            shown = [p for c in person.contexts for p in c.pages if p.url.startswith(demo.url)]
+            page = shown[0] if shown else None
+        await page.locator("#search-box").wait_for()
+        await page.fill("#search-box", "trail shoes")
+        await page.press("#search-box", "Enter")
+        await page.wait_for_url("**/search?q=trail+shoes")
+        process.send_signal(signal.SIGINT)
+        out, err = await process.communicate()
+        await person.close()
+        await launched.close()
+    said = out.decode()
+    assert process.returncode == 0, err.decode()
+    assert "Command template: find {search_term}" in said
+    assert "verified by replay" in said, said
+    run = json.loads(next(settings.logs_dir.glob("*.meta.json")).read_text(encoding="utf-8"))
+    assert (run["command"], run["status"], run["llm_calls"]) == ("find trail shoes", "succeeded", 0)
+
+
+def test_record_without_a_display_says_so_in_one_line(settings: Settings) -> None:
+    env = {**os.environ, "BROWSER_AGENT_WORKSPACE": str(settings.workspace), "DISPLAY": ""}
+    env.pop("WAYLAND_DISPLAY", None)
+    env.pop("BROWSER_AGENT_BROWSER_ENDPOINT", None)
+    done = subprocess.run(
+        [str(Path(sys.executable).parent / "browser-agent"), "record", "--command", "x"],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 2
+    assert done.stderr.startswith("Error: record opens a browser window and there is no display")
+    assert len(done.stderr.strip().splitlines()) == 1

@@ -94,8 +94,13 @@ __LIBRARY__
     if (e.composedPath()[0] === typing) flush(false);
   }, true);
   addEventListener("pagehide", () => flush(false), true);
+  let entering = false; // Enter is down in a text field: its form's implicit submission
+  addEventListener("keyup", (e) => {
+    if (e.key === "Enter") entering = false;
+  }, true);
   addEventListener("click", (e) => {
-    if (!e.isTrusted) return;
+    // the click a form's implicit submission sends its submit button is part of Enter
+    if (!e.isTrusted || (entering && e.detail === 0)) return;
     const path = e.composedPath();
     if (typing && path[0] !== typing) flush(false);
     send({ kind: "click", ...seen(path) });
@@ -104,6 +109,7 @@ __LIBRARY__
     if (!e.isTrusted) return;
     const el = e.composedPath()[0];
     if (e.key === "Enter" && isTextField(el) && el.tagName !== "TEXTAREA") {
+      entering = true;
       if (typing === el) flush(true);
       else send({ kind: "key", keys: "Enter" });
       return;

@@ -1,0 +1,203 @@
+"""``browser-agent record``: a person shows a task in a browser window; it becomes a run.
+
+The window is a headed Chromium (or the browser at ``BROWSER_AGENT_BROWSER_ENDPOINT``);
+the recording ends when the person closes it, or with Ctrl-C. It then asks what the
+demonstration does (unless ``--command`` said), says which typed values the command
+names (they become parameters) and which stay fixed, and offers to harvest it at once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import sys
+from contextlib import suppress
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+
+from browser_agent.secrets import OPTION_HELP as SECRET_HELP
+
+if TYPE_CHECKING:
+    from playwright.async_api import Browser, BrowserContext
+
+    from browser_agent.record.session import Recording
+    from browser_agent.settings import Settings
+
+NO_DISPLAY = (
+    "Error: record opens a browser window and there is no display (DISPLAY is not set). "
+    "Run it where a window can open, or set BROWSER_AGENT_BROWSER_ENDPOINT to a browser "
+    "you can see."
+)
+
+
+def _fail(message: str) -> typer.Exit:
+    typer.secho(message, err=True)
+    return typer.Exit(2)
+
+
+def has_display() -> bool:
+    """Whether a window can open here (Linux needs an X or Wayland display)."""
+    if not sys.platform.startswith("linux"):
+        return True
+    return bool(os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
+
+
+def record_command(
+    url: Annotated[str | None, typer.Option("--url", help="Page to start from.")] = None,
+    command: Annotated[
+        str | None, typer.Option("--command", help="What the demonstration does, in words.")
+    ] = None,
+    harvest_now: Annotated[
+        bool | None,
+        typer.Option("--harvest/--no-harvest", help="Harvest it into a skill at once."),
+    ] = None,
+    secret: Annotated[list[str] | None, typer.Option("--secret", help=SECRET_HELP)] = None,
+) -> None:
+    """Record a task a person shows in a browser window, as a run to harvest into a skill.
+
+    Close the window (or press Ctrl-C) when done. Typing is kept one step per field; a
+    password typed is kept as a {NAME} placeholder, never its value."""
+    from browser_agent.cli import openable
+    from browser_agent.secrets import configured
+    from browser_agent.settings import load_settings
+
+    settings = load_settings()
+    terminal = sys.stdin.isatty()
+    if command is not None and not command.strip():
+        raise _fail("Error: the command is empty: say what the demonstration does.")
+    if command is None and not terminal:
+        raise _fail("Error: not on a terminal: give --command with what the demonstration does.")
+    if not settings.browser_endpoint and not has_display():
+        raise _fail(NO_DISPLAY)
+    start = openable(url, settings) if url else None
+    recording = asyncio.run(_record(settings, start, configured(secret)))
+    if not any(action.tool != "open_url" for action in recording.actions):
+        raise _fail("Nothing was recorded: no click, typing or choice on a page.")
+    typer.echo(f"Recorded {len(recording.actions)} actions.")
+    if command is None:
+        command = typer.prompt("What does this demonstration do? (the command)")
+    _save_and_harvest(recording, command, settings, terminal, harvest_now)
+
+
+async def _record(settings: Settings, url: str | None, secrets: dict[str, str]) -> Recording:
+    """Open the window, record until it closes or Ctrl-C, and return the recording."""
+    from playwright.async_api import async_playwright
+
+    from browser_agent.record.session import record_session
+
+    async with async_playwright() as playwright:
+        browser = await _open_browser(playwright, settings)
+        context = browser.contexts[0] if browser.contexts else await browser.new_context()
+        context.on("dialog", lambda _dialog: None)  # the person answers it in the window
+        page = context.pages[0] if context.pages else await context.new_page()
+        ended = asyncio.Event()
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            with suppress(NotImplementedError):
+                loop.add_signal_handler(sig, ended.set)
+        browser.on("disconnected", lambda _browser: ended.set())
+        context.on("close", lambda _context: ended.set())
+        typer.echo("Recording: show the task in the window; close it (or Ctrl-C) when done.")
+        async with record_session(context, secrets) as recording:
+            if url:
+                await page.goto(url)
+            await _until_closed(context, ended)
+        with suppress(Exception):  # the person may have closed it already
+            await browser.close()
+        return recording
+
+
+async def _open_browser(playwright: object, settings: Settings) -> Browser:
+    """A headed Chromium, or the browser at the configured endpoint."""
+    from browser_agent.browser.chromium import LAUNCH_ARGS, find_chromium
+    from browser_agent.browser.errors import BrowserError
+
+    chromium = playwright.chromium  # type: ignore[attr-defined]
+    endpoint = settings.browser_endpoint
+    try:
+        if endpoint and ("devtools" in endpoint or endpoint.startswith("http")):
+            return await chromium.connect_over_cdp(endpoint)
+        if endpoint:
+            return await chromium.connect(endpoint)
+        executable = find_chromium(settings.chromium_path, chromium.executable_path)
+        return await chromium.launch(executable_path=executable, headless=False, args=LAUNCH_ARGS)
+    except BrowserError as exc:
+        raise _fail(f"Error: {exc}") from None
+    except Exception as exc:
+        where = f"at {endpoint}" if endpoint else "locally"
+        raise _fail(f"Error: could not start the browser {where}: {exc}") from None
+
+
+async def _until_closed(context: BrowserContext, ended: asyncio.Event) -> None:
+    """Wait until the person closes the last tab or the browser, or presses Ctrl-C."""
+    while not ended.is_set():
+        if not [page for page in context.pages if not page.is_closed()]:
+            return
+        with suppress(TimeoutError):
+            await asyncio.wait_for(ended.wait(), timeout=0.5)
+
+
+def _save_and_harvest(
+    recording: Recording,
+    command: str,
+    settings: Settings,
+    terminal: bool,
+    harvest_now: bool | None,
+) -> None:
+    """Store the run, say what becomes a parameter, and harvest when asked to."""
+    from browser_agent.record.save import save_recording
+    from browser_agent.store.db import open_store
+
+    engine = open_store(settings)
+    try:
+        saved = save_recording(recording, command, settings, engine)
+    except ValueError as exc:
+        raise _fail(f"Error: {exc}") from None
+    typer.echo(f"Run {saved.run_id}: {saved.command!r} ({saved.log_path})")
+    _show_parameters(Path(saved.log_path))
+    for name in recording.passwords.values():  # only its name is ever said
+        if "{" + name + "}" not in saved.command:
+            typer.echo(
+                f"  A password is kept as {{{name}}}: set BROWSER_AGENT_SECRET_{name} (or pass "
+                f"--secret {name}=...) when the skill runs."
+            )
+    if harvest_now is None:
+        harvest_now = terminal and typer.confirm("Harvest it into a skill now?", default=True)
+    if not harvest_now:
+        typer.echo(f"Harvest it later with: browser-agent harvest {saved.log_path}")
+        return
+    from browser_agent.harvest.harvester import harvest
+
+    (result,) = asyncio.run(harvest([Path(saved.log_path)], settings, engine))
+    if result.skill is None:
+        raise _fail(f"Not harvested: {result.error or result.reason}")
+    state = "verified by replay" if result.verified else f"not verified: {result.verify_error}"
+    typer.echo(f"Skill {result.skill.name} v{result.skill.version} ({result.outcome}), {state}.")
+
+
+def _show_parameters(log: Path) -> None:
+    """Which values the command names (parameters of the skill) and which stay fixed."""
+    from browser_agent.harvest.harvester import plan_from
+    from browser_agent.harvest.plan import NotHarvestable, Param
+
+    try:
+        plan = plan_from(log)
+    except (NotHarvestable, ValueError) as exc:
+        typer.echo(f"  It cannot become a skill as it is: {exc}")
+        return
+    typer.echo(f"  Command template: {plan.template}")
+    for param in plan.params:
+        if param.name != "start_url":
+            typer.echo(f"  {param.name}: {param.example!r}, from the command")
+    for step in plan.steps:
+        for key in ("text", "option"):
+            value = step.arguments.get(key)
+            if isinstance(value, str) and not isinstance(value, Param):
+                typer.echo(
+                    f"  {value!r} ({step.primitive}) stays fixed: the command does not say it"
+                )
+    if not plan.complete:
+        typer.echo(f"  The skill would end early: {plan.ended_because}")
