@@ -12,28 +12,27 @@ import time
 from dataclasses import asdict
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.console import Console
 from rich.markup import escape
-from typer.core import TyperGroup
 
 # Only what `--help` needs is imported here: the settings (pydantic), the browser, the
 # store, the planner, the harvester and the model clients load inside the commands that
 # use them, so `--help` and a routed run start fast.
 from browser_agent.browser.chromium import find_chromium
 from browser_agent.browser.errors import ActionError, BrowserError
+from browser_agent.cli_group import OneLineErrors
 from browser_agent.demo import FIRST_COMMAND, SECOND_COMMAND
 from browser_agent.harvest.cli import harvest_command, skills_app
+from browser_agent.json_output import print_json, run_fields, step_fields
 from browser_agent.memory.cli import app as memory_app
 from browser_agent.record.cli import record_command
 from browser_agent.secrets import OPTION_HELP as SECRET_HELP
-from browser_agent.secrets import SecretError
 from browser_agent.secrets import configured as configured_secrets
 from browser_agent.site_policy import ALLOW_DOMAIN_HELP
 from browser_agent.store.cli import db_app
-from browser_agent.store.errors import StoreError
 from browser_agent.store.paths import from_store
 from browser_agent.validate.cli import validate_command
 
@@ -50,27 +49,11 @@ OFFLINE_MODEL = "offline"
 MODEL_HELP = "Model at the endpoint; 'offline' for the built-in planner (the default without one)."
 
 
-class StoreErrorsInOneLine(TyperGroup):
-    """The command group: a store that cannot be opened or used (no driver, no server, a
-    refused login, a newer schema, a held lock), a secret given wrong or an option value
-    that is not a setting's (a bad --allow-domain) is said in one line, with exit code 2,
-    whichever command met it."""
-
-    def invoke(self, ctx: typer.Context) -> Any:
-        from browser_agent.settings import SettingsError  # pydantic: not needed for --help
-
-        try:
-            return super().invoke(ctx)
-        except (StoreError, SecretError, SettingsError) as exc:
-            typer.secho(f"Error: {exc}", fg="red", err=True)
-            raise typer.Exit(2) from None
-
-
 app = typer.Typer(
-    cls=StoreErrorsInOneLine,
+    cls=OneLineErrors,
     help="A browser agent that carries out web commands and learns skills from its runs.",
     no_args_is_help=True,
-    add_completion=False,
+    context_settings={"help_option_names": ["-h", "--help"]},
 )
 app.add_typer(memory_app, name="memory")
 app.command("harvest")(harvest_command)
@@ -78,6 +61,13 @@ app.add_typer(skills_app, name="skills")
 app.command("validate")(validate_command)
 app.command("record")(record_command)
 app.add_typer(db_app, name="db", help="The store's schema revision; upgrading it.")
+
+
+def _print_version(asked: bool) -> None:
+    """``--version``: print ``browser-agent X.Y.Z`` and stop."""
+    if asked:
+        typer.echo(f"browser-agent {_version('browser-agent')}")
+        raise typer.Exit()
 
 
 @app.callback()
@@ -92,6 +82,15 @@ def main(
             "overrides BROWSER_AGENT_WORKSPACE.",
         ),
     ] = None,
+    debug: Annotated[
+        bool, typer.Option("--debug", help="Show the traceback of an unexpected error.")
+    ] = False,
+    _version: Annotated[
+        bool,
+        typer.Option(
+            "--version", is_eager=True, callback=_print_version, help="Print the version."
+        ),
+    ] = False,
 ) -> None:
     """Apply the global options and check the settings before any command runs."""
     from browser_agent.settings import ENV_PREFIX, SettingsError, load_settings
@@ -205,6 +204,13 @@ def make_llm(settings: Settings, model: str | None, text_actions: bool = False) 
     )
 
 
+def _with_spinner(llm: LLMClient, as_json: bool = False) -> LLMClient:
+    """``llm`` showing a spinner on stderr while it answers, on a terminal only."""
+    from browser_agent.progress import waiting_for_model  # rich.progress: not for --help
+
+    return waiting_for_model(llm, Console(stderr=True), as_json)
+
+
 def is_offline(settings: Settings, model: str | None = None) -> bool:
     """True when the offline planner stands in: asked for, or no endpoint configured."""
     no_endpoint = settings.llm_base_url is None and settings.llm_api_key is None
@@ -252,7 +258,7 @@ def print_summary(result: RunResult) -> None:
 def run(
     command: Annotated[str, typer.Argument(help="What to do, in plain words.")],
     url: Annotated[str | None, typer.Option("--url", help="Page to start from.")] = None,
-    max_steps: Annotated[int, typer.Option(help="Stop after this many tool calls.")] = 30,
+    max_steps: Annotated[int, typer.Option(min=1, help="Stop after this many tool calls.")] = 30,
     headed: Annotated[bool, typer.Option(help="Show the browser window.")] = False,
     model: Annotated[str | None, typer.Option(help=MODEL_HELP)] = None,
     text_actions: Annotated[
@@ -283,7 +289,7 @@ def run(
         openable(url, settings)
     if headed:
         settings = settings.with_overrides(headed=True)
-    llm = make_llm(settings, model, text_actions)
+    llm = _with_spinner(make_llm(settings, model, text_actions), as_json)
     interactive = sys.stdin.isatty() and not as_json
     try:
         result = run_to_end(
@@ -302,7 +308,7 @@ def run(
         typer.secho(str(exc), fg="yellow", err=True)
         raise typer.Exit(exc.exit_code) from None
     if as_json:
-        typer.echo(json.dumps(asdict(result), indent=2))
+        print_json(asdict(result))
     else:
         print_summary(result)
     raise typer.Exit(0 if result.status == "succeeded" else 1)
@@ -329,7 +335,7 @@ def demo(
     settings = load_settings().with_overrides(workspace=workspace)
     if headed:
         settings = settings.with_overrides(headed=True)
-    llm = make_llm(settings, model)
+    llm = _with_spinner(make_llm(settings, model))
     shown = asyncio.run(
         tour(
             llm,
@@ -385,6 +391,7 @@ def _compare(first: RunResult, second: RunResult) -> None:
 @app.command()
 def runs(
     limit: Annotated[int, typer.Option(help="How many recent runs to list.")] = 20,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the runs as JSON.")] = False,
 ) -> None:
     """List recent runs with their outcome and cost."""
     from rich.table import Table
@@ -397,7 +404,11 @@ def runs(
     engine = open_store(load_settings())
     with Session(engine) as db:
         rows = db.exec(select(Run).order_by(Run.started_at.desc()).limit(limit)).all()
+    if as_json:
+        print_json({"runs": [run_fields(row) for row in rows]})
+        return
     table = Table("run", "status", "steps", "LLM calls", "started", "command")
+    table.columns[0].no_wrap = True  # a run id is never cut: show needs it
     for row in rows:
         table.add_row(
             row.id,
@@ -412,29 +423,35 @@ def runs(
 
 @app.command()
 def show(
-    run_id: Annotated[str, typer.Argument(help="The run id (see browser-agent runs).")],
+    run_id: Annotated[
+        str, typer.Argument(help="The run id (see browser-agent runs), or its unique start.")
+    ],
+    as_json: Annotated[
+        bool, typer.Option("--json", help="Print the run and its steps as JSON.")
+    ] = False,
 ) -> None:
     """Print one run's steps: tool, arguments, response."""
     from sqlmodel import Session, select  # the store loads only for commands that read it
 
+    from browser_agent.run_lookup import one_run
     from browser_agent.settings import load_settings
     from browser_agent.store.db import open_store
-    from browser_agent.store.models import Run, Step
+    from browser_agent.store.models import Step
 
     settings = load_settings()
     engine = open_store(settings)
     with Session(engine) as db:
-        found = db.get(Run, run_id)
-        if found is None:
-            typer.secho(f"No run {run_id!r}.", fg="red", err=True)
-            raise typer.Exit(1)
-        steps = db.exec(select(Step).where(Step.run_id == run_id).order_by(Step.index)).all()
+        found = one_run(db, run_id)
+        steps = db.exec(select(Step).where(Step.run_id == found.id).order_by(Step.index)).all()
+    log = from_store(found.log_path, settings.workspace) if found.log_path else ""
+    if as_json:
+        print_json({"run": run_fields(found), "steps": [step_fields(s) for s in steps], "log": log})
+        return
     console.print(f"[bold]{escape(found.command)}[/] ({found.status}, model {found.model})")
     for step in steps:
         mark = "ok" if step.ok else "error"
         console.print(f"{step.index:>3} {step.tool}({escape(step.arguments)}) {mark}")
         console.print(f"    [dim]{escape(step.response[:300])}[/]")
-    log = from_store(found.log_path, settings.workspace) if found.log_path else ""
     console.print(f"Answer: {escape(found.answer or '')}\nLog: {log}")
 
 
@@ -451,7 +468,7 @@ def info(
 
     facts = environment_info(load_settings())
     if as_json:
-        typer.echo(json.dumps(facts, indent=2))
+        print_json(facts)
         return
     width = max(len(key) for key in facts)
     for key, value in facts.items():

@@ -143,7 +143,7 @@ async def test_memory_cli_lists_searches_and_clears(
     assert listed.exit_code == 0 and "Ridge Runner" in listed.output and "Size 42" in listed.output
     found = runner.invoke(app, ["memory", "search", "ridge"])
     assert "Ridge Runner" in found.output and "Size 42" not in found.output
-    assert runner.invoke(app, ["memory", "clear"]).exit_code == 1
+    assert runner.invoke(app, ["memory", "clear"]).exit_code == 2
     assert len(entries(engine)) == 2
     cleared = runner.invoke(app, ["memory", "clear", "--yes"])
     assert cleared.exit_code == 0 and "Deleted 2 memories." in cleared.output

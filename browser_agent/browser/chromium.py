@@ -5,7 +5,7 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-from browser_agent.browser.errors import BrowserError
+from browser_agent.browser.errors import NoBrowser
 
 # Flags that let Chromium run as root in a container and keep it off the network
 # except for the pages it is asked to load.
@@ -33,7 +33,11 @@ def find_chromium(configured: str | None = None, bundled: str | None = None) -> 
     """
     if configured:
         if not Path(configured).exists():
-            raise BrowserError(f"The configured Chromium {configured!r} does not exist.")
+            raise NoBrowser(
+                f"The configured Chromium {configured!r} does not exist: set "
+                "BROWSER_AGENT_CHROMIUM to a Chromium executable, or unset it to use "
+                "Playwright's own or the system's."
+            )
         return configured
     if bundled and Path(bundled).exists():
         return None
@@ -41,7 +45,7 @@ def find_chromium(configured: str | None = None, bundled: str | None = None) -> 
         found = shutil.which(name)
         if found:
             return found
-    raise BrowserError(
+    raise NoBrowser(
         "No Chromium found. Run scripts/setup.sh (as root it installs Debian's 'chromium'), "
         "install one with your package manager, or set BROWSER_AGENT_CHROMIUM to its path."
     )

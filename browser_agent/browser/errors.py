@@ -7,6 +7,10 @@ class BrowserError(RuntimeError):
     """The browser itself is unusable: not found, not started, crashed or closed."""
 
 
+class NoBrowser(BrowserError):
+    """No browser to launch: a setup problem the person must fix; the message says how."""
+
+
 class ActionError(RuntimeError):
     """An action could not be carried out on the page.
 

@@ -13,6 +13,7 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
+from browser_agent.cli_group import UserError
 from browser_agent.harvest.outcomes import (
     ALREADY,
     FAILED,
@@ -21,11 +22,13 @@ from browser_agent.harvest.outcomes import (
     SKIPPED,
     UNCHANGED,
 )
+from browser_agent.json_output import print_json, skill_fields
 
 if TYPE_CHECKING:
     from browser_agent.harvest.harvester import HarvestResult
 
 console = Console()
+err_console = Console(stderr=True)
 skills_app = typer.Typer(help="List harvested skills, or show one.", invoke_without_command=True)
 
 
@@ -64,7 +67,7 @@ def harvest_command(
         typer.Option(
             "--dry-run",
             help="Print the code it would generate, each distinct module once with the runs "
-            "that give it; write nothing.",
+            "that give it (plain source on stdout when it is not a terminal); write nothing.",
         ),
     ] = False,
     verify: Annotated[bool, typer.Option(help="Replay each new skill at once.")] = True,
@@ -84,6 +87,9 @@ def harvest_command(
             "themselves (a browser-use history); it names their parameters.",
         ),
     ] = None,
+    as_json: Annotated[
+        bool, typer.Option("--json", help="Print the outcomes (and dry-run modules) as JSON.")
+    ] = False,
 ) -> None:
     """Turn successful runs into typed async skills in skills/harvested/.
 
@@ -93,58 +99,122 @@ def harvest_command(
     harvested from any source.
     """
     # the harvester (libcst, the browser) loads only when harvesting
-    from browser_agent.harvest.harvester import harvest, same_modules
+    from browser_agent.harvest.harvester import harvest
+    from browser_agent.progress import counting
     from browser_agent.settings import load_settings
     from browser_agent.store.db import open_store
 
     paths = _sources(sources or [], all_runs)
     if not paths:
-        typer.secho("Nothing to harvest: name run ids or log files, or use --all.", err=True)
-        raise typer.Exit(2)
+        raise UserError("Nothing to harvest: name run ids or log files, or use --all.")
     settings = load_settings()
-    results = asyncio.run(
-        harvest(
-            paths,
-            settings,
-            open_store(settings),
-            dry_run=dry_run,
-            verify=verify,
-            again=again,
-            command=command,
+    progress = counting("harvesting", err_console, as_json)
+    task = progress.add_task("", total=len(paths))
+
+    def taken_up(source: Path) -> None:
+        progress.update(task, description=source.name)
+        progress.advance(task)
+
+    with progress:
+        results = asyncio.run(
+            harvest(
+                paths,
+                settings,
+                open_store(settings),
+                dry_run=dry_run,
+                verify=verify,
+                again=again,
+                command=command,
+                on_source=taken_up,
+            )
         )
-    )
+    if as_json:
+        print_json(_as_json(results, dry_run))
+    else:
+        _print_outcomes(results, dry_run)
+    if not any(r.skill or r.code or r.outcome == ALREADY for r in results):
+        raise typer.Exit(1)
+
+
+def _print_outcomes(results: list[HarvestResult], dry_run: bool) -> None:
+    """Each source's outcome, then the summary line. A dry run's reports go to stderr and
+    its modules to stdout, so ``harvest --dry-run > skill.py`` keeps only the code."""
+    from browser_agent.harvest.harvester import same_modules
+
     made = (NEW_SKILL, NEW_VERSION)
+    said = err_console if dry_run else console
     for result in results:
         if result.outcome in (SKIPPED, FAILED) or (result.outcome in made and not dry_run):
-            _report(result)
+            _report(result, said)
     if dry_run:
         for group in same_modules(results):
             _report_module(group)
     else:
         for group in _by_skill(r for r in results if r.outcome == UNCHANGED):
             _report_unchanged(group)
-    console.print(summary(results, dry_run))
-    if not any(r.skill or r.code or r.outcome == ALREADY for r in results):
-        raise typer.Exit(1)
+    said.print(summary(results, dry_run))
 
 
-def _report(result: HarvestResult) -> None:
+def _as_json(results: list[HarvestResult], dry_run: bool) -> dict[str, object]:
+    """The batch as one JSON document: the summary, counts by outcome, each source's
+    outcome and, for a dry run, each distinct module with the sources that give it."""
+    from browser_agent.harvest.harvester import same_modules
+
+    data: dict[str, object] = {
+        "dry_run": dry_run,
+        "summary": summary(results, dry_run, markup=False),
+        "counts": dict(Counter(r.outcome for r in results)),
+        "results": [_result_fields(r) for r in results],
+    }
+    if dry_run:
+        data["modules"] = [
+            {
+                "name": group[0].name,
+                "outcome": group[0].outcome,
+                "sources": [r.source for r in group],
+                "code": group[0].code,
+            }
+            for group in same_modules(results)
+        ]
+    return data
+
+
+def _result_fields(result: HarvestResult) -> dict[str, object]:
+    """One source's outcome: the skill (name, version, module) it made or joined, whether
+    its replay passed, or why it has none."""
+    skill = result.skill
+    return {
+        "source": result.source,
+        "outcome": result.outcome,
+        "name": skill.name if skill else result.name,
+        "version": skill.version if skill else None,
+        "module_path": skill.module_path if skill else None,
+        "verified": result.verified,
+        "verify_error": result.verify_error,
+        "reason": result.reason,
+        "error": result.error,
+        "earlier": result.earlier,
+        "dropped": result.dropped,
+    }
+
+
+def _report(result: HarvestResult, said: Console = console) -> None:
     """One source's outcome: the skill it made or joined, or why it has none."""
     if result.outcome == FAILED:
-        console.print(f"[red]failed[/] {escape(result.error or '')}")
+        said.print(f"[red]failed[/] {escape(result.error or '')}")
     elif result.error:
-        console.print(f"[yellow]skipped[/] {escape(result.error)}")
+        said.print(f"[yellow]skipped[/] {escape(result.error)}")
     elif result.skill:
         skill = result.skill
         state = {True: "[green]verified, healthy[/]", False: "[yellow]not verified[/]"}
         note = state.get(result.verified, "candidate")
         reason = f" ({escape(result.verify_error)})" if result.verify_error else ""
-        console.print(
+        said.print(
             f"[bold]{skill.name}[/] v{skill.version} ({result.outcome}): {note}{reason}\n"
             f"  {escape(json.loads(skill.command_templates)[0])}\n  {skill.module_path}"
         )
     for dropped in result.dropped:
-        console.print(f"  [yellow]left out[/] {escape(dropped)}")
+        said.print(f"  [yellow]left out[/] {escape(dropped)}")
 
 
 def _by_skill(results: Iterable[HarvestResult]) -> list[list[HarvestResult]]:
@@ -177,22 +247,33 @@ def _some(group: list[HarvestResult], shown: int = 3) -> str:
 
 
 def _report_module(group: list[HarvestResult]) -> None:
-    """A module a dry run generated, once for all the runs that give it."""
-    from rich.syntax import Syntax
-
+    """A module a dry run generated, once for all the runs that give it: what it is on
+    stderr, the code on stdout."""
     first = group[0]
     what = {
         NEW_SKILL: f"[bold]would write[/] a new skill {escape(first.name or '')}",
         NEW_VERSION: f"[bold]would write[/] a new version of {escape(first.name or '')}",
     }.get(first.outcome, f"[bold]unchanged[/] {escape(first.name or '')} already has this module")
     runs = f"same module from {_some(group)}" if len(group) > 1 else f"from {_some(group)}"
-    console.print(f"{what}; {runs}:")
-    console.print(Syntax(first.code or "", "python"))
+    err_console.print(f"{what}; {runs}:")
+    print_source(first.code or "", console)
 
 
-def summary(results: list[HarvestResult], dry_run: bool = False) -> str:
+def print_source(code: str, on: Console) -> None:
+    """Python source: highlighted on a terminal, else written as it is (no colour, no
+    wrapping at the terminal's width), so piped source is the module itself."""
+    if on.is_terminal:
+        from rich.syntax import Syntax
+
+        on.print(Syntax(code, "python"))
+        return
+    on.file.write(code if code.endswith("\n") else code + "\n")
+    on.file.flush()
+
+
+def summary(results: list[HarvestResult], dry_run: bool = False, markup: bool = True) -> str:
     """One line: new skills, new versions, unchanged, already harvested, skipped (with
-    their reasons) and failed sources of a batch."""
+    their reasons) and failed sources of a batch (escaped for rich unless not ``markup``)."""
     count = Counter(r.outcome for r in results)
     lead = "Dry run (nothing written) of" if dry_run else "Harvest of"
     parts = [
@@ -210,7 +291,8 @@ def summary(results: list[HarvestResult], dry_run: bool = False) -> str:
     earlier = sum(1 for r in results if r.earlier)
     if earlier:
         parts.append(f"{earlier} of them harvested before (harvest passes over them)")
-    return escape(f"{lead} {len(results):,} sources: {', '.join(parts)}.")
+    line = f"{lead} {len(results):,} sources: {', '.join(parts)}."
+    return escape(line) if markup else line
 
 
 def _reasons(results: Iterable[HarvestResult], shown: int = 3) -> str:
@@ -230,6 +312,7 @@ def skills_list(
     limit: Annotated[
         int, typer.Option(help="How many skills to list, by name (0 lists them all).", min=0)
     ] = 50,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the skills as JSON.")] = False,
 ) -> None:
     """List skills with status, version, uses and last validation."""
     from browser_agent.settings import load_settings
@@ -243,6 +326,10 @@ def skills_list(
 
     engine = open_store(load_settings())
     rows = current_skills(engine, limit=limit or None)
+    more = count_current_skills(engine) - len(rows) if limit and len(rows) == limit else 0
+    if as_json:
+        print_json({"skills": [skill_fields(s) for s in rows], "more": max(more, 0)})
+        return
     if not rows:
         console.print("No harvested skills yet: run a command, then browser-agent harvest --all.")
         return
@@ -267,16 +354,18 @@ def skills_list(
             escape(next(iter(templates_of(skill)), "-")),
         )
     console.print(table)
-    more = count_current_skills(engine) - len(rows) if limit and len(rows) == limit else 0
     if more > 0:
         console.print(f"… and {more} more (--limit 0 lists them all).")
 
 
 @skills_app.command("show")
-def skills_show(name: Annotated[str, typer.Argument(help="The skill's name.")]) -> None:
+def skills_show(
+    name: Annotated[str, typer.Argument(help="The skill's name.")],
+    as_json: Annotated[
+        bool, typer.Option("--json", help="Print the skill, its versions and source as JSON.")
+    ] = False,
+) -> None:
     """Print a skill's source and provenance."""
-    from rich.syntax import Syntax
-
     from browser_agent.harvest.loader import SkillLoadError, skill_code
     from browser_agent.settings import load_settings
     from browser_agent.store.db import open_store  # the store loads only when a command runs
@@ -286,8 +375,16 @@ def skills_show(name: Annotated[str, typer.Argument(help="The skill's name.")]) 
     engine = open_store(settings)
     skill = skill_by_name(engine, name)
     if skill is None:
-        typer.secho(f"No skill {name!r}; see browser-agent skills.", fg="red", err=True)
-        raise typer.Exit(1)
+        raise UserError(f"No skill {name!r}: see browser-agent skills for the names.")
+    try:
+        code, problem = skill_code(skill, settings.workspace)[0], None
+    except SkillLoadError as exc:
+        code, problem = None, str(exc)
+    if as_json:
+        every = [{"version": s.version, "status": s.status} for s in versions_of(engine, name)]
+        fields = {**skill_fields(skill), "versions": every, "source": code, "problem": problem}
+        print_json(fields)
+        return
     versions = ", ".join(f"v{s.version} ({s.status})" for s in versions_of(engine, name))
     console.print(f"[bold]{skill.name}[/] v{skill.version} - {skill.status}; versions: {versions}")
     console.print(f"commands: {escape(', '.join(json.loads(skill.command_templates)))}")
@@ -295,9 +392,7 @@ def skills_show(name: Annotated[str, typer.Argument(help="The skill's name.")]) 
     console.print(f"from runs: {escape(', '.join(json.loads(skill.source_runs)))}")
     if skill.last_error:
         console.print(f"last error: {escape(skill.last_error)}")
-    try:
-        code, _origin = skill_code(skill, settings.workspace)
-    except SkillLoadError as exc:
-        console.print(f"[red]{escape(str(exc))}[/]")
+    if code is None:
+        console.print(f"[red]{escape(problem or '')}[/]")
         return
-    console.print(Syntax(code, "python"))
+    print_source(code, console)

@@ -12,6 +12,7 @@ from __future__ import annotations
 import ast
 import hashlib
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -408,14 +409,17 @@ async def harvest(
     browser: Browser | None = None,
     again: bool = False,
     command: str | None = None,
+    on_source: Callable[[Path], None] | None = None,
 ) -> list[HarvestResult]:
     """Harvest every log in ``sources`` not harvested before (all of them with ``again``);
     verify each new skill or version by replaying it at once. A dry run previews every
     source, noting in ``earlier`` those a harvest would pass over, and writes and
-    remembers nothing."""
+    remembers nothing. ``on_source`` hears of each source as it is taken up (progress)."""
     earlier_runs = {} if again else skill_source_runs(engine)
     results = []
     for source in sources:
+        if on_source is not None:
+            on_source(source)
         key = source_key(source, settings)
         done = None
         if key is not None and not again:

@@ -8,6 +8,9 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
+from browser_agent.cli_group import UserError
+from browser_agent.json_output import memory_fields, print_json
+
 if TYPE_CHECKING:
     from browser_agent.store.memory_models import MemoryEntry
 
@@ -19,10 +22,19 @@ app = typer.Typer(
 )
 
 
-def _print(rows: list[MemoryEntry], empty: str) -> None:
-    from rich.table import Table
+JSON_HELP = "Print the memories as JSON."
 
-    table = Table("id", "kind", "saved", "run", "memory")
+
+def _print(rows: list[MemoryEntry], empty: str, as_json: bool = False) -> None:
+    """The memories as a table (the id and run columns never cut), or as JSON."""
+    from rich.table import Column, Table
+
+    if as_json:
+        print_json({"memories": [memory_fields(row) for row in rows]})
+        return
+    table = Table(
+        Column("id", no_wrap=True), "kind", "saved", Column("run", no_wrap=True), "memory"
+    )
     for row in rows:
         table.add_row(
             str(row.id),
@@ -38,6 +50,7 @@ def _print(rows: list[MemoryEntry], empty: str) -> None:
 def list_memories(
     kind: Annotated[str | None, typer.Option(help="Only this kind: chat, short or long.")] = None,
     limit: Annotated[int, typer.Option(help="How many to show, oldest first.")] = 100,
+    as_json: Annotated[bool, typer.Option("--json", help=JSON_HELP)] = False,
 ) -> None:
     """List remembered entries: chat context, short-term and long-term memory."""
     # the store (SQLModel) loads only when a memory command runs
@@ -49,12 +62,13 @@ def list_memories(
     if kind is not None and kind not in KINDS:
         raise typer.BadParameter(f"use one of {', '.join(KINDS)}", param_hint="--kind")
     rows = entries(open_store(load_settings()), kind=kind, limit=limit)
-    _print(rows, "Nothing remembered yet.")
+    _print(rows, "Nothing remembered yet.", as_json)
 
 
 @app.command()
 def search(
     text: Annotated[str, typer.Argument(help="Text to look for (case-insensitive).")],
+    as_json: Annotated[bool, typer.Option("--json", help=JSON_HELP)] = False,
 ) -> None:
     """Show the memories that contain TEXT."""
     from browser_agent.memory.manager import entries
@@ -62,20 +76,25 @@ def search(
     from browser_agent.store.db import open_store
 
     rows = entries(open_store(load_settings()), contains=text)
-    _print(rows, f"No memory contains {text!r}.")
+    _print(rows, f"No memory contains {text!r}.", as_json)
 
 
 @app.command()
 def clear(
     yes: Annotated[bool, typer.Option("--yes", help="Really delete every memory.")] = False,
+    as_json: Annotated[
+        bool, typer.Option("--json", help="Print how many were deleted as JSON.")
+    ] = False,
 ) -> None:
     """Forget everything remembered across runs."""
     if not yes:
-        typer.secho("This deletes every memory; run again with --yes to do it.", fg="red", err=True)
-        raise typer.Exit(1)
+        raise UserError("This deletes every memory: run again with --yes to do it.")
     from browser_agent.memory.manager import clear_entries
     from browser_agent.settings import load_settings
     from browser_agent.store.db import open_store
 
     count = clear_entries(open_store(load_settings()))
+    if as_json:
+        print_json({"deleted": count})
+        return
     typer.echo(f"Deleted {count} memories.")

@@ -19,7 +19,7 @@ from playwright.async_api import Browser, Page
 from sqlalchemy import Engine
 
 from browser_agent.browser.dialogs import command_accepts_dialogs
-from browser_agent.browser.errors import ActionError, BrowserError
+from browser_agent.browser.errors import ActionError, BrowserError, NoBrowser
 from browser_agent.browser.session import BrowserSession, browser_session
 from browser_agent.harvest.loader import SkillLoadError, load_skill
 from browser_agent.harvest.runtime import Target
@@ -422,7 +422,8 @@ async def run_command(
     secrets: dict[str, str] | None = None,
 ) -> RunResult:
     """Carry out ``command`` with the planner and record everything; never raises for a
-    failed task (the result says so), but re-raises Ctrl-C after recording it.
+    failed task (the result says so), but re-raises Ctrl-C, and NoBrowser (a setup
+    problem, not the task's), after recording them.
 
     ``secrets`` (by name; the configured ones when None) and the secret values the command
     gives reach no one: the command keeps their ``{NAME}`` placeholders, typing fills them."""
@@ -457,6 +458,9 @@ async def run_command(
             except RunFailed as exc:
                 answer, error = exc.answer or f"Could not finish: {exc}", str(exc)
             final_url = _url(active)
+    except NoBrowser as exc:  # a setup problem: the run is stored as failed, and the caller told
+        error = answer = str(exc)
+        raise
     except BrowserError as exc:
         error = str(exc)
         answer = f"Could not finish: {exc}"

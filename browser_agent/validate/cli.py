@@ -11,6 +11,7 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
+from browser_agent.json_output import print_json
 from browser_agent.secrets import OPTION_HELP as SECRET_HELP
 from browser_agent.secrets import configured as configured_secrets
 from browser_agent.site_policy import ALLOW_DOMAIN_HELP, refusal
@@ -55,9 +56,8 @@ def validate_command(
     Exit code 0 when all pass, 1 when any is stale, 2 when validation could not run.
     """
     # the validator (browser, store, harvester) loads only when validating
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-
     from browser_agent.browser.errors import BrowserError
+    from browser_agent.progress import counting
     from browser_agent.settings import load_settings
     from browser_agent.validate.lock import LockHeld
     from browser_agent.validate.validator import CannotValidate, run_validation
@@ -68,16 +68,8 @@ def validate_command(
     if refused:
         typer.secho(f"Validation could not run: {refused}", fg="red", err=True)
         raise typer.Exit(2)
-    progress = Progress(
-        TextColumn("validating"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-        console=Console(stderr=True),
-        transient=True,
-        disable=as_json,
-    )
-    task = progress.add_task("skills", total=None)
+    progress = counting("validating", Console(stderr=True), as_json)
+    task = progress.add_task("", total=None)
     try:
         with progress:
             result = asyncio.run(
@@ -89,7 +81,9 @@ def validate_command(
                     base_url=url,
                     reharvest=reharvest,
                     on_start=lambda count: progress.update(task, total=count),
-                    on_done=lambda _checked: progress.advance(task),
+                    on_done=lambda checked: progress.update(
+                        task, advance=1, description=checked.name
+                    ),
                     secrets=secrets,
                 )
             )
@@ -101,7 +95,7 @@ def validate_command(
         report.parent.mkdir(parents=True, exist_ok=True)
         report.write_text(json.dumps(data, indent=2), encoding="utf-8")
     if as_json:
-        typer.echo(json.dumps(data, indent=2))
+        print_json(data)
     else:
         _print(result)
     raise typer.Exit(result.exit_code())

@@ -1,0 +1,73 @@
+"""The command group's error handling: every mistake or failure a command meets is said
+in one line on stderr, never as a traceback unless ``--debug`` asks for one."""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+import typer
+from typer._click.exceptions import ClickException, NoArgsIsHelpError, UsageError
+from typer.core import TyperGroup
+
+from browser_agent.browser.errors import NoBrowser
+from browser_agent.secrets import SecretError
+from browser_agent.store.errors import StoreError
+
+DEBUG_HINT = "--debug shows the traceback"
+
+
+class UserError(Exception):
+    """A mistake the person running the command can fix (an unknown run id or skill, an
+    empty command): said in one line, exit code 2."""
+
+
+def fail(message: str, code: int = 2) -> typer.Exit:
+    """Say ``message`` on stderr as one line and return the Exit to raise."""
+    typer.secho(f"Error: {' '.join(message.split())}", fg="red", err=True)
+    return typer.Exit(code)
+
+
+class OneLineErrors(TyperGroup):
+    """The command group. A store that cannot be opened or used, a secret given wrong, an
+    option value that is not a setting's, no browser to launch, or any other mistake the
+    user can fix is one line with exit code 2; a usage error (an unknown option, a value
+    out of range) is one line with exit code 2 too; anything unexpected is one line with
+    exit code 1 and the traceback only under ``--debug``."""
+
+    def invoke(self, ctx: typer.Context) -> Any:
+        from browser_agent.settings import SettingsError  # pydantic: not needed for --help
+
+        try:
+            return super().invoke(ctx)
+        except (StoreError, SecretError, SettingsError, NoBrowser, UserError) as exc:
+            raise fail(str(exc)) from None
+        except (ClickException, typer.Exit, typer.Abort):
+            raise
+        except Exception as exc:
+            if ctx.params.get("debug"):
+                raise
+            raise fail(f"{type(exc).__name__}: {exc} ({DEBUG_HINT})", 1) from None
+
+    def main(self, *args: Any, standalone_mode: bool = True, **kwargs: Any) -> Any:
+        """Usage errors in one line (``Error: ... (see 'browser-agent run -h')``) instead
+        of click's usage block."""
+        if not standalone_mode:
+            return super().main(*args, standalone_mode=False, **kwargs)
+        try:
+            code = super().main(*args, standalone_mode=False, **kwargs)
+        except NoArgsIsHelpError as exc:  # the help (rich has printed it already)
+            if exc.format_message().strip():
+                exc.show()
+            sys.exit(exc.exit_code)
+        except ClickException as exc:
+            context = getattr(exc, "ctx", None)
+            where = context.command_path if context is not None else self.name
+            see = f" (see '{where} -h')" if isinstance(exc, UsageError) else ""
+            message = " ".join(exc.format_message().split())
+            typer.secho(f"Error: {message}{see}", fg="red", err=True)
+            sys.exit(exc.exit_code)
+        except typer.Abort:
+            typer.secho("Aborted.", fg="red", err=True)
+            sys.exit(1)
+        sys.exit(code if isinstance(code, int) else 0)

@@ -1,0 +1,103 @@
+"""``--json`` output: one JSON document on stdout, and the fields each row kind shows, so
+every command's JSON has the same shape for the same thing (see the README's list)."""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import typer
+
+if TYPE_CHECKING:
+    from browser_agent.store.memory_models import MemoryEntry
+    from browser_agent.store.models import Run, Skill, Step
+
+
+def _plain(value: object) -> object:
+    """Times as ISO 8601, paths as text: what json cannot write itself."""
+    if isinstance(value, datetime):
+        return value.isoformat()
+    if isinstance(value, Path):
+        return str(value)
+    raise TypeError(f"{type(value).__name__} is not JSON serialisable")
+
+
+def print_json(data: object) -> None:
+    """Print ``data`` as one indented JSON document, plain text (no colour, no wrapping)."""
+    typer.echo(json.dumps(data, indent=2, default=_plain, ensure_ascii=False))
+
+
+def _listed(text: str) -> Any:
+    """A JSON column of the store (lists and objects kept as text), as its value."""
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError:
+        return text
+
+
+def run_fields(run: Run) -> dict[str, object]:
+    """A run: id, command, status, answer, error, model, start URL, final URL, steps,
+    LLM calls, tokens, start and end times."""
+    return {
+        "id": run.id,
+        "command": run.command,
+        "status": run.status,
+        "answer": run.answer,
+        "error": run.error,
+        "model": run.model,
+        "start_url": run.start_url,
+        "final_url": run.final_url,
+        "steps": run.steps,
+        "llm_calls": run.llm_calls,
+        "prompt_tokens": run.prompt_tokens,
+        "completion_tokens": run.completion_tokens,
+        "started_at": run.started_at,
+        "finished_at": run.finished_at,
+    }
+
+
+def step_fields(step: Step) -> dict[str, object]:
+    """A step of a run: its index, tool, arguments (as sent), whether it worked, the
+    answer, the error, seconds and the URL after it."""
+    return {
+        "index": step.index,
+        "tool": step.tool,
+        "arguments": _listed(step.arguments),
+        "ok": step.ok,
+        "response": step.response,
+        "error": step.error,
+        "seconds": step.duration_s,
+        "url_after": step.url_after,
+    }
+
+
+def skill_fields(skill: Skill) -> dict[str, object]:
+    """A skill version: name, version, status, command templates, uses, successes,
+    failures, last validation and error, example arguments, module path, source runs."""
+    return {
+        "name": skill.name,
+        "version": skill.version,
+        "status": skill.status,
+        "command_templates": _listed(skill.command_templates),
+        "uses": skill.uses,
+        "successes": skill.successes,
+        "failures": skill.failures,
+        "last_validated_at": skill.last_validated_at,
+        "last_error": skill.last_error,
+        "example_args": _listed(skill.example_args),
+        "module_path": skill.module_path,
+        "source_runs": _listed(skill.source_runs),
+    }
+
+
+def memory_fields(entry: MemoryEntry) -> dict[str, object]:
+    """A memory: id, kind (chat, short, long), text, run id and when it was saved."""
+    return {
+        "id": entry.id,
+        "kind": entry.kind,
+        "text": entry.text,
+        "run_id": entry.run_id,
+        "created_at": entry.created_at,
+    }
