@@ -28,6 +28,8 @@ from browser_agent.demo import FIRST_COMMAND, SECOND_COMMAND
 from browser_agent.harvest.cli import harvest_command, skills_app
 from browser_agent.json_output import print_json, run_fields, step_fields
 from browser_agent.memory.cli import app as memory_app
+from browser_agent.prices import cost_of_run, priced, shown_cost
+from browser_agent.profile_options import ProfileOption, StorageStateOption
 from browser_agent.record.cli import record_command
 from browser_agent.secrets import OPTION_HELP as SECRET_HELP
 from browser_agent.secrets import configured as configured_secrets
@@ -249,9 +251,15 @@ def print_summary(result: RunResult) -> None:
     console.print(f"\n[bold {colour}]{result.status}[/]: {escape(result.answer)}")
     console.print(
         f"[dim]run {result.run_id}: {result.steps} steps, {result.llm_calls} LLM calls, "
-        f"{result.prompt_tokens + result.completion_tokens} tokens, {result.seconds:.1f} s; "
+        f"{result.prompt_tokens + result.completion_tokens} tokens{_cost(result.cost_usd)}, "
+        f"{result.seconds:.1f} s; "
         f"log {result.log_path}[/]"
     )
+
+
+def _cost(cost: float | None) -> str:
+    """``, $0.0123`` after a count of tokens; nothing when the model has no price."""
+    return f", {shown_cost(cost)}" if cost is not None else ""
 
 
 @app.command()
@@ -269,6 +277,8 @@ def run(
         list[str] | None, typer.Option("--allow-domain", help=ALLOW_DOMAIN_HELP)
     ] = None,
     secret: Annotated[list[str] | None, typer.Option("--secret", help=SECRET_HELP)] = None,
+    profile: ProfileOption = None,
+    storage_state: StorageStateOption = None,
 ) -> None:
     """Carry out a web command with the planner; every step is logged and stored.
 
@@ -284,7 +294,9 @@ def run(
         typer.secho("Error: the command is empty: say what the agent should do.", err=True)
         raise typer.Exit(2)
     secrets = configured_secrets(secret)
-    settings = load_settings().with_overrides(allowed_domains=allow_domain or None)
+    settings = load_settings().with_overrides(
+        allowed_domains=allow_domain or None, profile=profile, storage_state=storage_state
+    )
     if url:
         openable(url, settings)
     if headed:
@@ -384,6 +396,7 @@ def _compare(first: RunResult, second: RunResult) -> None:
         str(second.prompt_tokens + second.completion_tokens),
     )
     table.add_row("seconds", f"{first.seconds:.1f}", f"{second.seconds:.1f}")
+    table.add_row("cost", shown_cost(first.cost_usd), shown_cost(second.cost_usd))
     table.add_row("outcome", first.status, second.status)
     console.print(table)
 
@@ -401,13 +414,14 @@ def runs(
     from browser_agent.store.db import open_store
     from browser_agent.store.models import Run
 
-    engine = open_store(load_settings())
+    settings = load_settings()
+    engine = open_store(settings)
     with Session(engine) as db:
         rows = db.exec(select(Run).order_by(Run.started_at.desc()).limit(limit)).all()
     if as_json:
-        print_json({"runs": [run_fields(row) for row in rows]})
+        print_json({"runs": [priced(run_fields(row), row, settings.prices) for row in rows]})
         return
-    table = Table("run", "status", "steps", "LLM calls", "started", "command")
+    table = Table("run", "status", "steps", "LLM calls", "cost", "started", "command")
     table.columns[0].no_wrap = True  # a run id is never cut: show needs it
     for row in rows:
         table.add_row(
@@ -415,6 +429,7 @@ def runs(
             row.status,
             str(row.steps),
             str(row.llm_calls),
+            shown_cost(cost_of_run(row, settings.prices)),
             f"{row.started_at:%Y-%m-%d %H:%M}",
             escape(row.command[:60]),
         )
@@ -445,9 +460,11 @@ def show(
         steps = db.exec(select(Step).where(Step.run_id == found.id).order_by(Step.index)).all()
     log = from_store(found.log_path, settings.workspace) if found.log_path else ""
     if as_json:
-        print_json({"run": run_fields(found), "steps": [step_fields(s) for s in steps], "log": log})
+        shown = priced(run_fields(found), found, settings.prices)
+        print_json({"run": shown, "steps": [step_fields(s) for s in steps], "log": log})
         return
-    console.print(f"[bold]{escape(found.command)}[/] ({found.status}, model {found.model})")
+    cost = _cost(cost_of_run(found, settings.prices))
+    console.print(f"[bold]{escape(found.command)}[/] ({found.status}, model {found.model}{cost})")
     for step in steps:
         mark = "ok" if step.ok else "error"
         console.print(f"{step.index:>3} {step.tool}({escape(step.arguments)}) {mark}")

@@ -8,13 +8,14 @@ LLM endpoint also honours the usual ``OPENAI_API_KEY`` / ``OPENAI_BASE_URL`` /
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Annotated, Any
 
 from platformdirs import user_data_dir
-from pydantic import AliasChoices, Field, ValidationError, field_validator
+from pydantic import AliasChoices, Field, NonNegativeFloat, ValidationError, field_validator
 from pydantic.fields import FieldInfo
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
@@ -126,6 +127,24 @@ class Settings(BaseSettings):
     allow_file_urls: bool = Field(
         False, description="`true` lets the browser open `file:` URLs (only http and https else)"
     )
+    profile: str | None = Field(
+        None,
+        description="a named browser profile: runs start from its cookies and storage and "
+        "save them back to `profiles/NAME.json` in the workspace (owner-only); validation "
+        "and skills read it; `--profile` sets it for one command",
+    )
+    storage_state: Path | None = Field(
+        None,
+        description="a Playwright storage-state file (cookies and localStorage) every browser "
+        "context starts from, before a profile's; `--storage-state` sets it for one command",
+    )
+    prices: Annotated[dict[str, tuple[NonNegativeFloat, NonNegativeFloat]], NoDecode] = Field(
+        default_factory=dict,
+        description="US dollars per million input and output tokens by model, as JSON "
+        '(`{"my-model": [0.5, 1.5]}`), over the built-in prices of common models; a model '
+        "with no price shows no cost",
+        json_schema_extra=_shown("built-in prices (`browser_agent/prices.py`)"),
+    )
 
     # Memory (browser_agent.memory). The planner's history is fitted into
     # context_limit_tokens - answer_reserve_tokens - (system prompt, command, tools).
@@ -180,6 +199,39 @@ class Settings(BaseSettings):
     def _absolute(cls, value: Path | None) -> Path | None:
         """Folders are kept absolute, with ``~`` expanded."""
         return value.expanduser().resolve() if value is not None else None
+
+    @field_validator("profile")
+    @classmethod
+    def _profile(cls, value: str | None) -> str | None:
+        """A profile name is one plain file name: no path, no second line."""
+        from browser_agent.browser.profiles import checked_profile_name
+
+        return checked_profile_name(value) if value is not None else None
+
+    @field_validator("storage_state")
+    @classmethod
+    def _storage_state(cls, value: Path | None) -> Path | None:
+        """A storage-state file is read and checked when it is named, not mid-run."""
+        from browser_agent.browser.profiles import read_storage_state
+
+        if value is None:
+            return None
+        path = value.expanduser().resolve()
+        read_storage_state(path)
+        return path
+
+    @field_validator("prices", mode="before")
+    @classmethod
+    def _prices(cls, value: object) -> object:
+        """Prices come as a JSON object of ``model: [input, output]``."""
+        if not isinstance(value, str):
+            return value
+        try:
+            return json.loads(value)
+        except json.JSONDecodeError as exc:
+            raise ValueError(
+                f'must be a JSON object such as {{"my-model": [0.5, 1.5]}} ({exc.msg})'
+            ) from None
 
     @field_validator("allowed_domains", mode="before")
     @classmethod

@@ -121,7 +121,7 @@ def in_cart(*lines: tuple[str, int, int]) -> Callable[[Outcome], None]:
 
 def logged_in(o: Outcome) -> None:
     assert o.path == "/account"
-    assert o.probe.cookies.get("session") == "demo"
+    assert o.probe.cookies.get("session") == o.demo.session_token
     assert o.submitted("login") == {"username": "demo", "password": "***"}
 
 

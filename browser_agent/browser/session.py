@@ -18,6 +18,7 @@ from browser_agent.browser.chromium import LAUNCH_ARGS, find_chromium
 from browser_agent.browser.dialogs import answer_dialog
 from browser_agent.browser.errors import BrowserError
 from browser_agent.browser.navigation_guard import guard_navigations
+from browser_agent.browser.profiles import ProfileError, keep_profile, starting_state
 from browser_agent.settings import Settings
 
 
@@ -42,8 +43,14 @@ class BrowserSession:
     @classmethod
     async def create(cls, browser: Browser, settings: Settings) -> BrowserSession:
         """Open a fresh context and page in ``browser``, with the configured timeouts and
-        allowed sites."""
-        context = await browser.new_context(viewport={"width": 1280, "height": 900})
+        allowed sites, holding the cookies and storage of the configured profile or file."""
+        try:
+            state = starting_state(settings)
+        except ProfileError as exc:
+            raise BrowserError(str(exc)) from None
+        context = await browser.new_context(
+            viewport={"width": 1280, "height": 900}, storage_state=state
+        )
         created = cls.around(await context.new_page(), settings)
         await guard_navigations(created)  # the allowed sites, in every tab and frame
         return created
@@ -155,17 +162,23 @@ def page_session(page: Page, settings: Settings) -> Iterator[BrowserSession]:
 
 @asynccontextmanager
 async def browser_session(
-    settings: Settings, browser: Browser | None = None
+    settings: Settings, browser: Browser | None = None, *, save_profile: bool = False
 ) -> AsyncIterator[BrowserSession]:
-    """A session that primitives in this task will use; launches a browser if none is given."""
+    """A session that primitives in this task will use; launches a browser if none is given.
+    ``save_profile``: the configured profile keeps the cookies and storage it ends with."""
     if browser is None:
-        async with launched_browser(settings) as own, browser_session(settings, own) as made:
+        async with (
+            launched_browser(settings) as own,
+            browser_session(settings, own, save_profile=save_profile) as made,
+        ):
             yield made
         return
     created = await BrowserSession.create(browser, settings)
     token = _current.set(created)
     try:
         yield created
+        if save_profile:
+            await keep_profile(settings, created.context)
     finally:
         _current.reset(token)
         await created.close()

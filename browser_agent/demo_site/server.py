@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import re
+import secrets
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -102,9 +103,14 @@ def _redirect(location: str, *cookies: tuple[str, str]) -> Response:
     return Response(HTTPStatus.SEE_OTHER, b"", headers=(("Location", location), *cookies))
 
 
-def _cookie(name: str, value: str, max_age: int | None = None) -> tuple[str, str]:
+def _cookie(
+    name: str, value: str, max_age: int | None = None, httponly: bool = False
+) -> tuple[str, str]:
     age = "" if max_age is None else f"; Max-Age={max_age}"
-    return ("Set-Cookie", f"{name}={value}; Path=/; SameSite=Lax{age}")
+    return (
+        "Set-Cookie",
+        f"{name}={value}; Path=/; SameSite=Lax{age}{'; HttpOnly' if httponly else ''}",
+    )
 
 
 def _to_int(text: str, default: int) -> int:
@@ -191,13 +197,13 @@ def _login(site: DemoSite, req: Request) -> Response:
     username, password = req.field("username"), req.field("password")
     site.record("login", {"username": username, "password": password})
     if username == DEMO_USER and password == DEMO_PASSWORD:
-        return _redirect("/account", _cookie("session", DEMO_USER))
+        return _redirect("/account", _cookie("session", site.session_token, httponly=True))
     error = "Invalid username or password"
     return _html(pages.login_page(req.context(), error, username))
 
 
 def _account(site: DemoSite, req: Request) -> Response:
-    if req.cookies.get("session") != DEMO_USER:
+    if req.cookies.get("session") != site.session_token:
         return _redirect("/login")
     return _html(pages.account_page(req.context(), DEMO_USER))
 
@@ -367,6 +373,8 @@ class DemoSite:
     def __init__(self, port: int = 0, variant: str = "normal") -> None:
         self.variant = variant
         self.submissions: list[Submission] = []
+        # the login's session cookie: random per site, so a test can look for it anywhere
+        self.session_token = secrets.token_urlsafe(24)
         self._port = port
         self._orders: dict[str, Order] = {}
         self._lock = threading.Lock()

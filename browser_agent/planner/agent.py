@@ -30,6 +30,7 @@ from browser_agent.planner.prompts import prompt, task_message
 from browser_agent.planner.records import RunRecorder
 from browser_agent.planner.router import Route, SkillOutcome, call_skill, route, skill_tools
 from browser_agent.planner.step_help import MAX_HELP_CALLS, choose_element, step_messages
+from browser_agent.prices import run_cost
 from browser_agent.secrets import configured as configured_secrets
 from browser_agent.secrets import masked_command
 from browser_agent.settings import Settings
@@ -74,6 +75,7 @@ class RunResult:
     seconds: float
     log_path: str
     final_url: str | None = None
+    cost_usd: float | None = None  # None: the model has no known price
 
 
 @dataclass
@@ -447,7 +449,7 @@ async def run_command(
     started = time.perf_counter()
     status, answer, error, final_url = "failed", "", None, None
     try:
-        async with browser_session(settings, browser) as active:
+        async with browser_session(settings, browser, save_profile=True) as active:
             active.use_secrets(known)
             active.secrets.update(recorder.secrets)
             recorder.secrets = active.secrets  # passwords typed are masked from now on
@@ -489,4 +491,7 @@ async def run_command(
         seconds=round(time.perf_counter() - started, 2),
         log_path=str(recorder.log_path),
         final_url=final_url,
+        cost_usd=run_cost(
+            llm.name, recorder.run.prompt_tokens, recorder.run.completion_tokens, settings.prices
+        ),
     )

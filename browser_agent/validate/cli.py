@@ -12,6 +12,7 @@ from rich.console import Console
 from rich.markup import escape
 
 from browser_agent.json_output import print_json
+from browser_agent.profile_options import ProfileOption, StorageStateOption
 from browser_agent.secrets import OPTION_HELP as SECRET_HELP
 from browser_agent.secrets import configured as configured_secrets
 from browser_agent.site_policy import ALLOW_DOMAIN_HELP, refusal
@@ -50,6 +51,8 @@ def validate_command(
         list[str] | None, typer.Option("--allow-domain", help=ALLOW_DOMAIN_HELP)
     ] = None,
     secret: Annotated[list[str] | None, typer.Option("--secret", help=SECRET_HELP)] = None,
+    profile: ProfileOption = None,
+    storage_state: StorageStateOption = None,
 ) -> None:
     """Replay harvested skills with their example arguments and mark stale ones.
 
@@ -63,7 +66,9 @@ def validate_command(
     from browser_agent.validate.validator import CannotValidate, run_validation
 
     secrets = configured_secrets(secret)
-    settings = load_settings().with_overrides(allowed_domains=allow_domain or None)
+    settings = load_settings().with_overrides(
+        allowed_domains=allow_domain or None, profile=profile, storage_state=storage_state
+    )
     refused = refusal(url, settings) if url else None
     if refused:
         typer.secho(f"Validation could not run: {refused}", fg="red", err=True)
