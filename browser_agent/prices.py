@@ -54,6 +54,8 @@ def shown_cost(cost: float | None) -> str:
     """A cost as people read it (``$0.0123``); empty when it is unknown."""
     if cost is None:
         return ""
+    if cost == 0:
+        return "$0"
     return f"${cost:.2f}" if cost >= 1 else f"${cost:.4f}"
 
 

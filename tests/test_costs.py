@@ -30,7 +30,8 @@ def test_a_cost_is_tokens_times_the_models_price() -> None:
     assert run_cost("mystery-model", 1_000, 100, {}) is None
     assert run_cost("gpt-4o-mini-tts", 1_000, 100, {}) is None  # not priced as gpt-4o-mini
     assert run_cost("mystery-model", 1_000_000, 0, {"mystery-model": (0.5, 1.5)}) == 0.5
-    assert shown_cost(None) == "" and shown_cost(0.0009) == "$0.0009"
+    assert shown_cost(None) == "" and shown_cost(0.0) == "$0"
+    assert shown_cost(0.0009) == "$0.0009" and shown_cost(12.345) == "$12.35"
 
 
 def test_prices_are_a_setting_merged_over_the_built_in_ones(
