@@ -333,3 +333,37 @@ def test_record_without_a_display_says_so_in_one_line(settings: Settings) -> Non
     assert done.returncode == 2
     assert done.stderr.startswith("Error: record opens a browser window and there is no display")
     assert len(done.stderr.strip().splitlines()) == 1
+
+
+async def test_a_new_tab_is_what_the_click_that_opened_it_did(
+    browser: Browser, demo: DemoSite
+) -> None:
+    async def person(page: Page) -> None:
+        await page.context.route(
+            f"{demo.url}/links",
+            lambda route: route.fulfill(
+                content_type="text/html",
+                body='<a id="tab" href="/product/road-glide-5" target="_blank">Road Glide 5</a>',
+            ),
+        )
+        await page.goto(f"{demo.url}/links")
+        async with page.context.expect_page() as opened:
+            await page.click("#tab")
+        tab = await opened.value
+        await tab.wait_for_load_state()
+        await tab.select_option("#size", "44")
+        await tab.click("#add-to-cart")
+        await tab.wait_for_url("**/cart")
+
+    recording = await demonstrate(browser, person)
+    done = [(a.tool, a.navigated_to, a.notes) for a in recording.actions]
+    assert done == [
+        ("open_url", None, []),
+        (
+            "click",
+            f"{demo.url}/product/road-glide-5",
+            ["A new tab opened and is now the current page."],
+        ),
+        ("select_option", None, []),
+        ("click", f"{demo.url}/cart", []),
+    ]
