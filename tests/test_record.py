@@ -367,3 +367,23 @@ async def test_a_new_tab_is_what_the_click_that_opened_it_did(
         ("select_option", None, []),
         ("click", f"{demo.url}/cart", []),
     ]
+
+
+async def test_a_page_calling_the_recorder_itself_is_not_taken_for_the_person(
+    browser: Browser, demo: DemoSite
+) -> None:
+    async def person(page: Page) -> None:
+        await page.goto(demo.url)
+        forged = {"kind": "key", "keys": "Escape", "token": "guess"}
+        await page.evaluate(
+            "(report) => { window.__browserAgentRecord(JSON.stringify(report));"
+            " delete report.token; window.__browserAgentRecord(JSON.stringify(report)); }",
+            forged,
+        )
+        await page.keyboard.press("Escape")  # the person's own key
+
+    recording = await demonstrate(browser, person)
+    assert [(a.tool, a.arguments) for a in recording.actions] == [
+        ("open_url", {"url": f"{demo.url}/"}),
+        ("press_key_combination", {"keys": "Escape"}),
+    ]

@@ -16,6 +16,12 @@
 __LIBRARY__
   );
   const BUDGET = __BUDGET__;
+  // Reports carry the recording's token, which page scripts cannot read: a page calling
+  // the binding itself is not taken for the person. What sends them is kept from now on,
+  // before any page script can replace it.
+  const TOKEN = "__TOKEN__";
+  const stringify = JSON.stringify.bind(JSON);
+  const binding = window.__browserAgentRecord;
   const TEXT_TYPES = new Set([
     "", "text", "search", "email", "tel", "url", "number", "password", "date", "time",
     "datetime-local", "month", "week",
@@ -24,7 +30,7 @@ __LIBRARY__
 
   const send = (event) => {
     try {
-      window.__browserAgentRecord(JSON.stringify(event));
+      binding(stringify({ ...event, token: TOKEN }));
     } catch (e) {
       // the binding is gone: the recording ended
     }

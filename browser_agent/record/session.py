@@ -12,10 +12,12 @@ from __future__ import annotations
 
 import asyncio
 import json
+import secrets as random_tokens
 from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager, suppress
 from dataclasses import dataclass, field
 from functools import cache
+from hmac import compare_digest
 from importlib import resources
 from typing import Any
 
@@ -31,10 +33,19 @@ BUDGET_CHARS = 60_000
 
 
 @cache
-def recorder_script(budget: int = BUDGET_CHARS) -> str:
-    """The in-page recorder with the page library inside it."""
-    source = resources.files("browser_agent.record").joinpath("recorder.js").read_text("utf-8")
-    return source.replace("__LIBRARY__", page_library()).replace("__BUDGET__", str(int(budget)))
+def _recorder_source() -> str:
+    return resources.files("browser_agent.record").joinpath("recorder.js").read_text("utf-8")
+
+
+def recorder_script(token: str, budget: int = BUDGET_CHARS) -> str:
+    """The in-page recorder with the page library inside it, signing its reports with
+    ``token``."""
+    return (
+        _recorder_source()
+        .replace("__LIBRARY__", page_library())
+        .replace("__BUDGET__", str(int(budget)))
+        .replace("__TOKEN__", token)
+    )
 
 
 def _dialog_note(event: Mapping[str, Any]) -> str:
@@ -55,6 +66,7 @@ class Recording:
     by value, to be masked and named (``secrets``: configured secrets by name)."""
 
     secrets: dict[str, str] = field(default_factory=dict)
+    token: str = field(default_factory=lambda: random_tokens.token_hex(16))
     actions: list[Action] = field(default_factory=list)
     passwords: dict[str, str] = field(default_factory=dict)  # value -> secret name
     recording: bool = True
@@ -97,8 +109,8 @@ class Recording:
             event = json.loads(payload)
         except (TypeError, ValueError):
             return  # a page can call the binding too: what is not a report is ignored
-        if not isinstance(event, dict):
-            return
+        if not isinstance(event, dict) or not compare_digest(str(event.get("token")), self.token):
+            return  # not the recorder's: a page script calling the binding
         if event.get("kind") == "dialog":
             if self.actions:
                 self.actions[-1].notes.append(_dialog_note(event))
@@ -166,7 +178,7 @@ class Recording:
         if id(page) in self._fresh_tabs and page.url not in ("", "about:blank"):
             self.on_navigated(page, page.url, True)  # it loaded before it could be watched
         for frame in page.frames:  # pages already loaded get the script now
-            await _install(frame)
+            await _install(frame, recorder_script(self.token))
 
     async def detach(self) -> None:
         """Stop recording: later reports and navigations are ignored."""
@@ -178,9 +190,9 @@ class Recording:
                 await cdp.detach()
 
 
-async def _install(frame: Frame) -> None:
+async def _install(frame: Frame, script: str) -> None:
     with suppress(PlaywrightError):  # a frame going away needs no recorder
-        await frame.evaluate(recorder_script())
+        await frame.evaluate(script)
 
 
 async def _flush(page: Page) -> None:
@@ -205,7 +217,7 @@ async def record_session(
         recording.on_event(payload)
 
     await target.expose_binding(BINDING, call)
-    await target.add_init_script(recorder_script())
+    await target.add_init_script(recorder_script(recording.token))
 
     def adopt(page: Page) -> None:
         pages.append(page)
