@@ -12,7 +12,7 @@ import time
 from dataclasses import asdict
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.console import Console
@@ -40,6 +40,7 @@ from browser_agent.validate.cli import validate_command
 
 if TYPE_CHECKING:
     from browser_agent.harvest.harvester import HarvestResult
+    from browser_agent.llm.lazy import LazyClient
     from browser_agent.llm.types import LLMClient
     from browser_agent.planner.agent import RunResult
     from browser_agent.settings import Settings
@@ -188,22 +189,33 @@ def openable(url: str, settings: Settings) -> str:
         raise typer.Exit(2) from None
 
 
-def make_llm(settings: Settings, model: str | None, text_actions: bool = False) -> LLMClient:
+def make_llm(settings: Settings, model: str | None, text_actions: bool = False) -> LazyClient:
     """The configured model client; the offline planner when asked for (``--model offline``)
     or when no endpoint is configured, so the product runs without a network."""
+    from browser_agent.llm.lazy import LazyClient  # made on the first call: a routed run has none
+
     if is_offline(settings, model):
-        from browser_agent.llm.offline import OfflinePlanner
 
-        return OfflinePlanner()
-    from browser_agent.llm.openai_client import OpenAIClient  # openai loads for a hosted model
+        def offline() -> LLMClient:
+            from browser_agent.llm.offline import OfflinePlanner
 
-    return OpenAIClient(
-        model or settings.llm_model,
-        base_url=settings.llm_base_url,
-        api_key=settings.llm_api_key,
-        timeout_s=settings.llm_timeout_s,
-        text_actions=text_actions or settings.llm_text_actions,
-    )
+            return OfflinePlanner()
+
+        return LazyClient(OFFLINE_MODEL, offline)
+    name = model or settings.llm_model
+
+    def hosted() -> LLMClient:
+        from browser_agent.llm.openai_client import OpenAIClient  # openai: for a hosted model
+
+        return OpenAIClient(
+            name,
+            base_url=settings.llm_base_url,
+            api_key=settings.llm_api_key,
+            timeout_s=settings.llm_timeout_s,
+            text_actions=text_actions or settings.llm_text_actions,
+        )
+
+    return LazyClient(name, hosted)
 
 
 def _with_spinner(llm: LLMClient, as_json: bool = False) -> LLMClient:
@@ -262,6 +274,19 @@ def _cost(cost: float | None) -> str:
     return f", {shown_cost(cost)}" if cost is not None else ""
 
 
+async def run_started_early(
+    command: str, llm: LLMClient, settings: Settings, **options: Any
+) -> RunResult:
+    """``run_command`` on a Chromium launched while the store and the planner load, so the
+    browser's start-up and Python's imports overlap (a routed run waits for neither twice)."""
+    from browser_agent.browser.early import browser_while_importing
+
+    async with browser_while_importing(settings, "browser_agent.planner.agent") as browser:
+        from browser_agent.planner.agent import run_command
+
+        return await run_command(command, llm, settings, browser=browser, **options)
+
+
 @app.command()
 def run(
     command: Annotated[str, typer.Argument(help="What to do, in plain words.")],
@@ -285,7 +310,6 @@ def run(
     Secrets (passwords, keys) go in with --secret and are named in the command as {NAME};
     a value the command gives after "password", "PIN", "token" or "API key" is kept out
     of every log the same way."""
-    from browser_agent.planner.agent import run_command
     from browser_agent.planner.people import console_channel
     from browser_agent.planner.signals import Interrupted, run_to_end
     from browser_agent.settings import load_settings
@@ -305,7 +329,7 @@ def run(
     interactive = sys.stdin.isatty() and not as_json
     try:
         result = run_to_end(
-            run_command(
+            run_started_early(
                 command,
                 llm,
                 settings,

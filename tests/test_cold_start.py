@@ -5,9 +5,14 @@ commands that use them, so `--help` and a routed run start fast."""
 from __future__ import annotations
 
 import ast
+import json
 import subprocess
 import sys
+from pathlib import Path
 
+from browser_agent.demo_site.server import start_demo_site
+
+SCRIPTS = Path(__file__).resolve().parent.parent / "scripts"
 HEAVY = ("libcst", "openai", "alembic", "sqlmodel", "playwright", "pydantic_settings")
 LOADED = (
     "import browser_agent.cli, sys; "
@@ -37,3 +42,37 @@ def test_help_answers_and_lists_every_command() -> None:
     )
     for command in ("run", "harvest", "validate", "skills", "memory", "db", "dom", "info"):
         assert f" {command} " in done.stdout, command
+
+
+def test_a_routed_run_loads_no_model_client(tmp_path: Path) -> None:
+    """A command routed to a skill calls no model, so neither the offline planner nor
+    openai (nor the harvester's code generator) is imported; the run still succeeds."""
+    sys.path.insert(0, str(SCRIPTS))
+    try:
+        import bench_replay  # the benchmark's workspace: one harvested search-and-sort skill
+    finally:
+        sys.path.remove(str(SCRIPTS))
+    with start_demo_site(port=0) as site:
+        shop = f"{site.url}/"
+        bench_replay.prepare(tmp_path / "workspace", shop)
+        done = subprocess.run(
+            [sys.executable, "-X", "importtime", "-m", "browser_agent.cli"]
+            + ["--workspace", str(tmp_path / "workspace"), "run", bench_replay.COMMAND]
+            + ["--url", shop, "--json"],
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
+        )
+    assert done.returncode == 0, done.stdout + done.stderr
+    result = json.loads(done.stdout)
+    assert result["status"] == "succeeded" and result["llm_calls"] == 0
+    imported = {line.split("|")[-1].strip() for line in done.stderr.splitlines() if "|" in line}
+    assert "browser_agent.browser.early" in imported  # the list is the run's real imports
+    for module in (
+        "openai",
+        "libcst",
+        "browser_agent.llm.offline",
+        "browser_agent.harvest.codegen",
+    ):
+        assert module not in imported, module

@@ -94,9 +94,11 @@ def test_make_llm_falls_back_to_the_offline_planner(settings: Settings) -> None:
     endpoint = settings.with_overrides(llm_base_url="http://127.0.0.1:9/v1")
     unset = settings.model_copy(update={"llm_base_url": None, "llm_api_key": None})
 
-    assert isinstance(make_llm(unset, None), OfflinePlanner)
-    assert isinstance(make_llm(endpoint, "offline"), OfflinePlanner)
-    assert isinstance(make_llm(endpoint, "some-model"), OpenAIClient)
+    assert isinstance(make_llm(unset, None).client(), OfflinePlanner)
+    assert isinstance(make_llm(endpoint, "offline").client(), OfflinePlanner)
+    hosted = make_llm(endpoint, "some-model")
+    assert hosted.name == "some-model" and not hosted.made  # nothing loads before a call
+    assert isinstance(hosted.client(), OpenAIClient)
 
 
 def test_demo_runs_offline_harvests_and_reuses_the_skill(
