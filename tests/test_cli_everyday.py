@@ -317,3 +317,44 @@ def test_batch_progress_is_off_unless_on_a_terminal() -> None:
     assert counting("harvesting", Console(file=StringIO())).disable
     assert counting("harvesting", Console(file=StringIO(), force_terminal=True), True).disable
     assert not counting("harvesting", Console(file=StringIO(), force_terminal=True)).disable
+
+
+def on_a_terminal(workspace: Path, *args: str) -> bytes:
+    """What ``browser-agent ARGS`` shows on a pseudo-terminal of 80 columns."""
+    import pty
+
+    leader, follower = pty.openpty()
+    environment = {**os.environ, "BROWSER_AGENT_WORKSPACE": str(workspace), "COLUMNS": "80"}
+    environment["BROWSER_AGENT_LLM_MODEL"] = "offline"
+    process = subprocess.Popen(
+        [str(Path(sys.executable).parent / "browser-agent"), *args],
+        stdin=subprocess.DEVNULL,
+        stdout=follower,
+        stderr=follower,
+        env=environment,
+    )
+    os.close(follower)
+    seen = b""
+    while True:
+        try:
+            chunk = os.read(leader, 65536)
+        except OSError:  # the terminal closed with the process
+            break
+        if not chunk:
+            break
+        seen += chunk
+    os.close(leader)
+    process.wait(timeout=120)
+    return seen
+
+
+def test_on_a_terminal_run_shows_the_spinner_while_the_model_answers(
+    tmp_path: Path, demo: DemoSite
+) -> None:
+    shown = on_a_terminal(tmp_path, "run", "open the shop", "--url", demo.url, "--max-steps", "3")
+    assert b"waiting for the model (offline)" in shown
+
+
+def test_on_a_terminal_harvest_and_validate_count_their_progress(workspace: Settings) -> None:
+    assert b"harvesting" in on_a_terminal(workspace.workspace, "harvest", "--all", "--no-verify")
+    assert b"validating" in on_a_terminal(workspace.workspace, "validate", "--all")
