@@ -128,11 +128,14 @@ def demo_site(
     variant: Annotated[
         str, typer.Option(help="'normal', or 'redesign' to rename ids and move elements.")
     ] = "normal",
+    latency_ms: Annotated[
+        int, typer.Option(min=0, help="Hold every response back this long, as a far site would.")
+    ] = 0,
 ) -> None:
     """Serve the bundled demo shoe shop until stopped (Ctrl-C)."""
     from browser_agent.demo_site import start_demo_site
 
-    site = start_demo_site(port=port, variant=variant)
+    site = start_demo_site(port=port, variant=variant, latency_ms=latency_ms)
     typer.echo(f"Demo shop ({site.variant}) at {site.url} - press Ctrl-C to stop.")
     try:
         while True:

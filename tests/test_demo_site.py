@@ -411,3 +411,34 @@ async def test_browser_deals_modal_delayed_deals_and_sort_select(
         assert await first.get_attribute("data-slug") == "trail-sandal-pro"
     finally:
         await context.close()
+
+
+def test_latency_holds_every_response_back() -> None:
+    with start_demo_site(port=0) as quick, start_demo_site(port=0, latency_ms=60_000) as slow:
+        assert fetch(quick.url + "/").status == 200
+        with pytest.raises((TimeoutError, urllib.error.URLError)):
+            urllib.request.urlopen(slow.url + "/", timeout=2)  # noqa: S310 (127.0.0.1)
+    with pytest.raises(ValueError, match="latency_ms"):
+        DemoSite(latency_ms=-1)
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        [sys.executable, "-m", "browser_agent.demo_site"],
+        [sys.executable, "-m", "browser_agent.cli", "demo-site"],
+    ],
+)
+def test_command_lines_take_a_latency(command: list[str]) -> None:
+    slow = [*command, "--port", "0", "--latency-ms", "60000"]
+    with subprocess.Popen(slow, stdout=subprocess.PIPE, text=True) as process:
+        assert process.stdout is not None
+        url = re.search(r"http://127\.0\.0\.1:\d+", process.stdout.readline())
+        assert url is not None
+        with pytest.raises((TimeoutError, urllib.error.URLError)):
+            urllib.request.urlopen(url.group() + "/", timeout=2)  # noqa: S310 (127.0.0.1)
+        process.send_signal(signal.SIGINT)
+        process.wait(timeout=10)
+    refused = subprocess.run([*command, "--latency-ms", "-5"], capture_output=True, text=True)
+    assert refused.returncode == 2
+    assert "latency" in refused.stderr and "Traceback" not in refused.stderr

@@ -1,4 +1,5 @@
-"""Serve the demo shop until Ctrl-C: ``python -m browser_agent.demo_site [--port N]``."""
+"""Serve the demo shop until Ctrl-C:
+``python -m browser_agent.demo_site [--port N] [--latency-ms MS]``."""
 
 from __future__ import annotations
 
@@ -20,13 +21,24 @@ def main(argv: list[str] | None = None) -> None:
         "--port", type=int, default=DEFAULT_PORT, help="port on 127.0.0.1; 0 picks a free one"
     )
     parser.add_argument("--variant", choices=VARIANTS, default="normal")
+    parser.add_argument(
+        "--latency-ms", type=_latency, default=0, help="hold every response back this long"
+    )
     args = parser.parse_args(argv)
-    with start_demo_site(port=args.port, variant=args.variant) as site:
+    with start_demo_site(args.port, args.variant, args.latency_ms) as site:
         print(f"Demo shop ({site.variant}) at {site.url} - press Ctrl-C to stop", flush=True)
         try:
             threading.Event().wait()
         except KeyboardInterrupt:
             print("Stopped.", flush=True)
+
+
+def _latency(text: str) -> int:
+    """A latency in whole milliseconds, 0 or more."""
+    value = int(text)
+    if value < 0:
+        raise ValueError(text)
+    return value
 
 
 if __name__ == "__main__":

@@ -2,6 +2,8 @@
 
 Carts live in a cookie, so the server keeps no per-visitor state. It keeps only what
 tests look at afterwards: the form submissions it received and the orders placed.
+``latency_ms`` holds back every response that long, as a distant site would, so
+concurrency can be measured on one machine as it would be on the real web.
 """
 
 from __future__ import annotations
@@ -370,8 +372,11 @@ class DemoSite:
     fields are keyed by the normal variant's names whichever variant sent them.
     """
 
-    def __init__(self, port: int = 0, variant: str = "normal") -> None:
+    def __init__(self, port: int = 0, variant: str = "normal", latency_ms: int = 0) -> None:
+        if latency_ms < 0:
+            raise ValueError(f"latency_ms must be 0 or more, got {latency_ms}")
         self.variant = variant
+        self.latency_ms = latency_ms
         self.submissions: list[Submission] = []
         # the login's session cookie: random per site, so a test can look for it anywhere
         self.session_token = secrets.token_urlsafe(24)
@@ -380,6 +385,7 @@ class DemoSite:
         self._lock = threading.Lock()
         self._server: _Server | None = None
         self._thread: threading.Thread | None = None
+        self._stopping = threading.Event()  # cuts a delayed response short at stop()
 
     @property
     def variant(self) -> Variant:
@@ -403,6 +409,7 @@ class DemoSite:
         """Bind the port and serve from a daemon thread; returns self."""
         if self._server is not None:
             raise RuntimeError("the demo site is already running")
+        self._stopping.clear()
         self._server = _Server(self, self._port)
         self._thread = threading.Thread(
             target=self._server.serve_forever,
@@ -417,6 +424,7 @@ class DemoSite:
         """Stop serving and free the port. Stopping a stopped site does nothing."""
         server, thread = self._server, self._thread
         self._server = self._thread = None
+        self._stopping.set()
         if server is not None:
             server.shutdown()
             server.server_close()
@@ -456,10 +464,16 @@ class DemoSite:
         """Answer one request."""
         return _route(request.method, request.path)(self, request)
 
+    def delay(self) -> None:
+        """Hold a response back by ``latency_ms`` (each request waits on its own thread)."""
+        if self.latency_ms:
+            self._stopping.wait(self.latency_ms / 1000)
 
-def start_demo_site(port: int = 0, variant: str = "normal") -> DemoSite:
-    """Start the demo shop on 127.0.0.1 (port 0 picks a free port) and return it."""
-    return DemoSite(port, variant).start()
+
+def start_demo_site(port: int = 0, variant: str = "normal", latency_ms: int = 0) -> DemoSite:
+    """Start the demo shop on 127.0.0.1 (port 0 picks a free port) and return it; every
+    response waits ``latency_ms`` first."""
+    return DemoSite(port, variant, latency_ms).start()
 
 
 class _Server(ThreadingHTTPServer):
@@ -489,7 +503,9 @@ class _Handler(BaseHTTPRequestHandler):
         except ValueError as exc:
             self._send(Response(HTTPStatus.BAD_REQUEST, str(exc).encode(), "text/plain"))
             return
-        self._send(self.server.site.handle(request))
+        response = self.server.site.handle(request)
+        self.server.site.delay()
+        self._send(response)
 
     def _request(self, method: str) -> Request:
         """Parse the request; ValueError on a malformed or oversized one."""
