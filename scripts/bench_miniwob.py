@@ -1,9 +1,11 @@
 """Skills on pages nobody here wrote: MiniWoB++ tasks, before and after harvesting.
 
 Per task: the first instance (seeds 0-4) the offline planner solves is harvested; when it
-solves none, a scripted teacher (scripts/miniwob_teacher.py, played through the same test
-LLM server) shows one correct solution on seed 0, and that run is harvested instead,
-marked "taught". Then fresh seeds run twice each: planner only (skills off) and with
+solves none, a scripted teacher (scripts/miniwob_teacher.py) shows one correct solution on
+seed 0 as a person would, clicking and typing with Playwright while the recorder
+(browser_agent.record) writes the demonstration as a run, and that run is harvested
+instead, marked "shown". (--teach-as-llm plays the teacher through the test LLM server
+instead, marked "taught".) Then fresh seeds run twice each: planner only (skills off) and with
 skills. Success is the page's own raw reward of 1.0, never the agent's verdict. All
 traffic stays on 127.0.0.1 (MiniWoB pages, the test LLM server).
 
@@ -23,7 +25,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from miniwob_teacher import TEACHERS, teacher_policy  # noqa: E402
+from miniwob_teacher import TEACHERS, show, teacher_policy  # noqa: E402
 
 from browser_agent.browser.session import launched_browser  # noqa: E402
 from browser_agent.harvest.harvester import harvest  # noqa: E402
@@ -37,6 +39,8 @@ from browser_agent.miniwob_site import (  # noqa: E402
 )
 from browser_agent.planner.agent import RunResult, run_command  # noqa: E402
 from browser_agent.planner.router import routable  # noqa: E402
+from browser_agent.record.save import save_recording  # noqa: E402
+from browser_agent.record.session import record_session  # noqa: E402
 from browser_agent.settings import Settings, load_settings  # noqa: E402
 from browser_agent.store.db import open_store  # noqa: E402
 
@@ -95,7 +99,7 @@ class TaskReport:
     """What one task gave: how its skill was learnt and the fresh instances both ways."""
 
     task: str
-    learnt: str = "none"  # planner seed N, taught, or none
+    learnt: str = "none"  # planner seed N, shown (a recorded demonstration), taught, or none
     skill: str = ""
     complete: bool = False
     planner: list[Episode] | None = None
@@ -131,7 +135,12 @@ async def learn(site: MiniWobSite, task: str, server, llm, settings, engine, bro
         if got.solved:
             solved, report.learnt = got, f"planner seed {seed}"
             break
-    if solved is None and task in TEACHERS:
+    source = Path(solved.run.log_path) if solved else None
+    if solved is None and task in TEACHERS and not TEACH_AS_LLM:
+        source = await demonstrate(site, task, settings, engine, browser)
+        if source is not None:
+            report.learnt = "shown (seed 0)"
+    elif solved is None and task in TEACHERS:
         server.policy = teacher_policy(task)
         try:
             got = await episode(site, task, 0, llm, planner_only, browser=browser, engine=engine)
@@ -139,9 +148,10 @@ async def learn(site: MiniWobSite, task: str, server, llm, settings, engine, bro
             server.policy = OfflinePlanner()
         if got.solved:
             solved, report.learnt = got, "taught (seed 0)"
-    if solved is None:
+            source = Path(got.run.log_path)
+    if source is None:
         return report
-    made = await harvest([Path(solved.run.log_path)], settings, engine, browser=browser)
+    made = await harvest([source], settings, engine, browser=browser)
     if made and made[0].skill is not None:
         skill = made[0].skill
         report.skill = f"{skill.name} ({skill.status})"
@@ -149,6 +159,33 @@ async def learn(site: MiniWobSite, task: str, server, llm, settings, engine, bro
     elif made:
         report.skill = f"none: {made[0].error}"
     return report
+
+
+async def demonstrate(site, task, settings, engine, browser) -> Path | None:  # type: ignore[no-untyped-def]
+    """The teacher shows seed 0 as a person, recorded; the saved run's log when the page
+    rewarded it (None when it did not)."""
+    name = uuid.uuid4().hex[:12]
+    url = site.task_url(task, 0, name)
+    command = await read_instruction(browser, url)
+    context = await browser.new_context()
+    try:
+        page = await context.new_page()
+        async with record_session(context) as recording:
+            await page.goto(url)
+            await show(task, page, command)
+            for _ in range(20):  # the page posts its reward as the episode ends
+                if site.reward(name) is not None:
+                    break
+                await asyncio.sleep(0.05)
+    finally:
+        await context.close()
+    reward = site.reward(name)
+    if reward is None or reward.raw != 1.0:
+        return None
+    return Path(save_recording(recording, command, settings, engine).log_path)
+
+
+TEACH_AS_LLM = False
 
 
 async def main(tasks: list[str], fresh: int, latency: float) -> None:
@@ -224,12 +261,13 @@ def print_totals(reports: list[TaskReport]) -> None:
         )
 
     learnt = [r for r in reports if r.learnt != "none"]
-    taught = [r.task for r in reports if r.learnt.startswith("taught")]
+    taught = [r.task for r in reports if r.learnt.startswith(("taught", "shown"))]
     complete = [r for r in reports if r.complete]
     print()
     print(
         f"tasks: {len(reports)}; solved by the planner on seeds 0-4: "
-        f"{len(learnt) - len(taught)}; taught by the scripted teacher: {len(taught)}"
+        f"{len(learnt) - len(taught)}; taught by the scripted teacher"
+        f" ({'as an LLM' if TEACH_AS_LLM else 'shown as a person, recorded'}): {len(taught)}"
         f"{' (' + ', '.join(taught) + ')' if taught else ''}"
     )
     print(f"tasks with a complete harvested skill ({len(complete)}): {tally(complete)}")
@@ -242,7 +280,11 @@ if __name__ == "__main__":
     parser.add_argument("--check-tasks", action="store_true", help="the held-out check set")
     parser.add_argument("--fresh", type=int, default=20, help="fresh instances per task")
     parser.add_argument("--latency", type=float, default=0.0, help="seconds per model call")
+    parser.add_argument(
+        "--teach-as-llm", action="store_true", help="the teacher plays a model, not a person"
+    )
     args = parser.parse_args()
+    TEACH_AS_LLM = args.teach_as_llm
     chosen = (
         args.tasks.split(",") if args.tasks else (CHECK_TASKS if args.check_tasks else DEV_TASKS)
     )

@@ -1,10 +1,13 @@
-"""Scripted teachers for MiniWoB++ tasks: one correct solution each, played as an LLM.
+"""Scripted teachers for MiniWoB++ tasks: one correct solution each, played as an LLM or
+shown as a person would.
 
 A teacher stands in for a person who shows the agent a task once, when the offline
-planner cannot solve it. It opens the page, looks at it (get_dom) before every step and
-answers with tool calls, exactly as a model would, so the run is logged and harvested
-like any other. Teachers know their task (that is what showing is); the product's own
-rules must stay general.
+planner cannot solve it. As an LLM (``teacher_policy``) it opens the page, looks at it
+(get_dom) before every step and answers with tool calls, exactly as a model would. As a
+person (``show``) it clicks and types with Playwright in a page the recorder watches
+(``browser_agent.record``), so the demonstration is logged and harvested like any other
+run. Teachers know their task (that is what showing is); the product's own rules must
+stay general.
 """
 
 from __future__ import annotations
@@ -13,9 +16,13 @@ import json
 import re
 from collections.abc import Callable
 
+from playwright.async_api import Page as BrowserPage
+
+from browser_agent.dom.library import run_on_page
 from browser_agent.llm.offline.history import read_history
 from browser_agent.llm.offline.page import Element, Page, parse_page
 from browser_agent.llm.types import LLMReply, ToolCall
+from browser_agent.record.actions import observation_text
 
 # A lesson: given the page as last observed, the command and how many actions were taken
 # so far, the next tool call (name, arguments), or None when the task is done.
@@ -44,6 +51,24 @@ def teacher_policy(task: str) -> Callable[[list[dict], list[dict]], LLMReply]:
         return _call(number, *step)
 
     return policy
+
+
+async def show(task: str, page: BrowserPage, command: str, max_steps: int = 20) -> int:
+    """Do ``task``'s lesson on ``page`` as a person: look at the page as get_dom shows it,
+    then click or type with Playwright. Returns how many actions were taken."""
+    lesson = TEACHERS[task]
+    for acted in range(max_steps):
+        seen = await run_on_page(page, "observe", contentType="all_fields", budget=60_000)
+        step = lesson(parse_page(observation_text(seen) or ""), command, acted)
+        if step is None:
+            return acted
+        name, arguments = step
+        target = page.locator(arguments["selector"])
+        if name == "click":
+            await target.click()
+        else:
+            await target.fill(arguments["text"])
+    return max_steps
 
 
 def _call(number: int, name: str, arguments: dict) -> LLMReply:
