@@ -112,7 +112,10 @@ async def test_the_window_follows_the_viewport_and_pages_and_mmids_stay(
     assert page_session.observed[last_mmid][1] == "link"
 
     past = await get_dom("input_fields", page=99)
-    assert re.search(r"There is no window 99: the page has \d+", past)
+    windows = int(re.search(r"There is no window 99: the page has (\d+)", past).group(1))
+    end = await get_dom("input_fields", page=-1)  # the last window, whatever their count
+    assert re.search(rf"^Window {windows} of {windows} from the top: \d+ actionable", end, re.M)
+    assert re.search(rf"^\[{last_mmid}\] {LAST}", end, re.M), end
 
 
 async def test_find_elements_matches_labels_and_nearby_text_and_caps_its_list(

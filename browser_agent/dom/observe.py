@@ -12,6 +12,7 @@ from browser_agent.page_content import fenced, neutralised
 
 ContentType = Literal["text_only", "input_fields", "all_fields"]
 CONTENT_TYPES: tuple[str, ...] = ("text_only", "input_fields", "all_fields")
+LAST_WINDOW = -1  # get_dom(page=-1): the window that ends the page
 
 
 @dataclass
@@ -29,16 +30,19 @@ class Observation:
 async def observe_page(
     active: BrowserSession, content_type: str, budget: int | None = None, page: int = 0
 ) -> Observation:
-    """Annotate and distill one window of the current page (from the viewport on, or the
-    ``page``-th from the top); remember what each listed mmid named. The first lines name
-    the page and say what lies outside the window; the rest is page content, between the
-    page-content markers (page text is always a quoted string, never an element line)."""
+    """Annotate and distill one window of the current page (from the viewport on, the
+    ``page``-th from the top, or the last for -1); remember what each listed mmid named. The
+    first lines name the page and say what lies outside the window; the rest is page
+    content, between the page-content markers (page text is always a quoted string, never
+    an element line)."""
     if content_type not in CONTENT_TYPES:
         raise ValueError(
             f"Unknown content type {content_type!r}: use one of {', '.join(CONTENT_TYPES)}."
         )
-    if page < 0:
-        raise ValueError(f"page={page}: windows are numbered from 1 (0 starts at the viewport).")
+    if page < -1:
+        raise ValueError(
+            f"page={page}: windows are numbered from 1 (0 starts at the viewport, -1 is the last)."
+        )
     result = json.loads(
         await run_on_page(
             active.current_page(),
@@ -77,6 +81,7 @@ def remember(active: BrowserSession, registry: list[list]) -> None:
 def window_line(result: dict, page: int) -> str:
     """What lies outside the window and how to reach it; empty when the window holds all."""
     above, below, windows = result["above"], result["below"], result["windows"]
+    page = result["window"] if page == LAST_WINDOW else page
     if page and not result["window"]:
         return (
             f"There is no window {page}: the page has {windows} "

@@ -389,7 +389,8 @@
   function observe(opts) {
     const mode = opts.contentType;
     const budget = opts.budget;
-    const wanted = opts.window || 0; // 0: from the viewport
+    const wanted = opts.window || 0; // 0: from the viewport; -1: the last window
+    const last = wanted < 0;
     const finding = mode === "find";
     const annotate = mode !== "text_only";
     const scrolled = !wanted && !finding && (window.scrollY > 0 || window.scrollX > 0);
@@ -411,7 +412,7 @@
     // lines are built. Lines of earlier windows (page N) are built to know where each ends.
     let full = false;
     const emit = (line, entry, actionable, target) => {
-      if (!full && size + line.length + 1 > budget && size > 0 && windowNo < wanted) {
+      if (!full && size + line.length + 1 > budget && size > 0 && (last || windowNo < wanted)) {
         windowNo += 1;
         above += windowItems;
         windowItems = 0;

@@ -16,7 +16,8 @@ async def get_dom(
     ] = "all_fields",
     page: Annotated[
         int,
-        "0: the window starting at the viewport; N: the Nth window of the page from the top.",
+        "0: the window starting at the viewport; N: the Nth window of the page from the top; "
+        "-1: the last window (the end of the page).",
     ] = 0,
 ) -> str:
     """Look at the current page, one window of it: the header says how many elements lie
