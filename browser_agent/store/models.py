@@ -115,3 +115,20 @@ class HarvestedSource(SQLModel, table=True):
     skill_name: str | None = None
     skill_version: int | None = None
     harvested_at: datetime = Field(default_factory=utcnow)
+
+
+class BatchJob(SQLModel, table=True):
+    """The result of one job of a batch or a distributed validation, written once under its
+    job id: a job run again (its worker died) finds it here and is not counted twice."""
+
+    job_id: str = Field(primary_key=True)
+    batch_id: str = Field(index=True)
+    kind: str  # run (a command) or validate (a skill's replay)
+    command: str  # the command, or the skill's name
+    status: str  # a run's status, or a validation's verdict
+    run_id: str | None = None
+    llm_calls: int = 0
+    seconds: float = 0.0
+    detail: str = "{}"  # JSON: the validation's verdict in full
+    worker: str | None = None
+    finished_at: datetime = Field(default_factory=utcnow)

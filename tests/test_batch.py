@@ -1,0 +1,166 @@
+"""``browser-agent batch``: a file of commands on browser slots in one process, with the
+offline planner on the demo shop; each job's result is written once under its job id."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from playwright.async_api import Browser
+from sqlmodel import Session, select
+
+from browser_agent.cluster.batch_file import BatchFileError, read_batch
+from browser_agent.cluster.jobs import CommandJob, run_job
+from browser_agent.demo_site import DemoSite
+from browser_agent.settings import Settings
+from browser_agent.store.db import open_store
+from browser_agent.store.models import BatchJob, Run
+
+SEARCHES = (
+    "search for sandals and sort by customer rating",
+    "search for trail shoes and sort by price low to high",
+)
+
+
+def batch(workspace: Path, *args: str, env: dict[str, str] | None = None):
+    """``browser-agent batch ARGS`` as its own process, with the offline planner."""
+    environment = {
+        **os.environ,
+        "BROWSER_AGENT_WORKSPACE": str(workspace),
+        "BROWSER_AGENT_LLM_MODEL": "offline",
+        "COLUMNS": "100",
+        **(env or {}),
+    }
+    return subprocess.run(
+        [str(Path(sys.executable).parent / "browser-agent"), "batch", *args],
+        capture_output=True,
+        text=True,
+        env=environment,
+        timeout=180,
+    )
+
+
+def json_line(command: str, url: str, **more: object) -> str:
+    return json.dumps({"command": command, "url": url, **more})
+
+
+def test_a_batch_runs_each_line_once_and_says_how_each_went(
+    tmp_path: Path, demo: DemoSite, settings: Settings
+) -> None:
+    file = tmp_path / "batch.txt"
+    lines = [json_line(command, demo.url) for command in SEARCHES]
+    file.write_text("# tonight's searches\n\n" + "\n".join(lines) + "\nopen the moon\n")
+
+    done = batch(settings.workspace, str(file), "--slots", "2", "--json")
+
+    assert done.returncode == 1, done.stderr  # the third command fails
+    report = json.loads(done.stdout)
+    jobs = report["jobs"]
+    assert [job["command"] for job in jobs] == [*SEARCHES, "open the moon"]
+    assert [job["status"] for job in jobs] == ["succeeded", "succeeded", "failed"]
+    assert report["counts"] == {"succeeded": 2, "failed": 1}
+    assert len({job["job_id"] for job in jobs}) == 3
+    assert all(job["job_id"].startswith(report["batch_id"]) for job in jobs)
+    assert all(job["llm_calls"] > 0 for job in jobs)
+    with Session(open_store(settings)) as db:
+        runs = {run.id: run for run in db.exec(select(Run)).all()}
+        stored = {row.job_id: row for row in db.exec(select(BatchJob)).all()}
+    assert set(stored) == {job["job_id"] for job in jobs}
+    assert set(runs) == {job["run_id"] for job in jobs}  # one run per job, no more
+    for job in jobs:
+        assert runs[job["run_id"]].status == job["status"] == stored[job["job_id"]].status
+
+
+def test_all_succeeded_is_exit_code_0_and_a_table(
+    tmp_path: Path, demo: DemoSite, settings: Settings
+) -> None:
+    file = tmp_path / "batch.jsonl"
+    file.write_text(json_line(SEARCHES[0], demo.url) + "\n")
+
+    done = batch(settings.workspace, str(file))
+
+    assert done.returncode == 0, done.stderr
+    assert "1 of 1 commands succeeded" in done.stdout
+    assert done.stderr == ""  # no progress bar off a terminal
+
+
+async def test_a_job_written_already_is_not_run_again(
+    demo: DemoSite, settings: Settings, browser: Browser
+) -> None:
+    engine = open_store(settings)
+    job = CommandJob("b1-0001", "b1", SEARCHES[0], demo.url)
+
+    first = await run_job(job, browser, settings, engine)
+    again = await run_job(job, browser, settings, engine)
+
+    assert first.status == again.status == "succeeded"
+    assert again.run_id == first.run_id
+    with Session(engine) as db:
+        assert len(db.exec(select(Run)).all()) == 1
+        assert len(db.exec(select(BatchJob)).all()) == 1
+
+
+async def test_a_secret_is_typed_by_name_and_written_nowhere(
+    demo: DemoSite, settings: Settings, browser: Browser, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("BROWSER_AGENT_SECRET_SHOP_PW", "secret123")
+    engine = open_store(settings)
+    command = "log in as demo with password {SHOP_PW}"
+    job = CommandJob("b2-0001", "b2", command, demo.url + "/login", ("SHOP_PW",))
+
+    result = await run_job(job, browser, settings, engine)
+
+    assert result.run_id is not None
+    logs = "".join(p.read_text() for p in settings.logs_dir.glob("*") if p.is_file())
+    assert "{SHOP_PW}" in logs and "secret123" not in logs
+    unnamed = CommandJob("b2-0002", "b2", command, demo.url + "/login", ("NOT_SET",))
+    refused = await run_job(unnamed, browser, settings, engine)
+    assert refused.status == "failed" and "NOT_SET" in (refused.error or "")
+
+
+@pytest.mark.parametrize(
+    ("content", "said"),
+    [
+        ('search for sandals\n{"command": "x", "url": 3}\n', "line 2: 'url'"),
+        ('\n\n{"command": ""}\n', "line 3: 'command'"),
+        ('{"command": "x", "secret": ["A"]}\n', "line 1: unknown key 'secret'"),
+        ('{"command": "x", "secrets": "A"}\n', "line 1: 'secrets'"),
+        ("ok\n{not json\n", "line 2: not valid JSON"),
+        ("[1, 2]\n", None),  # a command that happens to start with [: taken as it is
+        ("# only a comment\n\n", "holds no commands"),
+    ],
+)
+def test_bad_lines_are_named_by_number(tmp_path: Path, content: str, said: str | None) -> None:
+    file = tmp_path / "batch.txt"
+    file.write_text(content)
+    if said is None:
+        assert [line.command for line in read_batch(file)] == ["[1, 2]"]
+        return
+    with pytest.raises(BatchFileError, match="^" + str(file).replace(".", r"\.")) as raised:
+        read_batch(file)
+    assert said in str(raised.value)
+
+
+def test_mistakes_are_one_line_with_exit_code_2(tmp_path: Path, settings: Settings) -> None:
+    file = tmp_path / "batch.txt"
+    file.write_text('search for sandals\n{"command": "x", "url": "file:///etc/passwd"}\n')
+    secret = tmp_path / "secret.txt"
+    secret.write_text(
+        '{"command": "log in with {PW}", "url": "http://127.0.0.1:9", "secrets": ["PW"]}\n'
+    )
+    cases = [
+        ([str(file)], "line 2"),
+        ([str(secret)], "line 1: the secret PW is not configured"),
+        ([str(tmp_path / "missing.txt")], "missing.txt"),
+        ([str(file), "--workers", "2", "--cluster", "tcp://127.0.0.1:1"], "give one"),
+        ([str(file), "--cluster", "127.0.0.1:1"], "tcp://HOST:PORT"),
+    ]
+    for args, said in cases:
+        done = batch(settings.workspace, *args)
+        assert done.returncode == 2, (args, done.stdout, done.stderr)
+        assert said in done.stderr, done.stderr
+        assert len(done.stderr.strip().splitlines()) == 1 and "Traceback" not in done.stderr
