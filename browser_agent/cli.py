@@ -436,7 +436,8 @@ def runs(
     as_json: Annotated[bool, typer.Option("--json", help="Print the runs as JSON.")] = False,
 ) -> None:
     """List recent runs with their outcome and cost."""
-    from rich.table import Table
+    from rich import box
+    from rich.table import Column, Table
     from sqlmodel import Session, select  # the store loads only for commands that read it
 
     from browser_agent.settings import load_settings
@@ -450,8 +451,17 @@ def runs(
     if as_json:
         print_json({"runs": [priced(run_fields(row), row, settings.prices) for row in rows]})
         return
-    table = Table("run", "status", "steps", "LLM calls", "cost", "started", "command")
-    table.columns[0].no_wrap = True  # a run id is never cut: show needs it
+    # at 80 columns too, every column but the command keeps its values whole (a run id
+    # begins with its start time, UTC)
+    table = Table(
+        Column("run", no_wrap=True),
+        Column("status", no_wrap=True),
+        Column("steps", no_wrap=True, justify="right"),
+        Column("LLM\ncalls", no_wrap=True, justify="right"),
+        Column("cost", no_wrap=True, justify="right"),
+        "command",
+        box=box.SIMPLE_HEAD,
+    )
     for row in rows:
         table.add_row(
             row.id,
@@ -459,7 +469,6 @@ def runs(
             str(row.steps),
             str(row.llm_calls),
             shown_cost(cost_of_run(row, settings.prices)),
-            f"{row.started_at:%Y-%m-%d %H:%M}",
             escape(row.command[:60]),
         )
     console.print(table if rows else "No runs yet: try browser-agent demo.")
