@@ -267,11 +267,13 @@ def free_port() -> int:
         return probe.getsockname()[1]
 
 
-async def test_the_record_command_records_until_ctrl_c_and_harvests(
-    settings: Settings, demo: DemoSite
+@pytest.mark.parametrize("ending", ["ctrl-c", "closing the tab"])
+async def test_the_record_command_records_until_the_end_and_harvests(
+    settings: Settings, demo: DemoSite, ending: str
 ) -> None:
     """``browser-agent record`` on a browser it connects to (the person's window); the
-    person searches, then presses Ctrl-C; the run is stored and harvested at once."""
+    person searches, then presses Ctrl-C or closes the tab; the run is stored and
+    harvested at once."""
     port = free_port()
     endpoint = f"http://127.0.0.1:{port}"
     async with async_playwright() as playwright:
@@ -307,7 +309,10 @@ async def test_the_record_command_records_until_ctrl_c_and_harvests(
         await page.fill("#search-box", "trail shoes")
         await page.press("#search-box", "Enter")
         await page.wait_for_url("**/search?q=trail+shoes")
-        process.send_signal(signal.SIGINT)
+        if ending == "ctrl-c":
+            process.send_signal(signal.SIGINT)
+        else:
+            await page.close()
         out, err = await process.communicate()
         await person.close()
         await launched.close()
