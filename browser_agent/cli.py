@@ -24,6 +24,7 @@ from rich.markup import escape
 from browser_agent.browser.chromium import find_chromium
 from browser_agent.browser.errors import ActionError, BrowserError
 from browser_agent.cli_group import OneLineErrors
+from browser_agent.console.serve import serve_command
 from browser_agent.cluster.cli import batch_command
 from browser_agent.demo import FIRST_COMMAND, SECOND_COMMAND
 from browser_agent.harvest.cli import harvest_command, skills_app
@@ -64,6 +65,7 @@ app.command("harvest")(harvest_command)
 app.add_typer(skills_app, name="skills")
 app.command("validate")(validate_command)
 app.command("record")(record_command)
+app.command("serve")(serve_command)
 app.command("batch")(batch_command)
 app.add_typer(db_app, name="db", help="The store's schema revision; upgrading it.")
 

@@ -113,6 +113,12 @@ class Settings(BaseSettings):
     )
     llm_timeout_s: float = Field(60.0, gt=0, description="how long one model call may take")
     llm_text_actions: bool = Field(False, description="`true` for models without native tool calls")
+    ask_timeout_s: float = Field(
+        600.0,
+        gt=0,
+        description="how long a run started in the web console waits for the person to "
+        "answer a question (`ask_user`); then it carries on with no answer",
+    )
     use_skills: bool = Field(
         True,
         description="`false` runs every command through the planner, ignoring harvested skills",

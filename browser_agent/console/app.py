@@ -1,0 +1,169 @@
+"""The console's ASGI app: start and watch runs, answer their questions, browse runs and
+skills. Pages are plain HTML from the package's templates; nothing comes from the internet."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator, Callable
+from typing import Any
+
+from jinja2 import Environment, PackageLoader, select_autoescape
+from sqlalchemy import Engine
+from sse_starlette import EventSourceResponse
+from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
+from starlette.middleware import Middleware
+from starlette.requests import Request
+from starlette.responses import FileResponse, HTMLResponse, RedirectResponse, Response
+from starlette.routing import Mount, Route
+from starlette.staticfiles import StaticFiles
+
+from browser_agent.console.auth import (
+    CSRF_FIELD,
+    CsrfRefused,
+    TokenGuard,
+    checked_form,
+    csrf_token,
+)
+from browser_agent.console.runs import LiveRun, RunBoard
+from browser_agent.llm.types import LLMClient
+from browser_agent.settings import Settings
+
+SECURITY_HEADERS = {
+    # only the console's own scripts, styles and images; no frame may hold its pages
+    "Content-Security-Policy": "default-src 'self'; img-src 'self'; frame-ancestors 'none'; "
+    "form-action 'self'; base-uri 'none'",
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "same-origin",  # no-referrer would make form posts say Origin: null
+    "Cache-Control": "no-store",
+}
+RUN_STATUSES = ("running", "succeeded", "failed", "interrupted", "abandoned")
+
+
+class Console:
+    """The console's state (settings, store, live runs, token) and its request handlers."""
+
+    def __init__(
+        self, settings: Settings, engine: Engine, token: str, make_llm: Callable[[], LLMClient]
+    ) -> None:
+        self.settings = settings
+        self.engine = engine
+        self.token = token
+        self.board = RunBoard(settings, make_llm)
+        self.templates = Environment(
+            loader=PackageLoader("browser_agent.console"), autoescape=select_autoescape()
+        )
+
+    def page(self, name: str, status_code: int = 200, **values: Any) -> HTMLResponse:
+        """A template rendered with the form's CSRF token, under the security headers."""
+        html = self.templates.get_template(name).render(
+            csrf_field=CSRF_FIELD, csrf=csrf_token(self.token), **values
+        )
+        return HTMLResponse(html, status_code=status_code, headers=SECURITY_HEADERS)
+
+    async def form(self, request: Request) -> dict[str, str]:
+        try:
+            return await checked_form(request, self.token)
+        except CsrfRefused:
+            raise HTTPException(
+                403, "Refused: the form's CSRF token is wrong or missing."
+            ) from None
+
+    def live_run(self, request: Request) -> LiveRun:
+        live = self.board.get(request.path_params["key"])
+        if live is None:
+            raise HTTPException(404, "No such run in this console.")
+        return live
+
+    async def home(self, request: Request) -> Response:
+        live = sorted(self.board.runs.values(), key=lambda r: r.key)
+        return self.page("home.html", live=[r for r in live if r.status == "running"])
+
+    async def start_run(self, request: Request) -> Response:
+        fields = await self.form(request)
+        command = fields.get("command", "").strip()
+        start_url = fields.get("start_url", "").strip() or None
+        problem = self._refused_start(command, start_url)
+        if problem:
+            return self.page(
+                "home.html", 400, live=[], problem=problem, command=command, start_url=start_url
+            )
+        live = self.board.start(command, start_url)
+        return RedirectResponse(f"/live/{live.key}", status_code=303)
+
+    def _refused_start(self, command: str, start_url: str | None) -> str | None:
+        """Why this command may not start (an empty command, a URL the settings refuse)."""
+        from browser_agent.browser.errors import ActionError
+        from browser_agent.skills.primitive.open_url import normalize_url
+
+        if not command:
+            return "The command is empty: say what the agent should do."
+        if start_url:
+            try:
+                normalize_url(start_url, self.settings)
+            except ActionError as exc:
+                return str(exc)
+        return None
+
+    async def live_page(self, request: Request) -> Response:
+        return self.page("live.html", run=self.live_run(request))
+
+    async def live_events(self, request: Request) -> Response:
+        live = self.live_run(request)
+        last = request.headers.get("last-event-id", "")
+        start = int(last) + 1 if last.isdigit() else 0
+
+        async def events() -> AsyncIterator[dict[str, str]]:
+            async for event in live.follow(start):
+                yield {"id": str(event["id"]), "data": json.dumps(event)}
+
+        return EventSourceResponse(events(), ping=15, headers={"Cache-Control": "no-store"})
+
+    async def live_stop(self, request: Request) -> Response:
+        live = self.live_run(request)
+        await self.form(request)
+        live.stop()
+        return RedirectResponse(f"/live/{live.key}", status_code=303)
+
+    async def live_answer(self, request: Request) -> Response:
+        live = self.live_run(request)
+        fields = await self.form(request)
+        live.answer(fields.get("answer", ""))
+        return RedirectResponse(f"/live/{live.key}", status_code=303)
+
+    async def live_shot(self, request: Request) -> Response:
+        live = self.live_run(request)
+        path = live.shots_dir / f"{int(request.path_params['index'])}.jpg"
+        if not path.is_file():
+            raise HTTPException(404, "No screenshot of that step.")
+        return FileResponse(path, media_type="image/jpeg", headers={"Cache-Control": "no-store"})
+
+
+async def _refused(request: Request, exc: Exception) -> Response:
+    """Errors as one line of plain text, with the security headers."""
+    assert isinstance(exc, HTTPException)
+    return Response(exc.detail, exc.status_code, headers=SECURITY_HEADERS, media_type="text/plain")
+
+
+def create_app(
+    settings: Settings, engine: Engine, token: str, make_llm: Callable[[], LLMClient]
+) -> Starlette:
+    """The console for ``settings``' workspace; every request needs ``token``."""
+    console = Console(settings, engine, token, make_llm)
+    routes = [
+        Route("/", console.home),
+        Route("/runs/new", console.start_run, methods=["POST"]),
+        Route("/live/{key:str}", console.live_page),
+        Route("/live/{key:str}/events", console.live_events),
+        Route("/live/{key:str}/stop", console.live_stop, methods=["POST"]),
+        Route("/live/{key:str}/answer", console.live_answer, methods=["POST"]),
+        Route("/live/{key:str}/shots/{index:int}.jpg", console.live_shot),
+        Mount("/static", StaticFiles(packages=[("browser_agent.console", "static")])),
+    ]
+    app = Starlette(
+        routes=routes,
+        middleware=[Middleware(TokenGuard, token=token)],
+        exception_handlers={HTTPException: _refused},
+    )
+    app.state.console = console
+    return app

@@ -1,0 +1,227 @@
+"""Runs started from the console: each runs as a task of the server process, and what it
+does (steps, screenshots, questions, the end) becomes events that run pages follow."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import secrets
+from collections.abc import AsyncIterator, Callable
+from contextvars import ContextVar
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import event
+
+from browser_agent.llm.types import LLMClient
+from browser_agent.planner.people import Channel
+from browser_agent.settings import Settings
+from browser_agent.store.models import Run, Step
+
+logger = logging.getLogger("browser_agent.console")
+
+TARGET_KEYS = ("url", "selector", "text_selector", "content_type", "option", "keys", "question")
+
+
+def step_target(arguments: str) -> str:
+    """The most telling argument of a step (a URL, a selector, a question)."""
+    try:
+        parsed = json.loads(arguments or "{}")
+    except json.JSONDecodeError:
+        return arguments[:80]
+    if not isinstance(parsed, dict):
+        return ""
+    for key in TARGET_KEYS:
+        if key in parsed:
+            return str(parsed[key])[:200]
+    return ""
+
+
+@dataclass
+class LiveRun:
+    """One run started from the console: its task, its events so far, its open question."""
+
+    key: str
+    command: str
+    start_url: str | None
+    shots_dir: Path
+    events: list[dict[str, Any]] = field(default_factory=list)
+    task: asyncio.Task[None] | None = None
+    run_id: str | None = None
+    status: str = "running"
+    llm_calls: int = 0
+    tokens: int = 0
+    question: asyncio.Future[str] | None = None
+    shots: set[asyncio.Task[None]] = field(default_factory=set)
+    changed: asyncio.Event = field(default_factory=asyncio.Event)
+
+    def publish(self, kind: str, **data: Any) -> None:
+        """Add an event and wake the pages following this run."""
+        self.events.append({"id": len(self.events), "kind": kind, **data})
+        self.changed.set()
+        self.changed = asyncio.Event()
+
+    async def follow(self, start: int = 0) -> AsyncIterator[dict[str, Any]]:
+        """Every event from ``start`` on, waiting for new ones until the run has ended."""
+        index = start
+        while True:
+            changed = self.changed
+            while index < len(self.events):
+                yield self.events[index]
+                index += 1
+            if self.status != "running":
+                return
+            await changed.wait()
+
+    async def ask(self, question: str, timeout_s: float) -> str:
+        """Show ``question`` on the run page and wait for the person's answer ("" when none
+        came in time)."""
+        self.question = asyncio.get_running_loop().create_future()
+        self.publish("question", text=question)
+        try:
+            return await asyncio.wait_for(self.question, timeout_s)
+        except TimeoutError:
+            self.publish("answered", text="", timed_out=True)
+            return ""
+        finally:
+            self.question = None
+
+    def answer(self, text: str) -> bool:
+        """Give the open question its answer; False when no question is waiting."""
+        if self.question is None or self.question.done():
+            return False
+        self.question.set_result(text)
+        self.publish("answered", text=text, timed_out=False)
+        return True
+
+    def stop(self) -> bool:
+        """Cancel the run (it is stored as interrupted); False when it already ended."""
+        if self.task is None or self.task.done():
+            return False
+        if self.question is not None and not self.question.done():
+            self.question.cancel()  # frees the thread waiting in ask_user
+        self.task.cancel()
+        return True
+
+
+_live: ContextVar[LiveRun | None] = ContextVar("browser_agent_console_run", default=None)
+
+
+def _run_stored(_mapper: object, _connection: object, run: Run) -> None:
+    """The run of a console task is in the store: its page can link it from the start."""
+    live = _live.get()
+    if live is not None and live.run_id is None:
+        live.run_id = run.id
+        live.publish("stored", run_id=run.id)
+
+
+class RunBoard:
+    """The console's live runs, by key, and how to start one."""
+
+    def __init__(self, settings: Settings, make_llm: Callable[[], LLMClient]) -> None:
+        self.settings = settings
+        self.make_llm = make_llm
+        self.runs: dict[str, LiveRun] = {}
+        if not event.contains(Run, "after_insert", _run_stored):
+            event.listen(Run, "after_insert", _run_stored)
+
+    def start(self, command: str, start_url: str | None) -> LiveRun:
+        """Start ``command`` as a task of this process; its LiveRun follows it."""
+        key = secrets.token_hex(8)
+        live = LiveRun(key, command, start_url, self.settings.workspace / "console" / key)
+        self.runs[key] = live
+        live.task = asyncio.create_task(self._carry_out(live), name=f"console-run-{key}")
+        return live
+
+    def get(self, key: str) -> LiveRun | None:
+        return self.runs.get(key)
+
+    async def _carry_out(self, live: LiveRun) -> None:
+        """Run the command through the planner, publishing its steps and its end."""
+        from browser_agent.planner.agent import run_command  # the planner: not for --help
+
+        _live.set(live)  # this task's context: see _run_stored
+        loop = asyncio.get_running_loop()
+        timeout_s = self.settings.ask_timeout_s
+
+        def ask(question: str) -> str:  # called in a worker thread by ask_user
+            future = asyncio.run_coroutine_threadsafe(live.ask(question, timeout_s), loop)
+            return future.result()
+
+        channel = Channel(ask=ask, tell=lambda text: loop.call_soon_threadsafe(_tell, live, text))
+        live.publish("started", command=live.command, start_url=live.start_url)
+        try:
+            result = await run_command(
+                live.command,
+                self.make_llm(),
+                self.settings,
+                start_url=live.start_url,
+                channel=channel,
+                on_step=lambda step: self._on_step(live, step),
+            )
+        except asyncio.CancelledError:
+            self._end(live, "interrupted", "Stopped from the console.")
+            raise
+        except Exception as exc:  # a setup problem (no browser, a store error): said on the page
+            logger.warning("console run %s ended with an error: %s", live.key, exc)
+            self._end(live, "failed", str(exc))
+            return
+        live.run_id = result.run_id
+        live.llm_calls = result.llm_calls
+        live.tokens = result.prompt_tokens + result.completion_tokens
+        self._end(live, result.status, result.answer)
+
+    def _end(self, live: LiveRun, status: str, answer: str) -> None:
+        """Publish the run's end; screenshots still being taken are dropped."""
+        for shot in live.shots:
+            shot.cancel()
+        live.status = status
+        live.publish(
+            "end",
+            status=status,
+            answer=answer,
+            run_id=live.run_id,
+            llm_calls=live.llm_calls,
+            tokens=live.tokens,
+        )
+
+    def _on_step(self, live: LiveRun, step: Step) -> None:
+        """Publish a step as it is stored, then a screenshot of the page after it."""
+        live.run_id = step.run_id
+        live.llm_calls += step.llm_calls
+        live.tokens += step.prompt_tokens + step.completion_tokens
+        live.publish(
+            "step",
+            index=step.index,
+            tool=step.tool,
+            target=step_target(step.arguments),
+            ok=step.ok,
+            response=step.response[:2000],
+            run_id=step.run_id,
+            llm_calls=live.llm_calls,
+            tokens=live.tokens,
+        )
+        shot = asyncio.ensure_future(self._screenshot(live, step.index))
+        live.shots.add(shot)
+        shot.add_done_callback(live.shots.discard)
+
+    async def _screenshot(self, live: LiveRun, index: int) -> None:
+        """A JPEG of the run's current page, saved under the workspace; the page shows it."""
+        from browser_agent.browser.session import session  # the run task's own session
+
+        try:
+            page = session().current_page()
+            live.shots_dir.mkdir(parents=True, exist_ok=True)
+            await page.screenshot(
+                path=live.shots_dir / f"{index}.jpg", type="jpeg", quality=60, timeout=5_000
+            )
+        except Exception as exc:  # a closed or crashed page: the step keeps no picture
+            logger.debug("no screenshot after step %s of %s: %s", index, live.key, exc)
+            return
+        live.publish("screenshot", index=index, url=f"/live/{live.key}/shots/{index}.jpg")
+
+
+def _tell(live: LiveRun, text: str) -> None:
+    live.publish("told", text=text)

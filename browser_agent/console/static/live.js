@@ -1,0 +1,79 @@
+// The run page: follows the run's server-sent events and shows each as it arrives.
+"use strict";
+(function () {
+  const source = new EventSource(document.currentScript.dataset.events);
+  const byId = (id) => document.getElementById(id);
+  const steps = byId("steps");
+
+  function text(tag, value, cls) {
+    const el = document.createElement(tag);
+    el.textContent = value;
+    if (cls) el.className = cls;
+    return el;
+  }
+
+  function counts(event) {
+    if (event.llm_calls !== undefined) byId("llm").textContent = event.llm_calls;
+    if (event.tokens !== undefined) byId("tokens").textContent = event.tokens;
+    if (event.run_id) byId("stored").replaceChildren(" · ", linkTo(event.run_id));
+  }
+
+  function linkTo(runId) {
+    const a = text("a", "run " + runId);
+    a.href = "/runs/" + encodeURIComponent(runId);
+    return a;
+  }
+
+  function step(event) {
+    const li = document.createElement("li");
+    li.className = "step " + (event.ok ? "ok" : "error");
+    li.id = "step-" + event.index;
+    li.dataset.tool = event.tool;
+    li.append(text("span", event.tool, "tool"), text("code", event.target, "target"));
+    li.append(text("span", event.ok ? "ok" : "error", "mark"));
+    li.append(text("p", event.response, "response"));
+    steps.append(li);
+  }
+
+  function screenshot(event) {
+    const li = byId("step-" + event.index);
+    if (!li) return;
+    const img = document.createElement("img");
+    img.src = event.url;
+    img.alt = "The page after step " + event.index;
+    img.className = "thumb";
+    li.append(img);
+  }
+
+  function question(event) {
+    byId("question-text").textContent = event.text;
+    byId("question").hidden = false;
+    byId("answer").focus();
+  }
+
+  function end(event) {
+    byId("status").textContent = event.status;
+    byId("status").className = event.status;
+    byId("answer-text").textContent = event.answer;
+    byId("end").hidden = false;
+    byId("stop-form").hidden = true;
+    byId("question").hidden = true;
+    source.close();
+  }
+
+  const handlers = {
+    step: step,
+    screenshot: screenshot,
+    question: question,
+    answered: () => { byId("question").hidden = true; },
+    told: (event) => steps.append(text("li", "The agent says: " + event.text, "told")),
+    end: end,
+  };
+
+  source.onmessage = (message) => {
+    const event = JSON.parse(message.data);
+    counts(event);
+    const handle = handlers[event.kind];
+    if (handle) handle(event);
+  };
+})();

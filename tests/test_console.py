@@ -1,0 +1,322 @@
+"""The web console (`browser-agent serve`) in a real Chromium, against a real serve process
+on the demo shop; the model is the offline planner behind the local OpenAI-compatible test
+server, or a scripted one that asks the person a question."""
+
+from __future__ import annotations
+
+import http.client
+import json
+import os
+import re
+import subprocess
+import sys
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager, contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import pytest
+import pytest_asyncio
+from playwright.async_api import Browser, Page, expect
+from sqlmodel import Session
+
+from browser_agent.demo_site import DemoSite
+from browser_agent.llm.offline import OfflinePlanner
+from browser_agent.llm.test_server import LLMTestServer, start_test_llm_server
+from browser_agent.llm.types import LLMReply, ToolCall
+from browser_agent.settings import load_settings
+from browser_agent.store.db import open_store
+from browser_agent.store.models import Run
+
+SHOP_COMMAND = "search for trail shoes and sort by price low to high"
+ASKING = "ask me which size to choose"
+QUESTION = "Which shoe size should I choose?"
+CLI = str(Path(sys.executable).parent / "browser-agent")
+WAIT_MS = 60_000
+
+
+def model(messages: list[dict], tools: list[dict]) -> LLMReply:
+    """The offline planner, except for commands that ask the person: those call ask_user,
+    then finish with the answer they got."""
+    if ASKING not in (messages[1].get("content") or ""):
+        return OfflinePlanner()(messages, tools)
+    answers = [
+        m["content"]
+        for m in messages
+        if m.get("role") == "tool" and "The person" in (m.get("content") or "")
+    ]
+    if answers == ["The person gave no answer."]:
+        given_up = json.dumps({"answer": "Nobody answered.", "success": False})
+        return LLMReply(None, [ToolCall("finish_1", "finish", given_up)])
+    if not answers:
+        return LLMReply(None, [ToolCall("ask_1", "ask_user", json.dumps({"question": QUESTION}))])
+    finish = json.dumps({"answer": f"Chose what the person said: {answers[-1]}", "success": True})
+    return LLMReply(None, [ToolCall("finish_1", "finish", finish)])
+
+
+@dataclass
+class Served:
+    """A running console: its first-visit URL, its origin and its token."""
+
+    url: str
+    origin: str
+    token: str
+    workspace: Path
+
+
+@pytest.fixture(scope="module")
+def llm_server() -> Iterator[LLMTestServer]:
+    with start_test_llm_server(model) as server:
+        yield server
+
+
+def start_console(
+    workspace: Path, llm: LLMTestServer, *args: str, **settings: str
+) -> subprocess.Popen[str]:
+    env = {
+        **os.environ,
+        **settings,
+        "BROWSER_AGENT_WORKSPACE": str(workspace),
+        "OPENAI_BASE_URL": llm.base_url,
+        "OPENAI_API_KEY": "test-key",
+        "OPENAI_MODEL": "test-model",
+    }
+    return subprocess.Popen(
+        [CLI, "serve", *args],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+
+
+@contextmanager
+def serving(workspace: Path, llm: LLMTestServer, **settings: str) -> Iterator[Served]:
+    """A serve process on a free port of 127.0.0.1, stopped afterwards."""
+    process = start_console(workspace, llm, "--port", "0", **settings)
+    try:
+        assert process.stdout is not None
+        line = process.stdout.readline()
+        match = re.search(r"(http://127\.0\.0\.1:\d+)/\?token=(\S+)", line)
+        assert match, f"no URL in {line!r}: {process.stderr.read() if process.stderr else ''}"
+        yield Served(match.group(0), match.group(1), match.group(2), workspace)
+    finally:
+        process.terminate()
+        process.wait(timeout=30)
+
+
+@pytest.fixture(scope="module")
+def console(
+    tmp_path_factory: pytest.TempPathFactory, llm_server: LLMTestServer
+) -> Iterator[Served]:
+    with serving(tmp_path_factory.mktemp("console"), llm_server) as served:
+        yield served
+
+
+@asynccontextmanager
+async def visiting(browser: Browser, served: Served) -> AsyncIterator[Page]:
+    """A fresh context that has visited the console's URL (and so holds its cookie)."""
+    context = await browser.new_context()
+    opened = await context.new_page()
+    await opened.goto(served.url)
+    try:
+        yield opened
+    finally:
+        await context.close()
+
+
+@pytest_asyncio.fixture
+async def page(browser: Browser, console: Served) -> AsyncIterator[Page]:
+    async with visiting(browser, console) as opened:
+        yield opened
+
+
+async def start_run(page: Page, command: str, start_url: str) -> None:
+    await page.get_by_label("Command").fill(command)
+    await page.get_by_label("Start URL").fill(start_url)
+    await page.get_by_role("button", name="Run").click()
+    await page.wait_for_url(re.compile(r"/live/\w+$"))
+
+
+def stored_run(console: Served, run_id: str) -> Run:
+    engine = open_store(load_settings().with_overrides(workspace=console.workspace))
+    with Session(engine) as db:
+        run = db.get(Run, run_id)
+    assert run is not None
+    return run
+
+
+async def run_id_of(page: Page) -> str:
+    link = page.locator("#stored a")
+    await expect(link).to_be_visible()
+    return (await link.inner_text()).removeprefix("run ")
+
+
+async def test_a_shop_command_from_the_form_shows_its_steps_and_succeeds(
+    page: Page, console: Served, demo: DemoSite
+) -> None:
+    assert urlsplit(page.url).query == ""  # the token went into the cookie, out of the URL
+    await start_run(page, SHOP_COMMAND, f"{demo.url}/")
+    await expect(page.locator("#status")).to_have_text("succeeded", timeout=WAIT_MS)
+    steps = page.locator("li.step")
+    assert await steps.count() >= 3
+    assert "enter_text" in await steps.evaluate_all("els => els.map(e => e.dataset.tool)")
+    await expect(page.locator("li.step .target").first).not_to_be_empty()
+    thumb = page.locator("img.thumb").first
+    await expect(thumb).to_be_visible()
+    assert await thumb.evaluate("img => img.complete && img.naturalWidth > 0")
+    assert int(await page.locator("#llm").inner_text()) > 0
+    assert int(await page.locator("#tokens").inner_text()) > 0
+    await expect(page.locator("#answer-text")).not_to_be_empty()
+    run = stored_run(console, await run_id_of(page))
+    assert (run.status, run.command) == ("succeeded", SHOP_COMMAND)
+
+
+async def test_a_question_is_answered_from_the_page_and_the_run_uses_it(
+    page: Page, console: Served, demo: DemoSite
+) -> None:
+    await start_run(page, ASKING, f"{demo.url}/")
+    await expect(page.locator("#question-text")).to_have_text(QUESTION, timeout=WAIT_MS)
+    await page.get_by_label("Answer").fill("size 44, please")
+    await page.get_by_role("button", name="Send").click()
+    await expect(page.locator("#status")).to_have_text("succeeded", timeout=WAIT_MS)
+    await expect(page.locator("#answer-text")).to_contain_text("size 44, please")
+    await expect(page.locator("#question")).to_be_hidden()
+
+
+async def test_a_question_nobody_answers_in_time_lets_the_run_carry_on(
+    browser: Browser, llm_server: LLMTestServer, demo: DemoSite, tmp_path: Path
+) -> None:
+    with serving(tmp_path, llm_server, BROWSER_AGENT_ASK_TIMEOUT_S="0.5") as served:
+        async with visiting(browser, served) as page:
+            await start_run(page, ASKING, f"{demo.url}/")
+            await expect(page.locator("#status")).to_have_text("failed", timeout=WAIT_MS)
+            await expect(page.locator("#answer-text")).to_have_text("Nobody answered.")
+
+
+async def test_stop_interrupts_the_run_and_the_store_says_so(
+    page: Page, console: Served, demo: DemoSite
+) -> None:
+    await start_run(page, ASKING, f"{demo.url}/")
+    await expect(page.locator("#question-text")).to_have_text(QUESTION, timeout=WAIT_MS)
+    await page.get_by_role("button", name="Stop").click()
+    await expect(page.locator("#status")).to_have_text("interrupted", timeout=WAIT_MS)
+    run = stored_run(console, await run_id_of(page))
+    assert run.status == "interrupted"
+
+
+# Protections: the token, the cookie's flags, same-origin POSTs and the form's CSRF token.
+
+
+def request(
+    console: Served, method: str, path: str, headers: dict[str, str] | None = None, body: str = ""
+) -> http.client.HTTPResponse:
+    """One request to the console, redirects not followed."""
+    connection = http.client.HTTPConnection(urlsplit(console.origin).netloc, timeout=30)
+    sent = {"Content-Type": "application/x-www-form-urlencoded", **(headers or {})}
+    connection.request(method, path, body=body or None, headers=sent)
+    response = connection.getresponse()
+    response.read()
+    return response
+
+
+def csrf_of(console: Served) -> str:
+    cookie = {"Cookie": f"browser_agent_console={console.token}"}
+    connection = http.client.HTTPConnection(urlsplit(console.origin).netloc, timeout=30)
+    connection.request("GET", "/", headers=cookie)
+    html = connection.getresponse().read().decode()
+    match = re.search(r'name="csrf" value="(\w+)"', html)
+    assert match
+    return match.group(1)
+
+
+PAGES = ["/", "/live/0123456789abcdef", "/live/0123456789abcdef/events", "/static/live.js"]
+
+
+@pytest.mark.parametrize("path", PAGES)
+def test_no_page_answers_without_the_token(console: Served, path: str) -> None:
+    assert request(console, "GET", path).status == 401
+    assert request(console, "GET", f"{path}?token=wrong").status == 401
+    wrong_cookie = {"Cookie": "browser_agent_console=wrong"}
+    assert request(console, "GET", path, wrong_cookie).status == 401
+    assert request(console, "POST", "/runs/new", body="command=x").status == 401
+    bearer = {"Authorization": f"Bearer {console.token}"}
+    assert request(console, "GET", "/", bearer).status == 200
+
+
+async def test_the_token_becomes_an_http_only_same_site_strict_cookie(
+    page: Page, console: Served
+) -> None:
+    (cookie,) = await page.context.cookies()
+    assert (cookie["value"], cookie["httpOnly"], cookie["sameSite"]) == (
+        console.token,
+        True,
+        "Strict",
+    )
+    assert "token=" not in page.url
+
+
+def test_a_post_from_another_origin_is_refused_even_with_the_cookie_and_form_token(
+    console: Served,
+) -> None:
+    csrf = csrf_of(console)
+    cookie = {"Cookie": f"browser_agent_console={console.token}"}
+    body = f"csrf={csrf}&command="  # an empty command: accepted, it only shows the form again
+    assert request(console, "POST", "/runs/new", cookie, body).status == 400
+    evil = {**cookie, "Origin": "http://evil.example"}
+    assert request(console, "POST", "/runs/new", evil, body).status == 403
+    fetched = {**cookie, "Sec-Fetch-Site": "cross-site"}
+    assert request(console, "POST", "/runs/new", fetched, body).status == 403
+    same_site = {**cookie, "Sec-Fetch-Site": "same-site"}  # another port of 127.0.0.1
+    assert request(console, "POST", "/runs/new", same_site, body).status == 403
+
+
+def test_a_post_without_the_form_token_is_refused(console: Served) -> None:
+    cookie = {"Cookie": f"browser_agent_console={console.token}", "Origin": console.origin}
+    assert request(console, "POST", "/runs/new", cookie, "command=").status == 403
+    assert request(console, "POST", "/runs/new", cookie, "csrf=wrong&command=").status == 403
+
+
+async def test_a_form_on_another_site_cannot_start_a_run(
+    page: Page, console: Served, demo: DemoSite
+) -> None:
+    """A page of another origin (the shop, on another port of 127.0.0.1: the same site, so
+    the browser sends the SameSite cookie) posting a form to the console is refused."""
+    csrf = csrf_of(console)  # as if the form token had leaked
+    await page.goto(f"{demo.url}/")
+    await page.evaluate(
+        """([action, csrf]) => {
+            const form = document.createElement('form');
+            form.method = 'post';
+            form.action = action;
+            for (const [name, value] of [['csrf', csrf], ['command', 'empty the cart']]) {
+                const input = document.createElement('input');
+                input.name = name;
+                input.value = value;
+                form.append(input);
+            }
+            document.body.append(form);
+            form.submit();
+        }""",
+        [f"{console.origin}/runs/new", csrf],
+    )
+    await page.wait_for_url(f"{console.origin}/runs/new")
+    await expect(page.locator("body")).to_have_text("Refused: a cross-site request.")
+
+
+def test_pages_allow_no_asset_from_elsewhere(console: Served) -> None:
+    bearer = {"Authorization": f"Bearer {console.token}"}
+    policy = request(console, "GET", "/", bearer).getheader("content-security-policy") or ""
+    assert "default-src 'self'" in policy
+    assert "frame-ancestors 'none'" in policy
+
+
+def test_a_host_beyond_loopback_needs_allow_remote(
+    tmp_path: Path, llm_server: LLMTestServer
+) -> None:
+    process = start_console(tmp_path, llm_server, "--host", "0.0.0.0", "--port", "0")
+    out, err = process.communicate(timeout=60)
+    assert process.returncode == 2
+    assert "--allow-remote" in err and len(err.strip().splitlines()) == 1
+    assert out == ""
