@@ -16,6 +16,7 @@ from typing import Any
 
 from distributed import Client, LocalCluster, as_completed, get_worker
 
+from browser_agent.cli_group import UserError
 from browser_agent.cluster.jobs import (
     ERROR,
     CommandJob,
@@ -32,7 +33,7 @@ RETRIES = 2
 CONNECT_TIMEOUT_S = 30
 
 
-class ClusterError(RuntimeError):
+class ClusterError(UserError):
     """The cluster could not be reached or has no workers; the message says which."""
 
 

@@ -11,6 +11,7 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
+from browser_agent.cluster.options import ClusterOption, WorkersOption, check_cluster_options
 from browser_agent.json_output import print_json
 from browser_agent.profile_options import ProfileOption, StorageStateOption
 from browser_agent.secrets import OPTION_HELP as SECRET_HELP
@@ -18,6 +19,9 @@ from browser_agent.secrets import configured as configured_secrets
 from browser_agent.site_policy import ALLOW_DOMAIN_HELP, refusal
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from browser_agent.settings import Settings
     from browser_agent.validate.validator import Checked, Report
 
 console = Console()
@@ -53,10 +57,14 @@ def validate_command(
     secret: Annotated[list[str] | None, typer.Option("--secret", help=SECRET_HELP)] = None,
     profile: ProfileOption = None,
     storage_state: StorageStateOption = None,
+    workers: WorkersOption = None,
+    cluster: ClusterOption = None,
 ) -> None:
     """Replay harvested skills with their example arguments and mark stale ones.
 
     Exit code 0 when all pass, 1 when any is stale, 2 when validation could not run.
+    With --workers or --cluster each replay is a job on a Dask worker (--concurrency
+    replays at once on each).
     """
     # the validator (browser, store, harvester) loads only when validating
     from browser_agent.browser.errors import BrowserError
@@ -73,25 +81,44 @@ def validate_command(
     if refused:
         typer.secho(f"Validation could not run: {refused}", fg="red", err=True)
         raise typer.Exit(2)
+    check_cluster_options(workers, cluster)
     progress = counting("validating", Console(stderr=True), as_json)
     task = progress.add_task("", total=None)
+
+    def started(count: int) -> None:
+        progress.update(task, total=count)
+
+    def done(checked: Checked) -> None:
+        progress.update(task, advance=1, description=checked.name)
+
     try:
         with progress:
-            result = asyncio.run(
-                run_validation(
+            if workers or cluster:
+                result = _on_cluster(
                     settings,
                     names or [],
-                    all_skills=all_skills,
-                    concurrency=concurrency,
-                    base_url=url,
-                    reharvest=reharvest,
-                    on_start=lambda count: progress.update(task, total=count),
-                    on_done=lambda checked: progress.update(
-                        task, advance=1, description=checked.name
-                    ),
-                    secrets=secrets,
+                    all_skills,
+                    url,
+                    workers,
+                    cluster,
+                    concurrency,
+                    started,
+                    done,
                 )
-            )
+            else:
+                result = asyncio.run(
+                    run_validation(
+                        settings,
+                        names or [],
+                        all_skills=all_skills,
+                        concurrency=concurrency,
+                        base_url=url,
+                        reharvest=reharvest,
+                        on_start=started,
+                        on_done=done,
+                        secrets=secrets,
+                    )
+                )
     except (CannotValidate, LockHeld, BrowserError) as exc:
         typer.secho(f"Validation could not run: {exc}", fg="red", err=True)
         raise typer.Exit(2) from exc
@@ -106,9 +133,36 @@ def validate_command(
     raise typer.Exit(result.exit_code())
 
 
+def _on_cluster(
+    settings: Settings,
+    names: list[str],
+    all_skills: bool,
+    url: str | None,
+    workers: int | None,
+    cluster: str | None,
+    slots: int,
+    on_start: Callable[[int], None],
+    on_done: Callable[[Checked], None],
+) -> Report:
+    """The report of a validation whose replays ran on a Dask cluster."""
+    from browser_agent.cluster.validation import validate_on_cluster
+
+    return validate_on_cluster(
+        settings,
+        names,
+        all_skills=all_skills,
+        base_url=url,
+        workers=workers,
+        address=cluster,
+        slots=slots,
+        on_start=on_start,
+        on_done=on_done,
+    )
+
+
 def _print(result: Report) -> None:
     """A table of verdicts, then one line per problem: error, screenshot, new version."""
-    from rich.table import Table
+    from rich.table import Column, Table
 
     from browser_agent.validate.validator import HEALTHY, SECRET, STALE
 
@@ -116,7 +170,9 @@ def _print(result: Report) -> None:
     if not result.checked:
         console.print("No skills to validate.")
         return
-    table = Table("skill", "v", "verdict", "failed at", "seconds")
+    table = Table(
+        Column("skill", no_wrap=True), "v", Column("verdict", no_wrap=True), "failed at", "seconds"
+    )
     for checked in sorted(result.checked, key=lambda c: c.name):
         colour = colours.get(checked.verdict, "magenta")
         where = f"step {checked.step}: {checked.selector}" if checked.step else ""
