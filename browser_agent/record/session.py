@@ -236,6 +236,7 @@ async def record_session(
     finally:
         for page in pages:
             await _flush(page)
+        await asyncio.sleep(0)  # navigations already seen are taken before it stops
         if isinstance(target, BrowserContext):
             target.remove_listener("page", adopt)
         await recording.detach()
