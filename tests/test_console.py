@@ -28,6 +28,8 @@ from browser_agent.llm.types import LLMReply, ToolCall
 from browser_agent.settings import load_settings
 from browser_agent.store.db import open_store
 from browser_agent.store.models import Run
+from browser_agent.store.skills import current_skills
+from tests.skill_workspaces import SEARCH, harvest_commands, run_offline, workspace_settings
 
 SHOP_COMMAND = "search for trail shoes and sort by price low to high"
 ASKING = "ask me which size to choose"
@@ -171,6 +173,9 @@ async def test_a_shop_command_from_the_form_shows_its_steps_and_succeeds(
     await expect(page.locator("#answer-text")).not_to_be_empty()
     run = stored_run(console, await run_id_of(page))
     assert (run.status, run.command) == ("succeeded", SHOP_COMMAND)
+    await page.locator("#stored a").click()  # the stored run keeps the screenshots
+    await expect(page.locator("li.step")).to_have_count(run.steps)
+    await expect(page.locator("img.thumb").first).to_be_visible()
 
 
 async def test_a_question_is_answered_from_the_page_and_the_run_uses_it(
@@ -206,6 +211,48 @@ async def test_stop_interrupts_the_run_and_the_store_says_so(
     assert run.status == "interrupted"
 
 
+async def test_runs_are_listed_by_status_and_command_and_show_their_steps(
+    page: Page, console: Served, browser: Browser, demo: DemoSite
+) -> None:
+    settings = workspace_settings(console.workspace)
+    done = await run_offline(
+        "open Trail Blazer 2", "/", settings, open_store(settings), browser, demo
+    )
+    assert done.status == "succeeded"
+    rows = page.locator("#runs tbody tr")
+    await page.get_by_role("link", name="Runs").click()
+    await expect(rows.filter(has_text=done.run_id)).to_have_count(1)
+    await page.get_by_label("Command contains").fill("TRAIL BLAZER")
+    await page.get_by_role("button", name="Filter").click()
+    await expect(rows.filter(has_text=done.run_id)).to_have_count(1)
+    await expect(rows.filter(has_text="sort by price")).to_have_count(0)
+    await page.get_by_label("Status").select_option("failed")
+    await page.get_by_role("button", name="Filter").click()
+    await expect(rows.filter(has_text=done.run_id)).to_have_count(0)
+    await page.get_by_label("Status").select_option("succeeded")
+    await page.get_by_role("button", name="Filter").click()
+    await page.get_by_role("link", name=done.run_id).click()
+    await expect(page.locator("li.step")).to_have_count(done.steps)
+    await expect(page.locator("#status")).to_have_text("succeeded")
+
+
+async def test_a_skill_shows_its_source_and_can_be_retired_and_restored(
+    page: Page, console: Served, browser: Browser, demo: DemoSite
+) -> None:
+    settings = workspace_settings(console.workspace)
+    await harvest_commands([SEARCH], settings, browser, demo)
+    (skill,) = current_skills(open_store(settings))
+    await page.get_by_role("link", name="Skills").click()
+    await page.get_by_role("link", name=skill.name).click()
+    await expect(page.locator("#source")).to_contain_text(f"async def {skill.name}(")
+    await page.get_by_role("button", name="Retire").click()
+    await expect(page.locator("#status")).to_have_text("retired")
+    (retired,) = current_skills(open_store(settings))
+    assert retired.status == "retired"
+    await page.get_by_role("button", name="Restore").click()
+    await expect(page.locator("#status")).to_have_text("candidate")
+
+
 # Protections: the token, the cookie's flags, same-origin POSTs and the form's CSRF token.
 
 
@@ -231,7 +278,17 @@ def csrf_of(console: Served) -> str:
     return match.group(1)
 
 
-PAGES = ["/", "/live/0123456789abcdef", "/live/0123456789abcdef/events", "/static/live.js"]
+PAGES = [
+    "/",
+    "/live/0123456789abcdef",
+    "/live/0123456789abcdef/events",
+    "/static/live.js",
+    "/runs",
+    "/runs/20261130-000000-000000",
+    "/runs/20261130-000000-000000/shots/1.jpg",
+    "/skills",
+    "/skills/search_products",
+]
 
 
 @pytest.mark.parametrize("path", PAGES)

@@ -4,8 +4,10 @@ skills. Pages are plain HTML from the package's templates; nothing comes from th
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import AsyncIterator, Callable
 from typing import Any
+from urllib.parse import quote
 
 from jinja2 import Environment, PackageLoader, select_autoescape
 from sqlalchemy import Engine
@@ -25,7 +27,8 @@ from browser_agent.console.auth import (
     checked_form,
     csrf_token,
 )
-from browser_agent.console.runs import LiveRun, RunBoard
+from browser_agent.console.browse import find_runs, run_with_steps, set_retired, skill_view
+from browser_agent.console.runs import LiveRun, RunBoard, shot_url, shots_root, step_target
 from browser_agent.llm.types import LLMClient
 from browser_agent.settings import Settings
 
@@ -38,6 +41,7 @@ SECURITY_HEADERS = {
     "Cache-Control": "no-store",
 }
 RUN_STATUSES = ("running", "succeeded", "failed", "interrupted", "abandoned")
+RUN_ID = re.compile(r"[0-9A-Za-z_-]+")
 
 
 class Console:
@@ -131,12 +135,62 @@ class Console:
         live.answer(fields.get("answer", ""))
         return RedirectResponse(f"/live/{live.key}", status_code=303)
 
-    async def live_shot(self, request: Request) -> Response:
-        live = self.live_run(request)
-        path = live.shots_dir / f"{int(request.path_params['index'])}.jpg"
-        if not path.is_file():
+    async def run_shot(self, request: Request) -> Response:
+        run_id, index = request.path_params["run_id"], int(request.path_params["index"])
+        path = shots_root(self.settings.workspace) / run_id / f"{index}.jpg"
+        if not RUN_ID.fullmatch(run_id) or not path.is_file():
             raise HTTPException(404, "No screenshot of that step.")
         return FileResponse(path, media_type="image/jpeg", headers={"Cache-Control": "no-store"})
+
+    async def runs(self, request: Request) -> Response:
+        status = request.query_params.get("status") or None
+        text = request.query_params.get("q", "").strip() or None
+        found = find_runs(self.engine, status, text)
+        return self.page(
+            "runs.html", runs=found, status=status, q=text or "", statuses=RUN_STATUSES
+        )
+
+    async def run(self, request: Request) -> Response:
+        found = run_with_steps(self.engine, request.path_params["run_id"])
+        if found is None:
+            raise HTTPException(404, "No run with that id.")
+        run, steps = found
+        folder = shots_root(self.settings.workspace) / run.id
+        shown = [
+            {
+                "step": step,
+                "target": step_target(step.arguments),
+                "shot": shot_url(run.id, step.index)
+                if (folder / f"{step.index}.jpg").is_file()
+                else None,
+            }
+            for step in steps
+        ]
+        return self.page("run.html", run=run, steps=shown)
+
+    async def skills(self, request: Request) -> Response:
+        from browser_agent.store.skills import current_skills
+
+        return self.page("skills.html", skills=current_skills(self.engine))
+
+    async def skill(self, request: Request) -> Response:
+        view = skill_view(self.engine, request.path_params["name"], self.settings.workspace)
+        if view is None:
+            raise HTTPException(404, "No skill with that name.")
+        return self.page("skill.html", view=view)
+
+    async def retire(self, request: Request) -> Response:
+        return await self._set_retired(request, True)
+
+    async def restore(self, request: Request) -> Response:
+        return await self._set_retired(request, False)
+
+    async def _set_retired(self, request: Request, retired: bool) -> Response:
+        name = request.path_params["name"]
+        await self.form(request)
+        if set_retired(self.engine, name, retired) is None:
+            raise HTTPException(404, "No skill with that name.")
+        return RedirectResponse(f"/skills/{quote(name)}", status_code=303)
 
 
 async def _refused(request: Request, exc: Exception) -> Response:
@@ -157,7 +211,13 @@ def create_app(
         Route("/live/{key:str}/events", console.live_events),
         Route("/live/{key:str}/stop", console.live_stop, methods=["POST"]),
         Route("/live/{key:str}/answer", console.live_answer, methods=["POST"]),
-        Route("/live/{key:str}/shots/{index:int}.jpg", console.live_shot),
+        Route("/runs", console.runs),
+        Route("/runs/{run_id:str}", console.run),
+        Route("/runs/{run_id:str}/shots/{index:int}.jpg", console.run_shot),
+        Route("/skills", console.skills),
+        Route("/skills/{name:str}", console.skill),
+        Route("/skills/{name:str}/retire", console.retire, methods=["POST"]),
+        Route("/skills/{name:str}/restore", console.restore, methods=["POST"]),
         Mount("/static", StaticFiles(packages=[("browser_agent.console", "static")])),
     ]
     app = Starlette(

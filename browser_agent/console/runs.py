@@ -39,6 +39,15 @@ def step_target(arguments: str) -> str:
     return ""
 
 
+def shots_root(workspace: Path) -> Path:
+    """Where the console keeps the screenshots of the runs it started, by run id."""
+    return workspace / "console" / "shots"
+
+
+def shot_url(run_id: str, index: int) -> str:
+    return f"/runs/{run_id}/shots/{index}.jpg"
+
+
 @dataclass
 class LiveRun:
     """One run started from the console: its task, its events so far, its open question."""
@@ -46,7 +55,7 @@ class LiveRun:
     key: str
     command: str
     start_url: str | None
-    shots_dir: Path
+    shots_root: Path  # screenshots go to shots_root/RUN_ID/INDEX.jpg
     events: list[dict[str, Any]] = field(default_factory=list)
     task: asyncio.Task[None] | None = None
     run_id: str | None = None
@@ -130,7 +139,7 @@ class RunBoard:
     def start(self, command: str, start_url: str | None) -> LiveRun:
         """Start ``command`` as a task of this process; its LiveRun follows it."""
         key = secrets.token_hex(8)
-        live = LiveRun(key, command, start_url, self.settings.workspace / "console" / key)
+        live = LiveRun(key, command, start_url, shots_root(self.settings.workspace))
         self.runs[key] = live
         live.task = asyncio.create_task(self._carry_out(live), name=f"console-run-{key}")
         return live
@@ -211,16 +220,19 @@ class RunBoard:
         """A JPEG of the run's current page, saved under the workspace; the page shows it."""
         from browser_agent.browser.session import session  # the run task's own session
 
+        if live.run_id is None:
+            return
+        folder = live.shots_root / live.run_id
         try:
             page = session().current_page()
-            live.shots_dir.mkdir(parents=True, exist_ok=True)
+            folder.mkdir(parents=True, exist_ok=True)
             await page.screenshot(
-                path=live.shots_dir / f"{index}.jpg", type="jpeg", quality=60, timeout=5_000
+                path=folder / f"{index}.jpg", type="jpeg", quality=60, timeout=5_000
             )
         except Exception as exc:  # a closed or crashed page: the step keeps no picture
             logger.debug("no screenshot after step %s of %s: %s", index, live.key, exc)
             return
-        live.publish("screenshot", index=index, url=f"/live/{live.key}/shots/{index}.jpg")
+        live.publish("screenshot", index=index, url=shot_url(live.run_id, index))
 
 
 def _tell(live: LiveRun, text: str) -> None:
