@@ -33,6 +33,8 @@ from browser_agent.progress import counting, waiting_for_model
 from browser_agent.settings import Settings
 from browser_agent.store.db import open_store
 from browser_agent.store.memory_models import MemoryEntry
+from browser_agent.store.models import Skill
+from browser_agent.store.skills import add_version
 from tests.scripted import search_and_sort
 from tests.skill_workspaces import clone_workspace, workspace_settings
 
@@ -358,3 +360,16 @@ def test_on_a_terminal_run_shows_the_spinner_while_the_model_answers(
 def test_on_a_terminal_harvest_and_validate_count_their_progress(workspace: Settings) -> None:
     assert b"harvesting" in on_a_terminal(workspace.workspace, "harvest", "--all", "--no-verify")
     assert b"validating" in on_a_terminal(workspace.workspace, "validate", "--all")
+
+
+def test_validate_and_skills_keep_long_skill_names_whole_at_80_columns(settings: Settings) -> None:
+    name = "find_search_term_in_the_shop_and_sort_by_sort_by"
+    add_version(
+        open_store(settings),
+        Skill(name=name, module_path="", shape="x", command_templates='["find {x}"]'),
+    )
+    assert any(
+        name in line and "candidate" in line for line in cli(settings, "skills").stdout.splitlines()
+    )
+    checked = cli(settings, "validate", name)  # its module is missing: the verdict is error
+    assert any(name in line and "error" in line for line in checked.stdout.splitlines())
