@@ -277,6 +277,21 @@ def test_no_browser_is_a_setup_problem_with_exit_code_2(tmp_path: Path, args: li
     assert "BROWSER_AGENT_CHROMIUM" in one_line_mistake(done)
 
 
+@pytest.mark.parametrize(
+    ("setting", "value", "named"),
+    [
+        ("BROWSER_AGENT_CHROMIUM", "/bin/false", "BROWSER_AGENT_CHROMIUM"),  # not a browser
+        ("BROWSER_AGENT_BROWSER_ENDPOINT", "ws://me:hunter2@127.0.0.1:9/", "ENDPOINT"),
+    ],
+)
+def test_a_browser_that_does_not_start_is_a_setup_problem_too(
+    tmp_path: Path, setting: str, value: str, named: str
+) -> None:
+    done = cli(tmp_path, "run", "find shoes", "--url", "http://127.0.0.1:9/", env={setting: value})
+    line = one_line_mistake(done)
+    assert "Could not start the browser" in line and named in line and "hunter2" not in line
+
+
 def test_an_unexpected_error_is_one_line_unless_debug(
     settings: Settings, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -16,10 +16,10 @@ from playwright.async_api import Browser, BrowserContext, Dialog, Page, async_pl
 
 from browser_agent.browser.chromium import LAUNCH_ARGS, find_chromium
 from browser_agent.browser.dialogs import answer_dialog
-from browser_agent.browser.errors import BrowserError
+from browser_agent.browser.errors import BrowserError, NoBrowser
 from browser_agent.browser.navigation_guard import guard_navigations
 from browser_agent.browser.profiles import ProfileError, keep_profile, starting_state
-from browser_agent.settings import Settings
+from browser_agent.settings import Settings, mask_url
 
 
 @dataclass
@@ -140,9 +140,12 @@ async def launched_browser(settings: Settings) -> AsyncIterator[Browser]:
                 )
         except BrowserError:
             raise
-        except Exception as exc:
-            where = f"at {endpoint}" if endpoint else "locally"
-            raise BrowserError(f"Could not start the browser {where}: {exc}") from exc
+        except Exception as exc:  # a setup problem: said in one line, with what to check
+            where = f"at {mask_url(endpoint)}" if endpoint else "locally"
+            check = "BROWSER_AGENT_BROWSER_ENDPOINT" if endpoint else "BROWSER_AGENT_CHROMIUM"
+            first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+            said = f"Could not start the browser {where}: {first} (check {check})"
+            raise NoBrowser(said) from exc
         try:
             yield browser
         finally:
