@@ -17,6 +17,8 @@ want=$(sha256sum pyproject.toml | cut -d' ' -f1)
 if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
   echo "setup: installing the project and its test tools into .venv"
   .venv/bin/python -m pip install --quiet --disable-pip-version-check -e '.[dev]'
+  # set up by earlier versions; it refuses to load beside pytest-playwright
+  .venv/bin/python -m pip uninstall --quiet --yes pytest-playwright-asyncio 2>/dev/null || true
   echo "$want" > "$stamp"
 fi
 

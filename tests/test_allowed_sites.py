@@ -6,6 +6,7 @@ site off the list is another server on loopback, addressed as ``localhost``."""
 from __future__ import annotations
 
 import asyncio
+import json
 import threading
 from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass, field
@@ -23,6 +24,7 @@ from browser_agent.browser.errors import ActionError
 from browser_agent.browser.session import BrowserSession, browser_session
 from browser_agent.cli import app
 from browser_agent.demo_site import DemoSite
+from browser_agent.harvest.replay import replay
 from browser_agent.llm.types import ToolCall
 from browser_agent.planner.agent import Tools, execute
 from browser_agent.settings import Settings, SettingsError
@@ -30,7 +32,6 @@ from browser_agent.site_policy import domain_list
 from browser_agent.skills.primitive import click, open_url
 from browser_agent.store.db import open_store
 from browser_agent.store.models import Skill, Step
-from browser_agent.testing.harvested import _replay as replay_on_page
 from browser_agent.validate.validator import run_validation
 from tests.skill_workspaces import (
     OPEN_PRODUCT,
@@ -329,24 +330,30 @@ async def test_replayed_or_routed_skill_cannot_leave_the_allowed_sites(
 
 
 async def test_pytest_plugin_replays_stay_on_the_allowed_sites(
-    settings: Settings, browser: Browser, home: str, elsewhere: Site
+    tmp_path: Path, settings: Settings, browser: Browser, home: str, elsewhere: Site
 ) -> None:
-    """The ``--harvested-skills`` plugin replays on pytest-playwright's own page."""
+    """The ``--harvested-skills`` plugin's replay (validation's, keeping a trace) refuses a
+    redirect off the allowed sites."""
     code = (
         "from browser_agent.skills.primitive import open_url\n\n"
         "async def hop(url):\n    return await open_url(url)\n"
     )
-    skill = Skill(name="hop", module_path="hop_v1.py", shape="hop", source=code, expected_end="/")
-    context = await browser.new_context()
-    try:
-        problem = await replay_on_page(
-            skill,
-            {"url": f"{home}/redirect?to={off(elsewhere)}"},
-            await context.new_page(),
-            settings.with_overrides(allowed_domains=ALLOWED),
-            {},
-        )
-    finally:
-        await context.close()
-    assert "The navigation to localhost was refused" in problem
+    redirect = f"{home}/redirect?to={off(elsewhere)}"
+    skill = Skill(
+        name="hop",
+        module_path="hop_v1.py",
+        shape="hop",
+        source=code,
+        example_args=json.dumps({"url": redirect}),
+        expected_end="/",
+    )
+    outcome = await replay(
+        skill,
+        settings.with_overrides(allowed_domains=ALLOWED),
+        browser,
+        secrets={},
+        screenshot_dir=tmp_path,
+        trace_path=tmp_path / "trace.zip",
+    )
+    assert "The navigation to localhost was refused" in (outcome.error or "")
     assert elsewhere.hits == []

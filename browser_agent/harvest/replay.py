@@ -12,10 +12,10 @@ from urllib.parse import urlsplit
 from playwright.async_api import Browser
 
 from browser_agent.browser.errors import ActionError, BrowserError
-from browser_agent.browser.session import browser_session
-from browser_agent.harvest.loader import SkillLoadError, load_skill
+from browser_agent.browser.session import BrowserSession, browser_session
+from browser_agent.harvest.loader import SkillFunction, SkillLoadError, load_skill
 from browser_agent.harvest.runtime import SkillStale
-from browser_agent.secrets import configured, how_to_set, missing
+from browser_agent.secrets import configured, how_to_set, missing, placeholders
 from browser_agent.settings import Settings
 from browser_agent.store.models import Skill
 
@@ -33,6 +33,7 @@ class Replay:
     error: str | None = None
     screenshot: str | None = None
     seconds: float = 0.0
+    trace: str | None = None  # a Playwright trace of the failed replay, when one was kept
 
 
 def relative(url: str) -> str:
@@ -72,10 +73,13 @@ async def replay(
     start_url: str | None = None,
     screenshot_dir: Path | None = None,
     secrets: Mapping[str, str] | None = None,
+    trace_path: Path | None = None,
 ) -> Replay:
     """Run ``skill`` with its example arguments in a fresh context; passed means it reached
     its recorded end state (same path and query). Secrets come from ``secrets`` (the
-    configured ones when None); a skill needing one that is not there is not run."""
+    configured ones when None); a skill needing one that is not there is not run. With
+    ``trace_path``, a failed replay keeps a Playwright trace there, unless the skill types a
+    secret (a trace holds every value typed)."""
     started = time.perf_counter()
     secrets = configured() if secrets is None else secrets
     lacking = lacking_secret(skill, secrets)
@@ -86,32 +90,55 @@ async def replay(
         function = load_skill(skill, settings.workspace)
     except SkillLoadError as exc:
         return Replay(False, error=str(exc))
+    traced = trace_path is not None and not types_secret(arguments)
     async with browser_session(settings, browser) as active:
         active.use_secrets(dict(secrets))
-        try:
-            await function(**arguments)
-        except (ActionError, BrowserError) as exc:
-            shot = await _screenshot(active.page, screenshot_dir, skill)
-            return Replay(
-                False,
-                final_url=active.page.url,
-                step=exc.step if isinstance(exc, SkillStale) else None,
-                selector=getattr(exc, "selector", None),
-                error=str(exc),
-                screenshot=shot,
-                seconds=time.perf_counter() - started,
-            )
-        final = active.current_page().url
-        seconds = time.perf_counter() - started
-        if skill.expected_end and relative(final) != skill.expected_end:
-            return Replay(
-                False,
-                final_url=final,
-                error=f"ended on {relative(final)} instead of {skill.expected_end}",
-                screenshot=await _screenshot(active.page, screenshot_dir, skill),
-                seconds=seconds,
-            )
-        return Replay(True, final_url=final, seconds=seconds)
+        if traced:
+            await active.context.tracing.start(screenshots=True, snapshots=True)
+        outcome = await _run(function, arguments, active, skill, screenshot_dir)
+        if traced:
+            kept = None if outcome.passed else trace_path
+            if kept:
+                kept.parent.mkdir(parents=True, exist_ok=True)
+            await active.context.tracing.stop(path=kept)
+            outcome.trace = str(kept) if kept else None
+    outcome.seconds = time.perf_counter() - started
+    return outcome
+
+
+def types_secret(arguments: Mapping[str, str]) -> bool:
+    """Whether the arguments name a secret to type (as a ``{NAME}`` placeholder)."""
+    return any(placeholders(str(value)) for value in arguments.values())
+
+
+async def _run(
+    function: SkillFunction,
+    arguments: dict[str, str],
+    active: BrowserSession,
+    skill: Skill,
+    screenshot_dir: Path | None,
+) -> Replay:
+    """Call the skill in ``active``'s context and judge where it ended."""
+    try:
+        await function(**arguments)
+    except (ActionError, BrowserError) as exc:
+        return Replay(
+            False,
+            final_url=active.page.url,
+            step=exc.step if isinstance(exc, SkillStale) else None,
+            selector=getattr(exc, "selector", None),
+            error=str(exc),
+            screenshot=await _screenshot(active.page, screenshot_dir, skill),
+        )
+    final = active.current_page().url
+    if skill.expected_end and relative(final) != skill.expected_end:
+        return Replay(
+            False,
+            final_url=final,
+            error=f"ended on {relative(final)} instead of {skill.expected_end}",
+            screenshot=await _screenshot(active.page, screenshot_dir, skill),
+        )
+    return Replay(True, final_url=final)
 
 
 async def _screenshot(page, directory: Path | None, skill: Skill) -> str | None:  # type: ignore[no-untyped-def]

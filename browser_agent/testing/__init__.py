@@ -1,12 +1,17 @@
-"""A pytest plugin: every harvested skill in the store becomes a regression test.
+"""A pytest plugin: every current harvested skill in the store becomes a regression test.
 
-Enable it with ``-p browser_agent.testing`` (it is also registered as a pytest11 entry
-point) and run ``pytest --harvested-skills``. The skills come from the workspace in
-``--skills-workspace`` or ``BROWSER_AGENT_WORKSPACE``; each test replays one skill with
-its example arguments on pytest-playwright's ``page`` (the asyncio flavour,
-pytest-playwright-asyncio, with its ``--browser-channel``, ``--headed`` and
-``--base-url`` options: the base URL replaces the recorded site) and checks the end
-state it recorded. Nothing happens without ``--harvested-skills``.
+``pytest -p browser_agent.testing --harvested-skills --base-url URL`` (the plugin is also
+loaded through its pytest11 entry point) adds one test per skill, named
+``harvested-skills::<skill>``. Each replays its skill with the example arguments in a fresh
+context of a Chromium of its own, so it needs neither pytest-playwright's fixtures nor
+pytest-playwright-asyncio's and runs beside either, and checks the recorded end state.
+``--base-url`` (pytest-base-url's option, or the one either Playwright plugin adds without
+it) replaces the recorded site; their ``--headed`` and ``--output`` apply too. A failing
+test keeps its screenshot and trace in ``<output>/<test>/``.
+
+Skill tests are collected with ``--harvested-skills`` when no path is named, or when an
+argument is one of their node ids (as ``-v`` prints them); a named path that is not about
+skills collects none. This module stays cheap to import: pytest loads it in every run.
 """
 
 from __future__ import annotations
@@ -15,7 +20,10 @@ from pathlib import Path
 
 import pytest
 
-TESTS = Path(__file__).with_name("harvested.py")
+#: The node id of the collector that holds the skill tests, and the prefix of theirs.
+NODE = "harvested-skills"
+#: The skill node ids the command line asks for (``NODE`` for all of them).
+ASKED = pytest.StashKey[list[str]]()
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -33,11 +41,35 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     )
 
 
+def names_skill_tests(argument: str, here: Path) -> bool:
+    """Whether a command-line argument is a skill test's node id (and not a path)."""
+    if argument != NODE and not argument.startswith(f"{NODE}::"):
+        return False
+    return not (here / argument.split("::")[0]).exists()
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_configure(config: pytest.Config) -> None:
+    """Take skill node ids out of the arguments (pytest would look for such files) and
+    note which skill tests are asked for."""
+    here = config.invocation_params.dir
+    named = [argument for argument in config.args if names_skill_tests(argument, here)]
+    if named:
+        config.args = [argument for argument in config.args if argument not in named]
+        config.stash[ASKED] = named
+    elif (
+        config.getoption("harvested_skills") and config.args_source != pytest.Config.ArgsSource.ARGS
+    ):
+        config.stash[ASKED] = [NODE]
+
+
 @pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(
     session: pytest.Session, config: pytest.Config, items: list[pytest.Item]
 ) -> None:
-    """Add the skill tests before -k and -m select among the items."""
-    if config.getoption("harvested_skills"):
-        module = pytest.Module.from_parent(session, path=TESTS, nodeid="harvested-skills")
-        items.extend(session.genitems(module))
+    """Add the skill tests asked for, before -k, -m and --deselect choose among items."""
+    asked = config.stash.get(ASKED, [])
+    if asked:
+        from browser_agent.testing.items import skill_tests
+
+        items.extend(skill_tests(session, asked))
