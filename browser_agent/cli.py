@@ -23,7 +23,7 @@ from rich.markup import escape
 # use them, so `--help` and a routed run start fast.
 from browser_agent.browser.chromium import find_chromium
 from browser_agent.browser.errors import ActionError, BrowserError
-from browser_agent.cli_group import OneLineErrors
+from browser_agent.cli_group import OneLineErrors, fail
 from browser_agent.console.serve import serve_command
 from browser_agent.cluster.cli import batch_command
 from browser_agent.demo import FIRST_COMMAND, SECOND_COMMAND
@@ -185,15 +185,30 @@ def dom(
 
 
 def openable(url: str, settings: Settings) -> str:
-    """``url`` as open_url opens it; a URL the settings refuse (a ``file:`` URL, a site off
-    the allow-list) ends the command in one line with exit code 2."""
+    """``url`` as open_url opens it; a URL that names no site, or one the settings refuse
+    (a ``file:`` URL, a site off the allow-list), ends the command in one line with exit
+    code 2."""
     from browser_agent.skills.primitive.open_url import normalize_url
 
     try:
-        return normalize_url(url, settings)
+        target = normalize_url(url, settings)
+        named = target.startswith("file:") or _site_name(target)
     except ActionError as exc:
-        typer.secho(f"Error: {exc}", fg="red", err=True)
-        raise typer.Exit(2) from None
+        raise fail(str(exc)) from None
+    except ValueError as exc:  # urllib: an unclosed [ of an IPv6 address and the like
+        raise fail(f"{url!r} is not a web address: {exc}") from None
+    if not named:
+        raise fail(f"{url!r} names no site: give one like https://example.com")
+    return target
+
+
+def _site_name(url: str) -> bool:
+    """True when ``url`` has a host name that can be looked up (letters, digits, dots and
+    dashes, or an IP address)."""
+    from urllib.parse import urlsplit
+
+    host = urlsplit(url).hostname or ""
+    return bool(host) and all(c.isalnum() or c in ".-:" for c in host)
 
 
 def make_llm(settings: Settings, model: str | None, text_actions: bool = False) -> LazyClient:
