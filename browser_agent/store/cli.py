@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-import json
 from typing import TYPE_CHECKING, Annotated
 
 import typer
+
+from browser_agent.json_output import print_json
 
 if TYPE_CHECKING:
     from sqlalchemy import Engine
@@ -51,7 +52,7 @@ def status_command(
     except StoreTooNew as exc:
         raise _fail(str(exc)) from None
     if as_json:
-        typer.echo(json.dumps(_as_dict(engine, state), indent=2))
+        print_json(_as_dict(engine, state))
         return
     typer.echo(f"Store: {_url(engine)}")
     if state.current is not None:
