@@ -24,8 +24,8 @@ from rich.markup import escape
 from browser_agent.browser.chromium import find_chromium
 from browser_agent.browser.errors import ActionError, BrowserError
 from browser_agent.cli_group import OneLineErrors, fail
-from browser_agent.console.serve import serve_command
 from browser_agent.cluster.cli import batch_command
+from browser_agent.console.serve import serve_command
 from browser_agent.demo import FIRST_COMMAND, SECOND_COMMAND
 from browser_agent.harvest.cli import harvest_command, skills_app
 from browser_agent.json_output import print_json, run_fields, step_fields
@@ -326,12 +326,21 @@ def run(
     secret: Annotated[list[str] | None, typer.Option("--secret", help=SECRET_HELP)] = None,
     profile: ProfileOption = None,
     storage_state: StorageStateOption = None,
+    approve: Annotated[
+        bool,
+        typer.Option(
+            "--approve",
+            help="Ask on stdin before each action that submits a form, buys, deletes or sends; "
+            "a no (with a note for the agent) is not done.",
+        ),
+    ] = False,
 ) -> None:
     """Carry out a web command with the planner; every step is logged and stored.
 
     Secrets (passwords, keys) go in with --secret and are named in the command as {NAME};
     a value the command gives after "password", "PIN", "token" or "API key" is kept out
     of every log the same way."""
+    from browser_agent.planner.approval import approver, ask_on_stdin
     from browser_agent.planner.people import console_channel
     from browser_agent.planner.signals import Interrupted, run_to_end
     from browser_agent.settings import load_settings
@@ -360,6 +369,7 @@ def run(
                 channel=console_channel(interactive),
                 on_step=None if as_json else _print_step,
                 secrets=secrets,
+                approve=approver(ask_on_stdin) if approve else None,
             )
         )
     except Interrupted as exc:  # Ctrl-C or SIGTERM: the run is stored as interrupted

@@ -117,7 +117,8 @@ class Settings(BaseSettings):
         600.0,
         gt=0,
         description="how long a run started in the web console waits for the person to "
-        "answer a question (`ask_user`); then it carries on with no answer",
+        "answer a question (`ask_user`; then it carries on with no answer) or approve an "
+        "action (then it is rejected)",
     )
     use_skills: bool = Field(
         True,

@@ -34,14 +34,19 @@ from tests.skill_workspaces import SEARCH, harvest_commands, run_offline, worksp
 SHOP_COMMAND = "search for trail shoes and sort by price low to high"
 ASKING = "ask me which size to choose"
 QUESTION = "Which shoe size should I choose?"
+SUBSCRIBE = "subscribe to the newsletter"
 CLI = str(Path(sys.executable).parent / "browser-agent")
 WAIT_MS = 60_000
 
 
 def model(messages: list[dict], tools: list[dict]) -> LLMReply:
-    """The offline planner, except for commands that ask the person: those call ask_user,
-    then finish with the answer they got."""
-    if ASKING not in (messages[1].get("content") or ""):
+    """The offline planner, except for commands that ask the person (ask_user, then finish
+    with the answer they got) and that subscribe (open the start page, click Subscribe,
+    finish with what the click's answer said)."""
+    task = messages[1].get("content") or ""
+    if SUBSCRIBE in task:
+        return subscribing(task, messages)
+    if ASKING not in task:
         return OfflinePlanner()(messages, tools)
     answers = [
         m["content"]
@@ -55,6 +60,22 @@ def model(messages: list[dict], tools: list[dict]) -> LLMReply:
         return LLMReply(None, [ToolCall("ask_1", "ask_user", json.dumps({"question": QUESTION}))])
     finish = json.dumps({"answer": f"Chose what the person said: {answers[-1]}", "success": True})
     return LLMReply(None, [ToolCall("finish_1", "finish", finish)])
+
+
+def subscribing(task: str, messages: list[dict]) -> LLMReply:
+    answers = [m.get("content") or "" for m in messages if m.get("role") == "tool"]
+    if not answers:
+        start = re.search(r"starting at (\S+)\. Current", task)
+        assert start, task
+        return call("open_url", {"url": start.group(1)})
+    if len(answers) == 1:
+        return call("click", {"selector": "#newsletter-submit"})
+    rejected = answers[-1].startswith("Not executed")
+    return call("finish", {"answer": answers[-1], "success": not rejected})
+
+
+def call(tool: str, arguments: dict) -> LLMReply:
+    return LLMReply(None, [ToolCall(f"{tool}_1", tool, json.dumps(arguments))])
 
 
 @dataclass
@@ -73,10 +94,9 @@ def llm_server() -> Iterator[LLMTestServer]:
         yield server
 
 
-def start_console(
-    workspace: Path, llm: LLMTestServer, *args: str, **settings: str
-) -> subprocess.Popen[str]:
-    env = {
+def environment(workspace: Path, llm: LLMTestServer, **settings: str) -> dict[str, str]:
+    """The environment of a browser-agent process on ``workspace`` using the test model."""
+    return {
         **os.environ,
         **settings,
         "BROWSER_AGENT_WORKSPACE": str(workspace),
@@ -84,9 +104,14 @@ def start_console(
         "OPENAI_API_KEY": "test-key",
         "OPENAI_MODEL": "test-model",
     }
+
+
+def start_console(
+    workspace: Path, llm: LLMTestServer, *args: str, **settings: str
+) -> subprocess.Popen[str]:
     return subprocess.Popen(
         [CLI, "serve", *args],
-        env=env,
+        env=environment(workspace, llm, **settings),
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
@@ -198,6 +223,66 @@ async def test_a_question_nobody_answers_in_time_lets_the_run_carry_on(
             await start_run(page, ASKING, f"{demo.url}/")
             await expect(page.locator("#status")).to_have_text("failed", timeout=WAIT_MS)
             await expect(page.locator("#answer-text")).to_have_text("Nobody answered.")
+
+
+async def test_a_rejected_action_is_not_done_and_the_planner_reads_the_note(
+    page: Page, console: Served, demo: DemoSite, llm_server: LLMTestServer
+) -> None:
+    await page.get_by_label("Approve actions").check()
+    await start_run(page, SUBSCRIBE, f"{demo.url}/")
+    await expect(page.locator("#approval-action")).to_contain_text("Subscribe", timeout=WAIT_MS)
+    await expect(page.locator("li.step")).to_have_count(1)  # open_url needed no approval
+    await page.get_by_label("Note").fill("no more mail, thanks")
+    await page.get_by_role("button", name="Reject").click()
+    await expect(page.locator("#status")).to_have_text("failed", timeout=WAIT_MS)
+    await expect(page.locator("#answer-text")).to_contain_text("no more mail, thanks")
+    step = page.locator("li.step").nth(1)
+    await expect(step).to_have_attribute("data-tool", "click")
+    await expect(step).to_contain_text("Not executed: the person rejected")
+    told = [
+        m["content"]
+        for request in llm_server.requests
+        for m in request["messages"]
+        if m.get("role") == "tool" and "no more mail, thanks" in (m.get("content") or "")
+    ]
+    assert told
+
+
+async def test_an_approved_action_is_done(page: Page, console: Served, demo: DemoSite) -> None:
+    await page.get_by_label("Approve actions").check()
+    await start_run(page, SUBSCRIBE, f"{demo.url}/")
+    await expect(page.locator("#approval-action")).to_contain_text("Subscribe", timeout=WAIT_MS)
+    await page.get_by_role("button", name="Approve").click()
+    await expect(page.locator("#status")).to_have_text("succeeded", timeout=WAIT_MS)
+    await expect(page.locator("li.step[data-tool=click]")).to_contain_text("Clicked")
+
+
+async def test_without_approval_mode_nothing_waits(
+    page: Page, console: Served, demo: DemoSite
+) -> None:
+    await start_run(page, SUBSCRIBE, f"{demo.url}/")
+    await expect(page.locator("#status")).to_have_text("succeeded", timeout=WAIT_MS)
+    await expect(page.locator("#approval")).to_be_hidden()
+
+
+@pytest.mark.parametrize(
+    ("typed", "code", "said"),
+    [("n\nno more mail, thanks\n", 1, "no more mail, thanks"), ("y\n", 0, "Clicked")],
+)
+def test_run_approve_asks_on_stdin(
+    tmp_path: Path, llm_server: LLMTestServer, demo: DemoSite, typed: str, code: int, said: str
+) -> None:
+    done = subprocess.run(
+        [CLI, "run", SUBSCRIBE, "--url", f"{demo.url}/", "--approve"],
+        input=typed,
+        capture_output=True,
+        text=True,
+        env=environment(tmp_path, llm_server),
+        timeout=120,
+    )
+    assert done.returncode == code, done.stderr
+    assert 'The agent wants to: click: button "Subscribe"' in done.stderr
+    assert said in done.stdout
 
 
 async def test_stop_interrupts_the_run_and_the_store_says_so(

@@ -92,7 +92,7 @@ class Console:
             return self.page(
                 "home.html", 400, live=[], problem=problem, command=command, start_url=start_url
             )
-        live = self.board.start(command, start_url)
+        live = self.board.start(command, start_url, approve=fields.get("approve") == "on")
         return RedirectResponse(f"/live/{live.key}", status_code=303)
 
     def _refused_start(self, command: str, start_url: str | None) -> str | None:
@@ -127,6 +127,12 @@ class Console:
         live = self.live_run(request)
         await self.form(request)
         live.stop()
+        return RedirectResponse(f"/live/{live.key}", status_code=303)
+
+    async def live_judge(self, request: Request) -> Response:
+        live = self.live_run(request)
+        fields = await self.form(request)
+        live.judge(fields.get("decision") == "approve", fields.get("note", ""))
         return RedirectResponse(f"/live/{live.key}", status_code=303)
 
     async def live_answer(self, request: Request) -> Response:
@@ -211,6 +217,7 @@ def create_app(
         Route("/live/{key:str}/events", console.live_events),
         Route("/live/{key:str}/stop", console.live_stop, methods=["POST"]),
         Route("/live/{key:str}/answer", console.live_answer, methods=["POST"]),
+        Route("/live/{key:str}/judge", console.live_judge, methods=["POST"]),
         Route("/runs", console.runs),
         Route("/runs/{run_id:str}", console.run),
         Route("/runs/{run_id:str}/shots/{index:int}.jpg", console.run_shot),

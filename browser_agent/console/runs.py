@@ -63,6 +63,7 @@ class LiveRun:
     llm_calls: int = 0
     tokens: int = 0
     question: asyncio.Future[str] | None = None
+    pending: asyncio.Future[str | None] | None = None  # an action waiting for approval
     shots: set[asyncio.Task[None]] = field(default_factory=set)
     changed: asyncio.Event = field(default_factory=asyncio.Event)
 
@@ -105,12 +106,35 @@ class LiveRun:
         self.publish("answered", text=text, timed_out=False)
         return True
 
+    async def decide(self, action: str, timeout_s: float) -> str | None:
+        """Show ``action`` for approval and wait: None when approved, else the note of the
+        rejection (an action nobody approves in time is rejected)."""
+        self.pending = asyncio.get_running_loop().create_future()
+        self.publish("approval", action=action)
+        try:
+            return await asyncio.wait_for(self.pending, timeout_s)
+        except TimeoutError:
+            self.publish("decided", approved=False, note="")
+            return "Nobody approved it in time."
+        finally:
+            self.pending = None
+
+    def judge(self, approved: bool, note: str) -> bool:
+        """Approve or reject the action waiting; False when none is."""
+        if self.pending is None or self.pending.done():
+            return False
+        self.pending.set_result(None if approved else note)
+        self.publish("decided", approved=approved, note=note)
+        return True
+
     def stop(self) -> bool:
         """Cancel the run (it is stored as interrupted); False when it already ended."""
         if self.task is None or self.task.done():
             return False
         if self.question is not None and not self.question.done():
             self.question.cancel()  # frees the thread waiting in ask_user
+        if self.pending is not None and not self.pending.done():
+            self.pending.cancel()
         self.task.cancel()
         return True
 
@@ -136,20 +160,23 @@ class RunBoard:
         if not event.contains(Run, "after_insert", _run_stored):
             event.listen(Run, "after_insert", _run_stored)
 
-    def start(self, command: str, start_url: str | None) -> LiveRun:
-        """Start ``command`` as a task of this process; its LiveRun follows it."""
+    def start(self, command: str, start_url: str | None, approve: bool = False) -> LiveRun:
+        """Start ``command`` as a task of this process; its LiveRun follows it. With
+        ``approve``, actions that submit, buy, delete or send wait for the person."""
         key = secrets.token_hex(8)
         live = LiveRun(key, command, start_url, shots_root(self.settings.workspace))
         self.runs[key] = live
-        live.task = asyncio.create_task(self._carry_out(live), name=f"console-run-{key}")
+        task = self._carry_out(live, approve)
+        live.task = asyncio.create_task(task, name=f"console-run-{key}")
         return live
 
     def get(self, key: str) -> LiveRun | None:
         return self.runs.get(key)
 
-    async def _carry_out(self, live: LiveRun) -> None:
+    async def _carry_out(self, live: LiveRun, approve: bool) -> None:
         """Run the command through the planner, publishing its steps and its end."""
         from browser_agent.planner.agent import run_command  # the planner: not for --help
+        from browser_agent.planner.approval import approver
 
         _live.set(live)  # this task's context: see _run_stored
         loop = asyncio.get_running_loop()
@@ -169,6 +196,9 @@ class RunBoard:
                 start_url=live.start_url,
                 channel=channel,
                 on_step=lambda step: self._on_step(live, step),
+                approve=approver(lambda action: live.decide(action, timeout_s))
+                if approve
+                else None,
             )
         except asyncio.CancelledError:
             self._end(live, "interrupted", "Stopped from the console.")

@@ -25,6 +25,7 @@ from browser_agent.harvest.loader import SkillLoadError, load_skill
 from browser_agent.harvest.runtime import Target
 from browser_agent.llm.types import LLMClient, LLMError, LLMReply, ToolCall
 from browser_agent.memory.context import ContextMemory
+from browser_agent.planner.approval import Approve
 from browser_agent.planner.people import Channel, ask_user, tell_user, use_channel
 from browser_agent.planner.prompts import prompt, task_message
 from browser_agent.planner.records import RunRecorder
@@ -161,6 +162,7 @@ class Agent:
     help_calls: int = 0  # model calls spent on single skill steps (see _help_step)
     bare_replies: int = 0  # replies in a row with no tool call (see _bare_reply)
     memory: ContextMemory | None = None  # None: the memory the settings describe
+    approve: Approve | None = None  # approval mode: weighty actions wait for a person's yes
 
     def __post_init__(self) -> None:
         if self.memory is None:
@@ -321,6 +323,9 @@ class Agent:
     ) -> None:
         """Run one call (or take the outcome it already had), answer it and record it."""
         started = time.perf_counter()
+        if outcome is None and self.approve is not None:
+            rejected = await self.approve(call)
+            outcome = Outcome(rejected, False, "rejected") if rejected else None
         outcome = outcome or await execute(call, self.tools)
         outcome, looping = self._check_loop(call, outcome)
         self._answer_call(call, outcome.text)
@@ -422,13 +427,15 @@ async def run_command(
     engine: Engine | None = None,
     on_step: Callable[[Step], None] | None = None,
     secrets: dict[str, str] | None = None,
+    approve: Approve | None = None,
 ) -> RunResult:
     """Carry out ``command`` with the planner and record everything; never raises for a
     failed task (the result says so), but re-raises Ctrl-C, and NoBrowser (a setup
     problem, not the task's), after recording them.
 
     ``secrets`` (by name; the configured ones when None) and the secret values the command
-    gives reach no one: the command keeps their ``{NAME}`` placeholders, typing fills them."""
+    gives reach no one: the command keeps their ``{NAME}`` placeholders, typing fills them.
+    ``approve`` (approval mode) sees each action first; its text rejects the action."""
     if not command.strip():
         raise ValueError("The command is empty: say what the agent should do.")
     command = readable(command)
@@ -444,7 +451,7 @@ async def run_command(
     if settings.use_skills:
         tools.functions.update(skill_tools(engine, command))
         routed = route(command, current_skills(engine), start_url)
-    agent = Agent(llm, settings, recorder, tools, max_steps, on_step)
+    agent = Agent(llm, settings, recorder, tools, max_steps, on_step, approve=approve)
     use_channel(channel or Channel(ask=None, tell=lambda _text: None))
     started = time.perf_counter()
     status, answer, error, final_url = "failed", "", None, None

@@ -51,6 +51,17 @@
     byId("answer").focus();
   }
 
+  function approval(event) {
+    byId("approval-action").textContent = event.action;
+    byId("approval").hidden = false;
+  }
+
+  function decided(event) {
+    byId("approval").hidden = true;
+    const said = event.approved ? "Approved" : "Rejected";
+    steps.append(text("li", said + (event.note ? ": " + event.note : ""), "decided"));
+  }
+
   function end(event) {
     byId("status").textContent = event.status;
     byId("status").className = event.status;
@@ -58,6 +69,7 @@
     byId("end").hidden = false;
     byId("stop-form").hidden = true;
     byId("question").hidden = true;
+    byId("approval").hidden = true;
     source.close();
   }
 
@@ -66,6 +78,8 @@
     screenshot: screenshot,
     question: question,
     answered: () => { byId("question").hidden = true; },
+    approval: approval,
+    decided: decided,
     told: (event) => steps.append(text("li", "The agent says: " + event.text, "told")),
     end: end,
   };
