@@ -145,7 +145,7 @@ async def test_harvest_and_skills_commands(
     shown = runner.invoke(app, ["skills", "show", "find_shop_sort"])
     assert shown.exit_code == 0 and "async def find_shop_sort" in shown.output
     missing = runner.invoke(app, ["skills", "show", "nope"])
-    assert missing.exit_code == 1
+    assert missing.exit_code == 2  # a name that is no skill: the user's mistake
     dry = await asyncio.to_thread(runner.invoke, app, ["harvest", str(log), "--dry-run"])
     assert dry.exit_code == 0 and "async def" in dry.output
     assert len(current_skills(open_store(settings))) == 1  # the dry run wrote nothing
