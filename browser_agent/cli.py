@@ -177,10 +177,10 @@ def dom(
     try:
         typer.echo(asyncio.run(show()))
     except (BrowserError, ValueError) as exc:
-        typer.secho(str(exc), fg="red", err=True)
+        typer.secho(f"Error: {exc}", fg="red", err=True)
         raise typer.Exit(2) from exc
     except Exception as exc:  # an ActionError from open_url, worded for people
-        typer.secho(str(exc), fg="red", err=True)
+        typer.secho(f"Error: {exc}", fg="red", err=True)
         raise typer.Exit(1) from exc
 
 
