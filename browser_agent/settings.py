@@ -12,7 +12,7 @@ import json
 import re
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from platformdirs import user_data_dir
 from pydantic import AliasChoices, Field, NonNegativeFloat, ValidationError, field_validator
@@ -119,6 +119,11 @@ class Settings(BaseSettings):
         description="how long a run started in the web console waits for the person to "
         "answer a question (`ask_user`; then it carries on with no answer) or approve an "
         "action (then it is rejected)",
+    )
+    trace: Literal["off", "on-failure", "always"] = Field(
+        "on-failure",
+        description="keep a Playwright trace of each run (`logs/RUN_ID.trace.zip`, for "
+        "`playwright show-trace`, secrets masked): `off`, `on-failure` or `always`",
     )
     use_skills: bool = Field(
         True,

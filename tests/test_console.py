@@ -294,6 +294,10 @@ async def test_stop_interrupts_the_run_and_the_store_says_so(
     await expect(page.locator("#status")).to_have_text("interrupted", timeout=WAIT_MS)
     run = stored_run(console, await run_id_of(page))
     assert run.status == "interrupted"
+    trace = page.locator("#trace")  # not succeeded: its Playwright trace was kept
+    await expect(trace).to_have_text("Playwright trace")
+    got = await page.request.get(console.origin + (await trace.get_attribute("href") or ""))
+    assert got.status == 200 and (await got.body()).startswith(b"PK")
 
 
 async def test_runs_are_listed_by_status_and_command_and_show_their_steps(
@@ -371,6 +375,7 @@ PAGES = [
     "/runs",
     "/runs/20261130-000000-000000",
     "/runs/20261130-000000-000000/shots/1.jpg",
+    "/runs/20261130-000000-000000/trace.zip",
     "/skills",
     "/skills/search_products",
 ]

@@ -28,7 +28,14 @@ from browser_agent.console.auth import (
     csrf_token,
 )
 from browser_agent.console.browse import find_runs, run_with_steps, set_retired, skill_view
-from browser_agent.console.runs import LiveRun, RunBoard, shot_url, shots_root, step_target
+from browser_agent.console.runs import (
+    LiveRun,
+    RunBoard,
+    shot_url,
+    shots_root,
+    step_target,
+    trace_path,
+)
 from browser_agent.llm.types import LLMClient
 from browser_agent.settings import Settings
 
@@ -148,6 +155,13 @@ class Console:
             raise HTTPException(404, "No screenshot of that step.")
         return FileResponse(path, media_type="image/jpeg", headers={"Cache-Control": "no-store"})
 
+    async def run_trace(self, request: Request) -> Response:
+        run_id = request.path_params["run_id"]
+        path = trace_path(self.settings.logs_dir, run_id)
+        if not RUN_ID.fullmatch(run_id) or not path.is_file():
+            raise HTTPException(404, "No trace of that run.")
+        return FileResponse(path, media_type="application/zip", filename=f"{run_id}.trace.zip")
+
     async def runs(self, request: Request) -> Response:
         status = request.query_params.get("status") or None
         text = request.query_params.get("q", "").strip() or None
@@ -172,7 +186,8 @@ class Console:
             }
             for step in steps
         ]
-        return self.page("run.html", run=run, steps=shown)
+        traced = trace_path(self.settings.logs_dir, run.id).is_file()
+        return self.page("run.html", run=run, steps=shown, traced=traced)
 
     async def skills(self, request: Request) -> Response:
         from browser_agent.store.skills import current_skills
@@ -221,6 +236,7 @@ def create_app(
         Route("/runs", console.runs),
         Route("/runs/{run_id:str}", console.run),
         Route("/runs/{run_id:str}/shots/{index:int}.jpg", console.run_shot),
+        Route("/runs/{run_id:str}/trace.zip", console.run_trace),
         Route("/skills", console.skills),
         Route("/skills/{name:str}", console.skill),
         Route("/skills/{name:str}/retire", console.retire, methods=["POST"]),

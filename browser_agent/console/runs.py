@@ -48,6 +48,11 @@ def shot_url(run_id: str, index: int) -> str:
     return f"/runs/{run_id}/shots/{index}.jpg"
 
 
+def trace_path(logs_dir: Path, run_id: str) -> Path:
+    """Where a run's Playwright trace is kept (see the ``trace`` setting)."""
+    return logs_dir / f"{run_id}.trace.zip"
+
+
 @dataclass
 class LiveRun:
     """One run started from the console: its task, its events so far, its open question."""
@@ -213,10 +218,12 @@ class RunBoard:
         self._end(live, result.status, result.answer)
 
     def _end(self, live: LiveRun, status: str, answer: str) -> None:
-        """Publish the run's end; screenshots still being taken are dropped."""
+        """Publish the run's end, with its trace when one was kept; screenshots still being
+        taken are dropped."""
         for shot in live.shots:
             shot.cancel()
         live.status = status
+        traced = live.run_id and trace_path(self.settings.logs_dir, live.run_id).is_file()
         live.publish(
             "end",
             status=status,
@@ -224,6 +231,7 @@ class RunBoard:
             run_id=live.run_id,
             llm_calls=live.llm_calls,
             tokens=live.tokens,
+            trace=f"/runs/{live.run_id}/trace.zip" if traced else None,
         )
 
     def _on_step(self, live: LiveRun, step: Step) -> None:

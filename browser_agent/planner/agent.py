@@ -13,6 +13,7 @@ import json
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Annotated, Any
 
 from playwright.async_api import Browser, Page
@@ -21,6 +22,7 @@ from sqlalchemy import Engine
 from browser_agent.browser.dialogs import command_accepts_dialogs
 from browser_agent.browser.errors import ActionError, BrowserError, NoBrowser
 from browser_agent.browser.session import BrowserSession, browser_session
+from browser_agent.browser.tracing import keep_trace, start_trace
 from browser_agent.harvest.loader import SkillLoadError, load_skill
 from browser_agent.harvest.runtime import Target
 from browser_agent.llm.types import LLMClient, LLMError, LLMReply, ToolCall
@@ -77,6 +79,7 @@ class RunResult:
     log_path: str
     final_url: str | None = None
     cost_usd: float | None = None  # None: the model has no known price
+    trace_path: str | None = None  # the Playwright trace kept (see the trace setting)
 
 
 @dataclass
@@ -455,17 +458,28 @@ async def run_command(
     use_channel(channel or Channel(ask=None, tell=lambda _text: None))
     started = time.perf_counter()
     status, answer, error, final_url = "failed", "", None, None
+    trace: Path | None = None
     try:
         async with browser_session(settings, browser, save_profile=True) as active:
             active.use_secrets(known)
             active.secrets.update(recorder.secrets)
             recorder.secrets = active.secrets  # passwords typed are masked from now on
             active.accept_dialogs |= command_accepts_dialogs(command)
+            tracing = await start_trace(active.context, settings.trace)
             try:
                 answer = await agent.run(active, command, start_url, routed)
                 status = "succeeded"
             except RunFailed as exc:
                 answer, error = exc.answer or f"Could not finish: {exc}", str(exc)
+            finally:  # also when interrupted: a trace shows where it was
+                if tracing:
+                    trace = await keep_trace(
+                        active.context,
+                        settings.trace,
+                        status != "succeeded",
+                        recorder.logs_dir / f"{recorder.run.id}.trace.zip",
+                        active.secrets,
+                    )
             final_url = _url(active)
     except NoBrowser as exc:  # a setup problem: the run is stored as failed, and the caller told
         error = answer = str(exc)
@@ -498,6 +512,7 @@ async def run_command(
         seconds=round(time.perf_counter() - started, 2),
         log_path=str(recorder.log_path),
         final_url=final_url,
+        trace_path=str(trace) if trace else None,
         cost_usd=run_cost(
             llm.name, recorder.run.prompt_tokens, recorder.run.completion_tokens, settings.prices
         ),

@@ -67,6 +67,12 @@
     byId("status").className = event.status;
     byId("answer-text").textContent = event.answer;
     byId("end").hidden = false;
+    if (event.trace) {
+      const a = text("a", "Playwright trace");
+      a.href = event.trace;
+      a.id = "trace";
+      byId("end").append(a);
+    }
     byId("stop-form").hidden = true;
     byId("question").hidden = true;
     byId("approval").hidden = true;

@@ -1,0 +1,79 @@
+"""A Playwright trace of each run (``trace.zip``, for ``playwright show-trace``), kept as
+the ``trace`` setting says, with every secret of the run masked in it."""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import zipfile
+from collections.abc import Iterable
+from pathlib import Path
+from urllib.parse import quote, quote_plus
+
+from playwright.async_api import BrowserContext
+
+logger = logging.getLogger("browser_agent.tracing")
+
+MODES = ("off", "on-failure", "always")
+MASK = b"********"
+MIN_COOKIE_MASKED = 8  # shorter cookie values (flags, counters) would mask unrelated text
+
+
+async def start_trace(context: BrowserContext, mode: str) -> bool:
+    """Start recording unless ``mode`` is off; True when recording."""
+    if mode == "off":
+        return False
+    try:
+        await context.tracing.start(screenshots=False, snapshots=True)
+    except Exception as exc:  # a remote browser that cannot trace: the run goes on
+        logger.warning("no trace for this run: %s", exc)
+        return False
+    return True
+
+
+async def keep_trace(
+    context: BrowserContext, mode: str, failed: bool, path: Path, secrets: Iterable[str]
+) -> Path | None:
+    """Stop recording; the trace is written to ``path`` when the mode keeps it for this
+    outcome, else dropped. The run's secrets and the values of its cookies (logins) are
+    masked in it. None when no trace was kept."""
+    kept = mode == "always" or (mode == "on-failure" and failed)
+    try:
+        cookies = [c.get("value", "") for c in await context.cookies()] if kept else []
+        await context.tracing.stop(path=path if kept else None)
+    except Exception as exc:  # a closed or crashed browser: nothing to keep
+        logger.warning("the run's trace could not be saved: %s", exc)
+        path.unlink(missing_ok=True)
+        return None
+    if not kept:
+        return None
+    mask_secrets(path, [*secrets, *(c for c in cookies if len(c) >= MIN_COOKIE_MASKED)])
+    return path
+
+
+def secret_forms(secrets: Iterable[str]) -> list[bytes]:
+    """Each secret as a trace may hold it: as typed, URL-encoded, escaped in JSON; longest
+    first, so no shorter one masks part of a longer one."""
+    forms: set[bytes] = set()
+    for secret in secrets:
+        if not secret:
+            continue
+        for text in (secret, quote(secret, safe=""), quote_plus(secret), json.dumps(secret)[1:-1]):
+            forms.add(text.encode())
+    return sorted(forms, key=len, reverse=True)
+
+
+def mask_secrets(path: Path, secrets: Iterable[str]) -> None:
+    """Rewrite the trace with every form of every secret replaced by ``********``, in the
+    events and in every resource (request bodies, DOM snapshots); owner-only."""
+    forms = secret_forms(secrets)
+    masked = path.with_name(path.name + ".masking")
+    with zipfile.ZipFile(path) as source, zipfile.ZipFile(masked, "w", zipfile.ZIP_DEFLATED) as out:
+        for entry in source.infolist():
+            data = source.read(entry)
+            for form in forms:
+                data = data.replace(form, MASK)
+            out.writestr(entry.filename, data)
+    os.chmod(masked, 0o600)
+    masked.replace(path)

@@ -1,0 +1,97 @@
+"""Playwright traces of runs: kept as the trace setting says, readable as Playwright writes
+them, and with no secret of the run in them."""
+
+from __future__ import annotations
+
+import json
+import zipfile
+from pathlib import Path
+from urllib.parse import quote, quote_plus
+
+from playwright.async_api import Browser
+
+from browser_agent.browser.tracing import MASK
+from browser_agent.demo_site import DemoSite
+from browser_agent.llm.types import FunctionClient
+from browser_agent.planner.agent import RunResult, run_command
+from browser_agent.settings import Settings
+from tests.scripted import Script, mmid, search_and_sort
+
+SECRET = "Wr0ng pw&=?/é"
+
+
+def wrong_login(demo: DemoSite) -> Script:
+    """Types the secret into the login form and sends it (the shop says no); the run then
+    meets its step limit and fails."""
+    return Script(
+        [
+            ("open_url", lambda _d: {"url": f"{demo.url}/login"}),
+            ("get_dom", lambda _d: {"content_type": "input_fields"}),
+            ("enter_text", lambda d: {"selector": mmid('textbox "Username"')(d), "text": "demo"}),
+            ("enter_text", lambda d: {"selector": mmid('textbox "Password"')(d), "text": "{PW}"}),
+            ("click", lambda _d: {"selector": "#login-form button[type=submit]"}),
+            ("get_dom", lambda _d: {}),
+        ]
+    )
+
+
+async def run(
+    script: Script, settings: Settings, browser: Browser, mode: str, **options: object
+) -> RunResult:
+    return await run_command(
+        "log in as demo",
+        FunctionClient(script),
+        settings.with_overrides(trace=mode),
+        browser=browser,
+        **options,  # type: ignore[arg-type]
+    )
+
+
+def secret_forms(secret: str) -> list[bytes]:
+    return [
+        form.encode()
+        for form in (secret, quote(secret, safe=""), quote_plus(secret), json.dumps(secret)[1:-1])
+    ]
+
+
+async def test_a_failed_run_keeps_a_trace_playwright_can_read_with_the_secret_masked(
+    settings: Settings, browser: Browser, demo: DemoSite
+) -> None:
+    result = await run(
+        wrong_login(demo), settings, browser, "on-failure", max_steps=5, secrets={"PW": SECRET}
+    )
+    assert result.status == "failed"
+    assert result.trace_path == str(settings.logs_dir / f"{result.run_id}.trace.zip")
+    with zipfile.ZipFile(result.trace_path) as trace:
+        events = [json.loads(line) for line in trace.read("trace.trace").splitlines() if line]
+        assert events[0]["type"] == "context-options"
+        methods = {event.get("method") for event in events if event.get("type") == "before"}
+        assert {"goto", "fill", "click"} <= methods
+        network = trace.read("trace.network")
+        assert b"/login" in network
+        everything = [trace.read(entry) for entry in trace.infolist()]
+    for data in everything:
+        for form in secret_forms(SECRET):
+            assert form not in data
+    assert any(MASK in data for data in everything)  # the typed value, masked
+    assert Path(result.trace_path).stat().st_mode & 0o077 == 0
+
+
+async def test_a_succeeded_run_keeps_a_trace_only_when_always(
+    settings: Settings, browser: Browser, demo: DemoSite
+) -> None:
+    shop = f"{demo.url}/"
+    script = search_and_sort(shop, "trail", "Price: low to high")
+    kept = await run(script, settings, browser, "on-failure", start_url=shop)
+    assert (kept.status, kept.trace_path) == ("succeeded", None)
+    assert not list(settings.logs_dir.glob("*.trace.zip"))
+    script = search_and_sort(shop, "trail", "Price: low to high")
+    always = await run(script, settings, browser, "always", start_url=shop)
+    assert always.status == "succeeded"
+    assert always.trace_path and zipfile.is_zipfile(always.trace_path)
+
+
+async def test_no_trace_when_off(settings: Settings, browser: Browser, demo: DemoSite) -> None:
+    result = await run(wrong_login(demo), settings, browser, "off", max_steps=5)
+    assert (result.status, result.trace_path) == ("failed", None)
+    assert not list(settings.logs_dir.glob("*.trace.zip"))
