@@ -323,6 +323,10 @@ async def test_runs_are_listed_by_status_and_command_and_show_their_steps(
     await page.get_by_role("link", name=done.run_id).click()
     await expect(page.locator("li.step")).to_have_count(done.steps)
     await expect(page.locator("#status")).to_have_text("succeeded")
+    await page.get_by_text("Chat log").click()
+    await expect(page.locator("#chat .said").first).to_contain_text("open Trail Blazer 2")
+    await page.get_by_text("Model calls").click()
+    await expect(page.locator("#iterations .said")).to_have_count(done.llm_calls)
 
 
 async def test_a_skill_shows_its_source_and_can_be_retired_and_restored(
@@ -340,6 +344,9 @@ async def test_a_skill_shows_its_source_and_can_be_retired_and_restored(
     assert retired.status == "retired"
     await page.get_by_role("button", name="Restore").click()
     await expect(page.locator("#status")).to_have_text("candidate")
+    (source_run,) = json.loads(skill.source_runs)
+    await page.get_by_role("link", name=source_run).click()
+    await expect(page.locator("h1")).to_have_text(SEARCH[0])
 
 
 # Protections: the token, the cookie's flags, same-origin POSTs and the form's CSRF token.
@@ -450,6 +457,18 @@ async def test_a_form_on_another_site_cannot_start_a_run(
     )
     await page.wait_for_url(f"{console.origin}/runs/new")
     await expect(page.locator("body")).to_have_text("Refused: a cross-site request.")
+
+
+async def test_text_from_runs_is_shown_as_text(page: Page, console: Served, demo: DemoSite) -> None:
+    command = '<img id="injected" src="/static/live.js" onerror="document.title=1"> and stop'
+    await start_run(page, command, f"{demo.url}/")
+    await expect(page.locator("h1")).to_have_text(command)
+    await expect(page.locator("#status")).not_to_have_text("running", timeout=WAIT_MS)
+    await page.locator("#stored a").click()
+    await expect(page.locator("h1")).to_have_text(command)
+    await page.get_by_role("link", name="Runs").click()
+    await expect(page.locator("#runs")).to_contain_text(command)
+    assert await page.locator("#injected").count() == 0
 
 
 def test_pages_allow_no_asset_from_elsewhere(console: Served) -> None:

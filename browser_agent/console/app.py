@@ -27,7 +27,14 @@ from browser_agent.console.auth import (
     checked_form,
     csrf_token,
 )
-from browser_agent.console.browse import find_runs, run_with_steps, set_retired, skill_view
+from browser_agent.console.browse import (
+    chat_log,
+    find_runs,
+    iterations,
+    run_with_steps,
+    set_retired,
+    skill_view,
+)
 from browser_agent.console.runs import (
     LiveRun,
     RunBoard,
@@ -38,6 +45,7 @@ from browser_agent.console.runs import (
 )
 from browser_agent.llm.types import LLMClient
 from browser_agent.settings import Settings
+from browser_agent.store.skills import runs_of
 
 SECURITY_HEADERS = {
     # only the console's own scripts, styles and images; no frame may hold its pages
@@ -187,7 +195,14 @@ class Console:
             for step in steps
         ]
         traced = trace_path(self.settings.logs_dir, run.id).is_file()
-        return self.page("run.html", run=run, steps=shown, traced=traced)
+        return self.page(
+            "run.html",
+            run=run,
+            steps=shown,
+            traced=traced,
+            chat=chat_log(run, self.settings.workspace),
+            calls=iterations(run, self.settings.workspace),
+        )
 
     async def skills(self, request: Request) -> Response:
         from browser_agent.store.skills import current_skills
@@ -198,7 +213,7 @@ class Console:
         view = skill_view(self.engine, request.path_params["name"], self.settings.workspace)
         if view is None:
             raise HTTPException(404, "No skill with that name.")
-        return self.page("skill.html", view=view)
+        return self.page("skill.html", view=view, source_runs=runs_of(view.skill))
 
     async def retire(self, request: Request) -> Response:
         return await self._set_retired(request, True)

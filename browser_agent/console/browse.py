@@ -1,8 +1,10 @@
 """What the console's browsing pages read from the store: runs (filtered), a run's steps,
-skills with their source, and retiring or restoring a skill."""
+a run's chat log and model calls, skills with their source, and retiring or restoring a
+skill. Logs come from disk and from pages: they are shown escaped, never trusted."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -11,9 +13,11 @@ from sqlalchemy import Engine
 from sqlmodel import Session, col, select
 
 from browser_agent.store.models import Run, Skill, Step
+from browser_agent.store.paths import from_store
 from browser_agent.store.skills import skill_by_name, update_skill, versions_of
 
 RUNS_SHOWN = 200
+LONGEST_SHOWN = 4_000  # characters of one message shown
 RETIRED = "retired"
 RESTORED = "candidate"  # routes again once validation finds it healthy
 
@@ -38,6 +42,60 @@ def run_with_steps(engine: Engine, run_id: str) -> tuple[Run, Sequence[Step]] | 
             return None
         steps = db.exec(select(Step).where(Step.run_id == run_id).order_by(Step.index)).all()
         return run, steps
+
+
+@dataclass
+class Said:
+    """One message of a run's chat log, or one model call of its iteration records."""
+
+    who: str
+    text: str
+
+
+def chat_log(run: Run, workspace: Path) -> list[Said] | None:
+    """The run's chat log (the system prompt left out); None when it cannot be read."""
+    try:
+        messages = json.loads(from_store(run.log_path, workspace).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    if not isinstance(messages, list):
+        return None
+    return [_said(m) for m in messages if isinstance(m, dict) and m.get("role") != "system"]
+
+
+def _said(message: dict) -> Said:
+    called = []
+    for call in message.get("tool_calls") or []:
+        function = call.get("function") if isinstance(call, dict) else None
+        if isinstance(function, dict):
+            called.append(f"{function.get('name')}({function.get('arguments')})")
+    text = "\n".join([str(message.get("content") or ""), *called]).strip()
+    return Said(str(message.get("role")), text[:LONGEST_SHOWN])
+
+
+def iterations(run: Run, workspace: Path) -> list[Said] | None:
+    """Each model call of the run: its reasoning, the actions it chose and its tokens;
+    None when the records cannot be read."""
+    log = from_store(run.log_path, workspace)
+    path = log.with_name(log.name.removesuffix(".json") + ".iterations.jsonl")
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except OSError:
+        return None
+    shown = []
+    for line in lines:
+        try:
+            record = json.loads(line)
+        except ValueError:
+            continue
+        if not isinstance(record, dict):
+            continue
+        actions = _said({"tool_calls": record.get("actions") or []}).text
+        usage = record.get("usage") if isinstance(record.get("usage"), dict) else {}
+        tokens = f"{usage.get('prompt')} + {usage.get('completion')} tokens"
+        text = "\n".join([str(record.get("reasoning") or ""), actions]).strip()
+        shown.append(Said(f"call {record.get('iteration')} ({tokens})", text[:LONGEST_SHOWN]))
+    return shown
 
 
 @dataclass
