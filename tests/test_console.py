@@ -349,6 +349,31 @@ async def test_a_skill_shows_its_source_and_can_be_retired_and_restored(
     await expect(page.locator("h1")).to_have_text(SEARCH[0])
 
 
+async def test_skills_are_validated_from_the_console_with_the_report_and_screenshots(
+    page: Page, console: Served, browser: Browser, demo: DemoSite
+) -> None:
+    settings = workspace_settings(console.workspace)
+    await harvest_commands([SEARCH], settings, browser, demo)
+    name = "search_sort"
+    await page.goto(f"{console.origin}/skills/{name}")
+    await page.get_by_role("button", name="Validate").click()
+    first = page.locator("section.validation").first
+    await expect(first.locator(".state")).to_have_text("done", timeout=WAIT_MS)
+    await expect(first.locator("tbody tr")).to_have_count(1)
+    await expect(first.locator(".verdict")).to_have_text("healthy")
+    demo.variant = "redesign"  # the search box's id changes: the skill no longer fits
+    await page.get_by_role("link", name="Skills").click()
+    await page.get_by_role("button", name="Validate all").click()
+    await expect(first.locator(".state")).to_have_text("done", timeout=WAIT_MS)
+    stale = first.locator("tbody tr").filter(has_text=name)
+    await expect(stale.locator(".verdict")).to_have_text("stale")
+    await expect(stale).to_contain_text("#search-box")
+    shot = stale.locator("img.thumb")
+    await expect(shot).to_be_visible()
+    assert await shot.evaluate("img => img.complete && img.naturalWidth > 0")
+    assert list((console.workspace / "reports").glob("console-*.json"))
+
+
 # Protections: the token, the cookie's flags, same-origin POSTs and the form's CSRF token.
 
 
@@ -385,6 +410,8 @@ PAGES = [
     "/runs/20261130-000000-000000/trace.zip",
     "/skills",
     "/skills/search_products",
+    "/validations",
+    "/validations/0123456789ab/shots/0",
 ]
 
 

@@ -43,6 +43,7 @@ from browser_agent.console.runs import (
     step_target,
     trace_path,
 )
+from browser_agent.console.validation import Validations
 from browser_agent.llm.types import LLMClient
 from browser_agent.settings import Settings
 from browser_agent.store.skills import runs_of
@@ -69,6 +70,7 @@ class Console:
         self.engine = engine
         self.token = token
         self.board = RunBoard(settings, make_llm)
+        self.validations = Validations(settings)
         self.templates = Environment(
             loader=PackageLoader("browser_agent.console"), autoescape=select_autoescape()
         )
@@ -215,6 +217,27 @@ class Console:
             raise HTTPException(404, "No skill with that name.")
         return self.page("skill.html", view=view, source_runs=runs_of(view.skill))
 
+    async def validations_page(self, request: Request) -> Response:
+        shown = self.validations.newest_first()
+        running = any(v.status == "running" for v in shown)
+        return self.page("validations.html", validations=shown, refresh=running)
+
+    async def validate(self, request: Request) -> Response:
+        fields = await self.form(request)
+        name = fields.get("name", "").strip()
+        if name and skill_view(self.engine, name, self.settings.workspace) is None:
+            raise HTTPException(404, "No skill with that name.")
+        self.validations.start([name] if name else [])
+        return RedirectResponse("/validations", status_code=303)
+
+    async def validation_shot(self, request: Request) -> Response:
+        path = self.validations.screenshot(
+            request.path_params["key"], int(request.path_params["index"])
+        )
+        if path is None:
+            raise HTTPException(404, "No screenshot of that replay.")
+        return FileResponse(path, headers={"Cache-Control": "no-store"})
+
     async def retire(self, request: Request) -> Response:
         return await self._set_retired(request, True)
 
@@ -256,6 +279,9 @@ def create_app(
         Route("/skills/{name:str}", console.skill),
         Route("/skills/{name:str}/retire", console.retire, methods=["POST"]),
         Route("/skills/{name:str}/restore", console.restore, methods=["POST"]),
+        Route("/validations", console.validations_page),
+        Route("/validations/new", console.validate, methods=["POST"]),
+        Route("/validations/{key:str}/shots/{index:int}", console.validation_shot),
         Mount("/static", StaticFiles(packages=[("browser_agent.console", "static")])),
     ]
     app = Starlette(
