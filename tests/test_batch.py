@@ -13,8 +13,9 @@ import pytest
 from playwright.async_api import Browser
 from sqlmodel import Session, select
 
+from browser_agent.browser.session import launched_browser
 from browser_agent.cluster.batch_file import BatchFileError, read_batch
-from browser_agent.cluster.jobs import CommandJob, run_job
+from browser_agent.cluster.jobs import BrowserLost, CommandJob, run_job
 from browser_agent.demo_site import DemoSite
 from browser_agent.settings import Settings
 from browser_agent.store.db import open_store
@@ -112,7 +113,8 @@ async def test_a_secret_is_typed_by_name_and_written_nowhere(
     command = "log in as demo with password {SHOP_PW}"
     job = CommandJob("b2-0001", "b2", command, demo.url + "/login", ("SHOP_PW",))
 
-    result = await run_job(job, browser, settings, engine)
+    ran = (browser, settings, engine)
+    result = await run_job(job, *ran)
 
     assert result.run_id is not None
     logs = "".join(p.read_text() for p in settings.logs_dir.glob("*") if p.is_file())
@@ -120,6 +122,11 @@ async def test_a_secret_is_typed_by_name_and_written_nowhere(
     unnamed = CommandJob("b2-0002", "b2", command, demo.url + "/login", ("NOT_SET",))
     refused = await run_job(unnamed, browser, settings, engine)
     assert refused.status == "failed" and "NOT_SET" in (refused.error or "")
+    inline = "log in as demo with password secret123"
+    given = await run_job(CommandJob("b2-0003", "b2", inline, demo.url + "/login"), *ran)
+    assert "secret123" not in json.dumps(given.as_dict()) and "{PASSWORD}" in given.command
+    with Session(engine) as db:
+        assert all("secret123" not in row.command for row in db.exec(select(BatchJob)))
 
 
 @pytest.mark.parametrize(
@@ -164,3 +171,27 @@ def test_mistakes_are_one_line_with_exit_code_2(tmp_path: Path, settings: Settin
         assert done.returncode == 2, (args, done.stdout, done.stderr)
         assert said in done.stderr, done.stderr
         assert len(done.stderr.strip().splitlines()) == 1 and "Traceback" not in done.stderr
+
+
+async def test_a_browser_gone_is_not_the_jobs_failure(demo: DemoSite, settings: Settings) -> None:
+    async with launched_browser(settings) as gone:
+        await gone.close()
+    job = CommandJob("b3-0001", "b3", SEARCHES[0], demo.url)
+
+    with pytest.raises(BrowserLost):
+        await run_job(job, gone, settings, open_store(settings))
+
+    with Session(open_store(settings)) as db:
+        assert db.exec(select(BatchJob)).all() == []  # free to run again elsewhere
+
+
+def test_cluster_options_refuse_what_runs_in_one_process(settings: Settings) -> None:
+    for extra in (["--reharvest"], ["--secret", "PW=x"], ["--profile", "shop"]):
+        done = subprocess.run(
+            [str(Path(sys.executable).parent / "browser-agent"), "validate", "--all",
+             "--workers", "2", *extra],
+            capture_output=True, text=True, timeout=60,
+            env={**os.environ, "BROWSER_AGENT_WORKSPACE": str(settings.workspace)},
+        )  # fmt: skip
+        assert done.returncode == 2, done.stderr
+        assert "one process" in done.stderr and len(done.stderr.strip().splitlines()) == 1

@@ -19,6 +19,7 @@ from distributed import Client, LocalCluster, as_completed, get_worker
 from browser_agent.cli_group import UserError
 from browser_agent.cluster.jobs import (
     ERROR,
+    BrowserLost,
     CommandJob,
     JobResult,
     ValidateJob,
@@ -72,16 +73,24 @@ def cluster_client(workers: int | None, address: str | None, slots: int) -> Iter
 
 def command_on_worker(job: CommandJob) -> JobResult:
     """A batch command, run by a worker on its browser."""
-    plugin: BrowserPlugin = get_worker().plugins[PLUGIN_NAME]
-    return plugin.run(lambda browser, settings, engine: run_job(job, browser, settings, engine))
+    return _on_worker(job, run_job)
 
 
 def validation_on_worker(job: ValidateJob) -> JobResult:
     """A skill's replay, run by a worker on its browser."""
+    return _on_worker(job, validate_job)
+
+
+def _on_worker(job: Any, runner: Any) -> JobResult:
+    """``runner(job, ...)`` on the worker's browser. Only a lost browser raises (so the
+    job runs again); any other error is the job's own result, never retried."""
     plugin: BrowserPlugin = get_worker().plugins[PLUGIN_NAME]
-    return plugin.run(
-        lambda browser, settings, engine: validate_job(job, browser, settings, engine)
-    )
+    try:
+        return plugin.run(lambda browser, settings, engine: runner(job, browser, settings, engine))
+    except BrowserLost:
+        raise
+    except Exception as exc:
+        return JobResult(job.job_id, job.label, ERROR, error=f"{type(exc).__name__}: {exc}")
 
 
 def run_on_cluster(
@@ -101,7 +110,7 @@ def run_on_cluster(
         )
         for job in jobs
     ]
-    names = {job.job_id: getattr(job, "command", None) or getattr(job, "skill", "") for job in jobs}
+    names = {job.job_id: job.label for job in jobs}
     results: dict[str, JobResult] = {}
     for future, value in as_completed(futures, with_results=True, raise_errors=False):
         result = value if isinstance(value, JobResult) else _failed(future, names, value)

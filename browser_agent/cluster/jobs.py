@@ -20,7 +20,7 @@ from sqlalchemy import Engine
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session
 
-from browser_agent.secrets import configured, key
+from browser_agent.secrets import configured, key, masked_command
 from browser_agent.settings import Settings
 from browser_agent.store.models import BatchJob
 
@@ -45,6 +45,12 @@ class CommandJob:
     model: str | None = None
     max_steps: int = 30
 
+    @property
+    def label(self) -> str:
+        """The command as it may be shown and stored: a value it gives after "password"
+        (or "PIN", "token", ...) replaced by its placeholder."""
+        return masked_command(self.command, {})[0]
+
 
 @dataclass(frozen=True)
 class ValidateJob:
@@ -54,6 +60,10 @@ class ValidateJob:
     batch_id: str
     skill: str
     base_url: str | None = None
+
+    @property
+    def label(self) -> str:
+        return self.skill
 
 
 @dataclass
@@ -156,27 +166,32 @@ async def run_job(
     secrets, missing = named_secrets(job.secrets)
     if missing:
         error = f"secret {missing[0]} is not configured where the job ran"
-        failed = JobResult(job.job_id, job.command, "failed", error=error, worker=worker_name())
+        failed = JobResult(job.job_id, job.label, "failed", error=error, worker=worker_name())
         failed.detail = {"error": error}
         return record_once(engine, job.job_id, job.batch_id, RUN, failed)
     from browser_agent.cli import make_llm  # the offline planner unless a model is configured
     from browser_agent.planner.agent import run_command
 
-    outcome = await run_command(
-        job.command,
-        make_llm(settings, job.model),
-        settings,
-        start_url=job.url,
-        max_steps=job.max_steps,
-        browser=browser,
-        engine=engine,
-        secrets=secrets,
-    )
+    try:
+        outcome = await run_command(
+            job.command,
+            make_llm(settings, job.model),
+            settings,
+            start_url=job.url,
+            max_steps=job.max_steps,
+            browser=browser,
+            engine=engine,
+            secrets=secrets,
+        )
+    except Exception as exc:
+        if not browser.is_connected():
+            raise BrowserLost(f"the browser went away during job {job.job_id}") from exc
+        raise
     if outcome.status != "succeeded" and not browser.is_connected():
         raise BrowserLost(f"the browser went away during job {job.job_id}")
     result = JobResult(
         job.job_id,
-        job.command,
+        job.label,
         outcome.status,
         outcome.run_id,
         outcome.llm_calls,

@@ -31,6 +31,9 @@ class BrowserPlugin(WorkerPlugin):
     """One browser per worker, started when the worker starts and closed when it stops."""
 
     name = PLUGIN_NAME
+    #: Registered again by the next batch's client: the workers keep the browser they have
+    #: (jobs of another batch may be using it).
+    idempotent = True
 
     def setup(self, worker: Any) -> None:
         from browser_agent.settings import load_settings

@@ -505,7 +505,10 @@ class _Handler(BaseHTTPRequestHandler):
             return
         response = self.server.site.handle(request)
         self.server.site.delay()
-        self._send(response)
+        try:
+            self._send(response)
+        except (BrokenPipeError, ConnectionResetError):  # the page went on while it waited
+            self.close_connection = True
 
     def _request(self, method: str) -> Request:
         """Parse the request; ValueError on a malformed or oversized one."""

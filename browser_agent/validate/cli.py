@@ -82,6 +82,14 @@ def validate_command(
         typer.secho(f"Validation could not run: {refused}", fg="red", err=True)
         raise typer.Exit(2)
     check_cluster_options(workers, cluster)
+    if (workers or cluster) and (reharvest or secret or profile or storage_state):
+        typer.secho(
+            "Validation could not run: --reharvest, --secret, --profile and --storage-state "
+            "work in one process; on a cluster, secrets come from the workers' environment",
+            fg="red",
+            err=True,
+        )
+        raise typer.Exit(2)
     progress = counting("validating", Console(stderr=True), as_json)
     task = progress.add_task("", total=None)
 
