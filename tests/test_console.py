@@ -8,6 +8,7 @@ import http.client
 import json
 import os
 import re
+import signal
 import subprocess
 import sys
 from collections.abc import AsyncIterator, Iterator
@@ -80,12 +81,13 @@ def call(tool: str, arguments: dict) -> LLMReply:
 
 @dataclass
 class Served:
-    """A running console: its first-visit URL, its origin and its token."""
+    """A running console: its first-visit URL, its origin, its token and its process."""
 
     url: str
     origin: str
     token: str
     workspace: Path
+    process: subprocess.Popen[str]
 
 
 @pytest.fixture(scope="module")
@@ -127,7 +129,7 @@ def serving(workspace: Path, llm: LLMTestServer, **settings: str) -> Iterator[Se
         line = process.stdout.readline()
         match = re.search(r"(http://127\.0\.0\.1:\d+)/\?token=(\S+)", line)
         assert match, f"no URL in {line!r}: {process.stderr.read() if process.stderr else ''}"
-        yield Served(match.group(0), match.group(1), match.group(2), workspace)
+        yield Served(match.group(0), match.group(1), match.group(2), workspace, process)
     finally:
         process.terminate()
         process.wait(timeout=30)
@@ -372,6 +374,20 @@ async def test_skills_are_validated_from_the_console_with_the_report_and_screens
     await expect(shot).to_be_visible()
     assert await shot.evaluate("img => img.complete && img.naturalWidth > 0")
     assert list((console.workspace / "reports").glob("console-*.json"))
+
+
+async def test_stopping_the_server_stores_its_runs_as_interrupted(
+    browser: Browser, llm_server: LLMTestServer, demo: DemoSite, tmp_path: Path
+) -> None:
+    with serving(tmp_path, llm_server) as served:
+        async with visiting(browser, served) as page:
+            await start_run(page, ASKING, f"{demo.url}/")
+            await expect(page.locator("#question-text")).to_have_text(QUESTION, timeout=WAIT_MS)
+            run_id = await run_id_of(page)
+            served.process.send_signal(signal.SIGINT)  # Ctrl-C
+            served.process.wait(timeout=60)
+    run = stored_run(served, run_id)
+    assert (run.status, run.error) == ("interrupted", "Interrupted by the user.")
 
 
 # Protections: the token, the cookie's flags, same-origin POSTs and the form's CSRF token.

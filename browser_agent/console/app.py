@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
 from typing import Any
 from urllib.parse import quote
 
@@ -284,10 +285,17 @@ def create_app(
         Route("/validations/{key:str}/shots/{index:int}", console.validation_shot),
         Mount("/static", StaticFiles(packages=[("browser_agent.console", "static")])),
     ]
+
+    @asynccontextmanager
+    async def lifespan(_app: Starlette) -> AsyncIterator[None]:
+        yield
+        await console.board.stop_all()  # Ctrl-C: runs end as interrupted, as in the CLI
+
     app = Starlette(
         routes=routes,
         middleware=[Middleware(TokenGuard, token=token)],
         exception_handlers={HTTPException: _refused},
+        lifespan=lifespan,
     )
     app.state.console = console
     return app

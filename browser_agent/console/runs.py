@@ -178,6 +178,12 @@ class RunBoard:
     def get(self, key: str) -> LiveRun | None:
         return self.runs.get(key)
 
+    async def stop_all(self) -> None:
+        """Stop every run still going and wait for each to be stored as interrupted (the
+        server is shutting down: its browsers are about to go)."""
+        tasks = [live.task for live in self.runs.values() if live.stop() and live.task]
+        await asyncio.gather(*tasks, return_exceptions=True)
+
     async def _carry_out(self, live: LiveRun, approve: bool) -> None:
         """Run the command through the planner, publishing its steps and its end."""
         from browser_agent.planner.agent import run_command  # the planner: not for --help

@@ -102,5 +102,5 @@ def serve_command(
     typer.echo(f"Web console at {console_url(host, sock.getsockname()[1], token)}", err=False)
     typer.echo("Press Ctrl-C to stop.")
     # no access log: it would write the token of a first visit's URL
-    config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="off")
+    config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="on")
     uvicorn.Server(config).run(sockets=[sock])
