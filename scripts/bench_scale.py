@@ -23,8 +23,6 @@ import time
 import uuid
 from pathlib import Path
 
-import libcst as cst
-
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from browser_agent.browser.session import launched_browser  # noqa: E402
 from browser_agent.cluster.dask_jobs import cluster_client, run_on_cluster  # noqa: E402
@@ -38,12 +36,10 @@ from browser_agent.cluster.jobs import (  # noqa: E402
 )
 from browser_agent.cluster.slots import run_on_slots  # noqa: E402
 from browser_agent.demo_site import start_demo_site  # noqa: E402
-from browser_agent.harvest.loader import skill_code, source_hash  # noqa: E402
 from browser_agent.settings import Settings  # noqa: E402
 from browser_agent.store.db import open_store  # noqa: E402
-from browser_agent.store.models import Skill  # noqa: E402
 from browser_agent.store.skills import add_version, current_skills  # noqa: E402
-from scripts.bench_validate import COMMANDS, _Rename  # noqa: E402
+from scripts.bench_validate import COMMANDS, copy_skill  # noqa: E402
 from tests.skill_workspaces import harvest_commands, workspace_settings  # noqa: E402
 
 SLOTS = (1, 2, 4)
@@ -71,26 +67,6 @@ def validate_jobs(names: list[str], url: str) -> list[ValidateJob]:
 
 def bad(results: dict[str, JobResult], good: str) -> int:
     return sum(result.status != good for result in results.values())
-
-
-def copy_skill(skill: Skill, number: int, settings: Settings) -> Skill:
-    """A healthy copy of ``skill`` under the name ``<name>_copy<number>``, its code (the
-    function renamed) kept in the store as a harvested skill's is."""
-    name = f"{skill.name}_copy{number}"
-    code, _ = skill_code(skill, settings.workspace)
-    renamed = cst.parse_module(code).visit(_Rename(skill.name, name)).code
-    path = settings.harvested_dir / f"{name}_v1.py"
-    path.write_text(renamed, encoding="utf-8")
-    fields = skill.model_dump(
-        exclude={"id", "name", "module_path", "version", "created_at", "source", "source_hash"}
-    )
-    return Skill(
-        **fields,
-        name=name,
-        module_path=str(path.relative_to(settings.workspace)),
-        source=renamed,
-        source_hash=source_hash(renamed),
-    )
 
 
 async def prepare(settings: Settings, total: int) -> list[str]:

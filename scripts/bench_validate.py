@@ -22,6 +22,7 @@ import libcst as cst
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from browser_agent.browser.session import launched_browser  # noqa: E402
 from browser_agent.demo_site import start_demo_site  # noqa: E402
+from browser_agent.harvest.loader import skill_code, source_hash  # noqa: E402
 from browser_agent.settings import Settings  # noqa: E402
 from browser_agent.store.db import open_store  # noqa: E402
 from browser_agent.store.models import Skill  # noqa: E402
@@ -54,13 +55,23 @@ class _Rename(cst.CSTTransformer):
 
 
 def copy_skill(skill: Skill, number: int, settings: Settings) -> Skill:
-    """A healthy copy of ``skill`` under the name ``<name>_copy<number>``."""
+    """A healthy copy of ``skill`` under the name ``<name>_copy<number>``, its code (the
+    function renamed) kept in the store as a harvested skill's is."""
     name = f"{skill.name}_copy{number}"
-    source = cst.parse_module(Path(skill.module_path).read_text(encoding="utf-8"))
+    code, _ = skill_code(skill, settings.workspace)
+    renamed = cst.parse_module(code).visit(_Rename(skill.name, name)).code
     path = settings.harvested_dir / f"{name}_v1.py"
-    path.write_text(source.visit(_Rename(skill.name, name)).code, encoding="utf-8")
-    fields = skill.model_dump(exclude={"id", "name", "module_path", "version", "created_at"})
-    return Skill(**fields, name=name, module_path=str(path))
+    path.write_text(renamed, encoding="utf-8")
+    fields = skill.model_dump(
+        exclude={"id", "name", "module_path", "version", "created_at", "source", "source_hash"}
+    )
+    return Skill(
+        **fields,
+        name=name,
+        module_path=str(path.relative_to(settings.workspace)),
+        source=renamed,
+        source_hash=source_hash(renamed),
+    )
 
 
 async def bench(total: int, concurrency: int) -> dict[int, float]:
