@@ -374,6 +374,11 @@ async def test_skills_are_validated_from_the_console_with_the_report_and_screens
     await expect(shot).to_be_visible()
     assert await shot.evaluate("img => img.complete && img.naturalWidth > 0")
     assert list((console.workspace / "reports").glob("console-*.json"))
+    await page.goto(f"{console.origin}/skills/{name}")  # its status history, newest first
+    history = page.locator("#history tbody tr")
+    await expect(history.first.locator(".verdict")).to_have_text("stale")
+    await expect(history.first).to_contain_text("#search-box")
+    await expect(history.nth(1).locator(".verdict")).to_have_text("healthy")
 
 
 async def test_stopping_the_server_stores_its_runs_as_interrupted(

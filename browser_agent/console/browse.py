@@ -1,6 +1,7 @@
 """What the console's browsing pages read from the store: runs (filtered), a run's steps,
-a run's chat log and model calls, skills with their source, and retiring or restoring a
-skill. Logs come from disk and from pages: they are shown escaped, never trusted."""
+a run's chat log and model calls, skills with their source and history of checks, and
+retiring or restoring a skill. Logs come from disk and from pages: they are shown escaped,
+never trusted."""
 
 from __future__ import annotations
 
@@ -12,11 +13,12 @@ from pathlib import Path
 from sqlalchemy import Engine
 from sqlmodel import Session, col, select
 
-from browser_agent.store.models import Run, Skill, Step
+from browser_agent.store.models import Run, Skill, Step, Validation
 from browser_agent.store.paths import from_store
 from browser_agent.store.skills import skill_by_name, update_skill, versions_of
 
 RUNS_SHOWN = 200
+CHECKS_SHOWN = 50  # a skill's latest checks on its page
 LONGEST_SHOWN = 4_000  # characters of one message shown
 RETIRED = "retired"
 RESTORED = "candidate"  # routes again once validation finds it healthy
@@ -100,12 +102,14 @@ def iterations(run: Run, workspace: Path) -> list[Said] | None:
 
 @dataclass
 class SkillView:
-    """A skill's current version, every version, and its source (or why there is none)."""
+    """A skill's current version, every version, its source (or why there is none), and
+    its status history: each check by replay (at harvest and by the validator), newest first."""
 
     skill: Skill
     versions: Sequence[Skill]
     source: str | None
     problem: str | None
+    checks: Sequence[Validation]
 
 
 def skill_view(engine: Engine, name: str, workspace: Path) -> SkillView | None:
@@ -119,7 +123,19 @@ def skill_view(engine: Engine, name: str, workspace: Path) -> SkillView | None:
         source, problem = skill_code(skill, workspace)[0], None
     except SkillLoadError as exc:
         source, problem = None, str(exc)
-    return SkillView(skill, versions_of(engine, name), source, problem)
+    return SkillView(skill, versions_of(engine, name), source, problem, checks_of(engine, name))
+
+
+def checks_of(engine: Engine, name: str) -> Sequence[Validation]:
+    """The latest replays that judged the skill ``name`` (any version), newest first."""
+    with Session(engine) as db:
+        query = (
+            select(Validation)
+            .where(Validation.skill_name == name)
+            .order_by(col(Validation.checked_at).desc(), col(Validation.id).desc())
+            .limit(CHECKS_SHOWN)
+        )
+        return db.exec(query).all()
 
 
 def set_retired(engine: Engine, name: str, retired: bool) -> Skill | None:
