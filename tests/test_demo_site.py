@@ -374,9 +374,18 @@ def test_big_page_has_about_n_elements(site: DemoSite) -> None:
     assert 49_000 <= capped <= 51_000
 
 
+def ctrl_c_as_on_a_terminal() -> None:
+    """In the child: SIGINT does what Ctrl-C does in a terminal, even when the suite itself
+    runs where SIGINT is ignored (a background job inherits that, and Python then raises no
+    KeyboardInterrupt)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def test_command_line_serves_until_interrupted() -> None:
     command = [sys.executable, "-m", "browser_agent.demo_site", "--port", "0"]
-    with subprocess.Popen(command, stdout=subprocess.PIPE, text=True) as process:
+    with subprocess.Popen(
+        command, stdout=subprocess.PIPE, text=True, preexec_fn=ctrl_c_as_on_a_terminal
+    ) as process:
         assert process.stdout is not None
         url = re.search(r"http://127\.0\.0\.1:\d+", process.stdout.readline())
         assert url is not None
@@ -431,7 +440,9 @@ def test_latency_holds_every_response_back() -> None:
 )
 def test_command_lines_take_a_latency(command: list[str]) -> None:
     slow = [*command, "--port", "0", "--latency-ms", "60000"]
-    with subprocess.Popen(slow, stdout=subprocess.PIPE, text=True) as process:
+    with subprocess.Popen(
+        slow, stdout=subprocess.PIPE, text=True, preexec_fn=ctrl_c_as_on_a_terminal
+    ) as process:
         assert process.stdout is not None
         url = re.search(r"http://127\.0\.0\.1:\d+", process.stdout.readline())
         assert url is not None

@@ -27,6 +27,7 @@ from browser_agent.record.save import SavedRecording, save_recording
 from browser_agent.record.session import Recording, record_session
 from browser_agent.settings import Settings
 from browser_agent.store.db import open_store
+from tests.test_demo_site import ctrl_c_as_on_a_terminal
 
 Person = Callable[[Page], Awaitable[None]]
 
@@ -298,6 +299,7 @@ async def test_the_record_command_records_until_the_end_and_harvests(
             stdin=asyncio.subprocess.DEVNULL,
             stdout=asyncio.subprocess.PIPE,
             stderr=asyncio.subprocess.PIPE,
+            preexec_fn=ctrl_c_as_on_a_terminal,
         )
         person = await playwright.chromium.connect_over_cdp(endpoint)
         page = None
