@@ -28,15 +28,14 @@ from typer.testing import CliRunner
 from browser_agent.cli import app
 from browser_agent.demo_site import DemoSite
 from browser_agent.llm.types import FunctionClient, LLMReply
-from browser_agent.planner.agent import run_command
 from browser_agent.progress import counting, waiting_for_model
 from browser_agent.settings import Settings
 from browser_agent.store.db import open_store
 from browser_agent.store.memory_models import MemoryEntry
 from browser_agent.store.models import Skill
 from browser_agent.store.skills import add_version
-from tests.scripted import search_and_sort
 from tests.skill_workspaces import clone_workspace, workspace_settings
+from tests.test_harvest_idempotent import scripted_search
 
 COMMANDS = [
     ("find trail shoes in the shop and sort by best seller", "trail shoes", "Best seller"),
@@ -135,15 +134,7 @@ async def two_runs(
     demo.variant = "normal"
     settings = workspace_settings(tmp_path_factory.mktemp("everyday") / "workspace")
     for command, term, option in COMMANDS:
-        run = await run_command(
-            command,
-            FunctionClient(search_and_sort(demo.url, term, option)),
-            settings,
-            start_url=demo.url,
-            browser=browser,
-            engine=open_store(settings),
-        )
-        assert run.status == "succeeded", run.answer
+        await scripted_search(command, term, option, settings, browser, demo)
     return settings
 
 
