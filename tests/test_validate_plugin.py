@@ -55,6 +55,11 @@ def outcomes(result: pytest.RunResult) -> dict[str, str]:
     return dict(found)
 
 
+def collected(result: pytest.RunResult) -> list[str]:
+    """The node ids a quiet ``--collect-only`` run lists, in order."""
+    return re.findall(r"^(\S+::\S+)$", result.stdout.str(), re.M)
+
+
 @pytest_asyncio.fixture(scope="module", loop_scope="session")
 async def harvested(
     tmp_path_factory: pytest.TempPathFactory, browser: Browser, demo: DemoSite
@@ -92,6 +97,12 @@ def skill_run(project: pytest.Pytester, demo: DemoSite, *args: str) -> pytest.Ru
     )
 
 
+def skill_selection(project: pytest.Pytester, demo: DemoSite, *args: str) -> pytest.RunResult:
+    """What pytest in the project would run with these arguments: selection happens at
+    collection, so no browser is started."""
+    return skill_run(project, demo, "--collect-only", "-qq", *args)  # -v -qq: one id a line
+
+
 async def test_one_test_per_skill_beside_the_projects_own_tests(
     project: pytest.Pytester, demo: DemoSite
 ) -> None:
@@ -104,6 +115,15 @@ async def test_one_test_per_skill_beside_the_projects_own_tests(
     }
     assert result.ret == 0
     assert not (project.path / "test-results").exists()  # nothing kept when all pass
+
+    # a node id printed by -v, pasted back, selects exactly its test
+    users, *skills = outcomes(result)
+    assert collected(skill_selection(project, demo, skills[-1])) == [skills[-1]]
+    both = skill_selection(project, demo, users, skills[0])
+    assert collected(both) == [users, skills[0]]
+    unknown = skill_selection(project, demo, "harvested-skills::no_such_skill")
+    assert unknown.ret == pytest.ExitCode.USAGE_ERROR
+    unknown.stderr.fnmatch_lines(["*not found: harvested-skills::no_such_skill*"])
 
 
 async def test_a_skill_failing_on_the_redesign_keeps_its_screenshot_and_trace(
@@ -124,30 +144,15 @@ async def test_a_skill_failing_on_the_redesign_keeps_its_screenshot_and_trace(
     assert result.ret == 1
 
 
-async def test_a_node_id_printed_by_verbose_selects_its_test(
-    project: pytest.Pytester, demo: DemoSite
-) -> None:
-    printed = list(outcomes(skill_run(project, demo, "--harvested-skills")))
-    users, *skills = printed
-    assert users == "test_home.py::test_home_page[chromium]" and len(skills) == 3
-    alone = skill_run(project, demo, skills[-1])
-    assert list(outcomes(alone)) == [skills[-1]]
-    both = skill_run(project, demo, users, skills[0])
-    assert list(outcomes(both)) == [users, skills[0]]
-    unknown = skill_run(project, demo, "harvested-skills::no_such_skill")
-    assert unknown.ret == pytest.ExitCode.USAGE_ERROR
-    unknown.stderr.fnmatch_lines(["*not found: harvested-skills::no_such_skill*"])
-
-
 async def test_skill_tests_only_when_asked_and_no_other_path_is_named(
     project: pytest.Pytester, demo: DemoSite
 ) -> None:
-    unasked = skill_run(project, demo)
-    assert list(outcomes(unasked)) == ["test_home.py::test_home_page[chromium]"]
-    other_path = skill_run(project, demo, "--harvested-skills", "test_home.py")
-    assert list(outcomes(other_path)) == ["test_home.py::test_home_page[chromium]"]
-    chosen = skill_run(project, demo, "--harvested-skills", "-k", "search_sort")
-    assert list(outcomes(chosen)) == ["harvested-skills::search_sort"]
+    unasked = skill_selection(project, demo)
+    assert collected(unasked) == ["test_home.py::test_home_page[chromium]"]
+    other_path = skill_selection(project, demo, "--harvested-skills", "test_home.py")
+    assert collected(other_path) == ["test_home.py::test_home_page[chromium]"]
+    chosen = skill_selection(project, demo, "--harvested-skills", "-k", "search_sort")
+    assert collected(chosen) == ["harvested-skills::search_sort"]
 
 
 def test_a_browser_that_does_not_start_fails_each_skill_test_in_one_line(
