@@ -85,9 +85,11 @@ def count_uses(workspace: str, url: str, skill_id: int, barrier: Barrier) -> int
     return INCREMENTS
 
 
-#: Routed runs per process, each a real run in the process's own Chromium; the full
-#: figure (50 each) is run with ``ROUTED_RUNS=50 pytest tests/test_store_concurrency.py``.
-ROUTED_RUNS = int(os.environ.get("ROUTED_RUNS", "3"))
+#: Processes and routed runs per process, each a real run in the process's own Chromium;
+#: the full figure (4 processes, 50 runs each) is run with
+#: ``ROUTED_PROCESSES=4 ROUTED_RUNS=50 pytest tests/test_store_concurrency.py``.
+ROUTED_PROCESSES = int(os.environ.get("ROUTED_PROCESSES", "3"))
+ROUTED_RUNS = int(os.environ.get("ROUTED_RUNS", "2"))
 
 
 def routed_runs(workspace: str, url: str, site: str, barrier: Barrier) -> list[tuple]:
@@ -208,10 +210,16 @@ async def test_routed_runs_from_several_processes_lose_no_run_step_or_count(
     (made,) = await harvest([Path(learnt.log_path)], shared, engine, browser=browser)
     assert made.verified, made.verify_error
 
-    per_process = together(routed_runs, str(shared.workspace), shared.db_url, f"{demo.url}/")
+    per_process = together(
+        routed_runs,
+        str(shared.workspace),
+        shared.db_url,
+        f"{demo.url}/",
+        processes=ROUTED_PROCESSES,
+    )
 
     done = [run for runs in per_process for run in runs]
-    assert len(done) == PROCESSES * ROUTED_RUNS
+    assert len(done) == ROUTED_PROCESSES * ROUTED_RUNS
     assert {status for _id, status, _calls, _steps in done} == {"succeeded"}
     # through the skill alone, until a step times out on a loaded machine: the skill is
     # then marked stale and the planner does the rest of the runs (all counted below)
