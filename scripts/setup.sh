@@ -63,6 +63,14 @@ else
   echo "       or set BROWSER_AGENT_CHROMIUM to a Chromium executable." >&2
   exit 1
 fi
+# Headless runs launch Chromium's headless shell when it is on PATH: a page costs it a
+# fraction of the CPU the full browser spends. Optional: not every release packages it.
+if [ -z "${BROWSER_AGENT_CHROMIUM:-}" ] && ! command -v chromium-headless-shell >/dev/null &&
+  ! has_playwright_browser && can_apt; then
+  echo "setup: installing Debian's chromium-headless-shell (headless runs use it)"
+  apt_install chromium-headless-shell ||
+    echo "setup: no chromium-headless-shell package here; headless runs use chromium" >&2
+fi
 if has_postgres_server; then
   :
 elif can_apt; then

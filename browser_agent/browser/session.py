@@ -133,7 +133,9 @@ async def launched_browser(settings: Settings) -> AsyncIterator[Browser]:
                 browser = await playwright.chromium.connect(endpoint)
             else:
                 executable = find_chromium(
-                    settings.chromium_path, playwright.chromium.executable_path
+                    settings.chromium_path,
+                    playwright.chromium.executable_path,
+                    headless=settings.headless,
                 )
                 browser = await playwright.chromium.launch(
                     executable_path=executable, headless=settings.headless, args=LAUNCH_ARGS
