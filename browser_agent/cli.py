@@ -37,7 +37,6 @@ from browser_agent.secrets import OPTION_HELP as SECRET_HELP
 from browser_agent.secrets import configured as configured_secrets
 from browser_agent.site_policy import ALLOW_DOMAIN_HELP
 from browser_agent.store.cli import db_app
-from browser_agent.store.paths import from_store
 from browser_agent.validate.cli import validate_command
 
 if TYPE_CHECKING:
@@ -517,13 +516,14 @@ def show(
     from browser_agent.settings import load_settings
     from browser_agent.store.db import open_store
     from browser_agent.store.models import Step
+    from browser_agent.store.run_logs import log_file
 
     settings = load_settings()
     engine = open_store(settings)
     with Session(engine) as db:
         found = one_run(db, run_id)
         steps = db.exec(select(Step).where(Step.run_id == found.id).order_by(Step.index)).all()
-    log = from_store(found.log_path, settings.workspace) if found.log_path else ""
+    log = log_file(engine, found, settings.workspace) if found.log_path else ""
     if as_json:
         shown = priced(run_fields(found), found, settings.prices)
         print_json({"run": shown, "steps": [step_fields(s) for s in steps], "log": log})

@@ -120,6 +120,11 @@ class Settings(BaseSettings):
         "answer a question (`ask_user`; then it carries on with no answer) or approve an "
         "action (then it is rejected)",
     )
+    logs_in_store: bool = Field(
+        False,
+        description="`true` keeps each run's chat log in the store as well as in `logs/`, so "
+        "runs made on other machines (cluster workers) can be shown and harvested here",
+    )
     trace: Literal["off", "on-failure", "always"] = Field(
         "on-failure",
         description="keep a Playwright trace of each run (`logs/RUN_ID.trace.zip`, for "

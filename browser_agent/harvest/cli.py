@@ -26,6 +26,7 @@ from browser_agent.json_output import print_json, skill_fields
 
 if TYPE_CHECKING:
     from browser_agent.harvest.harvester import HarvestResult
+    from browser_agent.settings import Settings
 
 console = Console()
 err_console = Console(stderr=True)
@@ -39,22 +40,38 @@ def _sources(items: list[str], all_runs: bool) -> list[Path]:
     from browser_agent.settings import load_settings
     from browser_agent.store.db import open_store
     from browser_agent.store.models import Run
-    from browser_agent.store.paths import from_store
+    from browser_agent.store.run_logs import log_file
 
     settings = load_settings()
     paths = []
     for item in items:
         path = Path(item)
-        if path.suffix == ".json" or path.exists():
-            paths.append(path)
-        else:
-            paths.append(settings.logs_dir / f"{item}.json")
+        paths.append(path if path.suffix == ".json" or path.exists() else _run_log(item, settings))
     if all_runs:
         engine = open_store(settings)
         with Session(engine) as db:
             runs = db.exec(select(Run).where(Run.status == "succeeded").order_by(Run.started_at))
-            paths += [from_store(run.log_path, settings.workspace) for run in runs if run.log_path]
+            found = [run for run in runs if run.log_path]
+        paths += [log_file(engine, run, settings.workspace) for run in found]
     return paths
+
+
+def _run_log(run_id: str, settings: Settings) -> Path:
+    """A run's chat log: in this workspace's ``logs/``, else the store's copy of a run made
+    on another machine (written here), else the path where it would be."""
+    from sqlmodel import Session
+
+    from browser_agent.store.db import open_store
+    from browser_agent.store.models import Run
+    from browser_agent.store.run_logs import log_file
+
+    path = settings.logs_dir / f"{run_id}.json"
+    if path.exists():
+        return path
+    engine = open_store(settings)
+    with Session(engine) as db:
+        run = db.get(Run, run_id)
+    return log_file(engine, run, settings.workspace) if run else path
 
 
 def harvest_command(

@@ -447,7 +447,9 @@ async def run_command(
     command, given = masked_command(command, known)
     known.update(given)
     engine = engine or open_store(settings)
-    recorder = RunRecorder.start(engine, settings.logs_dir, command, start_url, llm.name)
+    recorder = RunRecorder.start(
+        engine, settings.logs_dir, command, start_url, llm.name, settings.logs_in_store
+    )
     recorder.secrets.update(known.values())
     tools = Tools.default()
     routed = None

@@ -23,6 +23,7 @@ from browser_agent.store.abandoned import this_process
 from browser_agent.store.db import forget_old_versions
 from browser_agent.store.models import Run, Step
 from browser_agent.store.paths import from_store, to_store
+from browser_agent.store.run_logs import keep_log
 
 
 def new_run_id() -> str:
@@ -46,11 +47,13 @@ def log_message(message: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def _write_json(path: Path, data: Any) -> None:
-    """Replace ``path`` atomically, so a crash never leaves half a file."""
+def _write_json(path: Path, data: Any) -> str:
+    """Replace ``path`` atomically, so a crash never leaves half a file; the text written."""
+    text = json.dumps(data, indent=2, ensure_ascii=False)
     tmp = path.with_suffix(path.suffix + ".tmp")
-    tmp.write_text(json.dumps(data, indent=2, ensure_ascii=False), encoding="utf-8")
+    tmp.write_text(text, encoding="utf-8")
     os.replace(tmp, path)
+    return text
 
 
 @dataclass
@@ -63,10 +66,17 @@ class RunRecorder:
     secrets: set[str] = field(default_factory=set)
     step_count: int = 0
     masked: int = 0  # how many secrets everything written so far was masked with
+    log_in_store: bool = False  # keep a copy of the chat log in the store too
 
     @classmethod
     def start(
-        cls, engine: Engine, logs_dir: Path, command: str, start_url: str | None, model: str
+        cls,
+        engine: Engine,
+        logs_dir: Path,
+        command: str,
+        start_url: str | None,
+        model: str,
+        log_in_store: bool = False,
     ) -> RunRecorder:
         logs_dir.mkdir(parents=True, exist_ok=True)
         run_id = new_run_id()
@@ -80,7 +90,7 @@ class RunRecorder:
             host=host,
             log_path=to_store(logs_dir / f"{run_id}.json", logs_dir.parent),
         )
-        recorder = cls(engine=engine, logs_dir=logs_dir, run=run)
+        recorder = cls(engine=engine, logs_dir=logs_dir, run=run, log_in_store=log_in_store)
         recorder._save_run()
         return recorder
 
@@ -98,9 +108,11 @@ class RunRecorder:
         return self.log_path.with_suffix(".iterations.jsonl")
 
     def write_log(self, messages: list[dict[str, Any]]) -> None:
-        """Rewrite the chat log and the metadata beside it."""
-        _write_json(self.log_path, redact([log_message(m) for m in messages], self.secrets))
-        _write_json(self.meta_path, redact(self.run.model_dump(mode="json"), self.secrets))
+        """Rewrite the chat log and the metadata beside it (and their copy in the store)."""
+        log = _write_json(self.log_path, redact([log_message(m) for m in messages], self.secrets))
+        meta = _write_json(self.meta_path, redact(self.run.model_dump(mode="json"), self.secrets))
+        if self.log_in_store:
+            keep_log(self.engine, self.run.id, log, meta)
 
     def add_iteration(self, record: dict[str, Any]) -> None:
         """Append one planner iteration: context sent, reasoning, actions and results."""

@@ -33,7 +33,7 @@ from browser_agent.harvest.runtime import repairing
 from browser_agent.planner.templates import match_text
 from browser_agent.settings import Settings
 from browser_agent.store.models import Run, Skill
-from browser_agent.store.paths import from_store
+from browser_agent.store.run_logs import log_file
 from browser_agent.store.skills import (
     loads,
     make_current,
@@ -93,7 +93,7 @@ def from_runs(skill: Skill, settings: Settings, engine: Engine) -> tuple[Skill, 
     for run in newer_runs(engine, skill):
         if run.id in used:
             continue
-        source = from_store(run.log_path, settings.workspace)
+        source = log_file(engine, run, settings.workspace)
         try:
             draft = draft_skill(plan_from(source), engine, skill=skill)
         except (ValueError, OSError):  # not harvestable, not readable, or no code for it

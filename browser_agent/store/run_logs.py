@@ -1,0 +1,43 @@
+"""Chat logs kept in the store, for runs whose log file is on another machine.
+
+A run keeps its chat log in ``logs/`` of the workspace it ran in; with
+``BROWSER_AGENT_LOGS_IN_STORE`` it keeps a copy in the store too. Commands that read a run's
+log (``show``, ``harvest``, re-harvesting, the console) find it through :func:`log_file`,
+which writes the store's copy into this workspace when the file is not here.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from sqlalchemy import Engine
+from sqlmodel import Session
+
+from browser_agent.store.models import Run, RunLog
+from browser_agent.store.paths import from_store
+
+
+def keep_log(engine: Engine, run_id: str, log: str, meta: str) -> None:
+    """Write (or replace) the store's copy of a run's chat log and metadata."""
+    with Session(engine) as db:
+        db.merge(RunLog(run_id=run_id, log=log, meta=meta))
+        db.commit()
+
+
+def log_file(engine: Engine, run: Run, workspace: Path) -> Path:
+    """The run's chat log in this workspace: the file it was written to when it is here,
+    else the store's copy written to where this workspace keeps the run's log (with its
+    metadata beside it). Without either, the path where it would be (not existing)."""
+    path = from_store(run.log_path, workspace)
+    if path.exists():
+        return path
+    with Session(engine) as db:
+        kept = db.get(RunLog, run.id)
+    if kept is None or not re.fullmatch(r"[A-Za-z0-9_-]+", run.id):
+        return path  # an id that is no plain name is not made into a file name
+    local = workspace / "logs" / f"{run.id}.json"  # never a path the store names
+    local.parent.mkdir(parents=True, exist_ok=True)
+    local.with_suffix(".meta.json").write_text(kept.meta, encoding="utf-8")
+    local.write_text(kept.log, encoding="utf-8")
+    return local

@@ -1,0 +1,98 @@
+"""Chat logs kept in the store: a run made in one workspace (a cluster worker on another
+machine) is shown and harvested from another workspace sharing only the store."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from playwright.async_api import Browser
+from sqlmodel import Session, select
+
+from browser_agent.demo_site import DemoSite
+from browser_agent.settings import Settings
+from browser_agent.store.db import open_store
+from browser_agent.store.models import Run, RunLog
+from browser_agent.store.run_logs import log_file
+from tests.skill_workspaces import LOG_IN, SEARCH, run_offline, workspace_settings
+
+PASSWORD = "secret123"  # the one LOG_IN types
+
+
+def cli(here: Settings, *args: str) -> subprocess.CompletedProcess[str]:
+    """browser-agent in the workspace ``here``, on its store."""
+    env = {
+        **os.environ,
+        "BROWSER_AGENT_WORKSPACE": str(here.workspace),
+        "BROWSER_AGENT_DATABASE_URL": here.db_url,
+        "COLUMNS": "200",
+    }
+    return subprocess.run(
+        [str(Path(sys.executable).parent / "browser-agent"), *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+        check=False,
+    )
+
+
+async def test_a_run_made_elsewhere_is_shown_and_harvested_from_the_store(
+    tmp_path: Path, postgres_url: str, browser: Browser, demo: DemoSite
+) -> None:
+    worker = workspace_settings(tmp_path / "worker").with_overrides(
+        database_url=postgres_url, logs_in_store=True
+    )
+    engine = open_store(worker)
+    search = await run_offline(*SEARCH, worker, engine, browser, demo)
+    login = await run_offline(*LOG_IN, worker, engine, browser, demo)
+    assert (search.status, login.status) == ("succeeded", "succeeded")
+    here = workspace_settings(tmp_path / "here").with_overrides(database_url=postgres_url)
+
+    shown = cli(here, "show", search.run_id, "--json")
+    assert shown.returncode == 0, shown.stderr
+    log = Path(json.loads(shown.stdout)["log"])
+    assert log.is_relative_to(here.workspace)
+    assert log.read_text(encoding="utf-8") == Path(search.log_path).read_text(encoding="utf-8")
+
+    drafted = cli(here, "harvest", search.run_id, "--dry-run", "--json")
+    assert drafted.returncode == 0, drafted.stderr
+    assert json.loads(drafted.stdout)["counts"] == {"new skill": 1}
+
+    with Session(engine) as db:
+        kept = db.exec(select(RunLog)).all()
+    assert {row.run_id for row in kept} == {search.run_id, login.run_id}
+    assert all(PASSWORD not in row.log + row.meta for row in kept)  # masked as the files are
+    assert PASSWORD in LOG_IN[0]  # (the command said it)
+
+
+async def test_without_the_setting_the_log_stays_on_the_machine_that_made_it(
+    tmp_path: Path, postgres_url: str, browser: Browser, demo: DemoSite
+) -> None:
+    worker = workspace_settings(tmp_path / "worker").with_overrides(database_url=postgres_url)
+    engine = open_store(worker)
+    search = await run_offline(*SEARCH, worker, engine, browser, demo)
+    here = workspace_settings(tmp_path / "here").with_overrides(database_url=postgres_url)
+
+    with Session(engine) as db:
+        assert db.exec(select(RunLog)).all() == []
+    refused = cli(here, "harvest", search.run_id, "--no-verify")
+    assert refused.returncode == 1 and "Traceback" not in refused.stderr + refused.stdout
+
+
+def test_a_kept_log_whose_run_id_is_no_plain_name_is_not_written(settings: Settings) -> None:
+    """The run id names the file written from the store: one that would climb out of
+    ``logs/`` is not used."""
+    engine = open_store(settings)
+    run = Run(id="../../escaped", command="x", log_path="logs/elsewhere.json")
+    with Session(engine, expire_on_commit=False) as db:
+        db.add(run)
+        db.add(RunLog(run_id=run.id, log="[]", meta="{}"))
+        db.commit()
+    path = log_file(engine, run, settings.workspace)
+    assert not path.exists()
+    assert not (settings.workspace.parent / "escaped.json").exists()
+    assert list(settings.workspace.rglob("*.json")) == []
