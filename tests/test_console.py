@@ -26,6 +26,7 @@ from browser_agent.demo_site import DemoSite
 from browser_agent.llm.offline import OfflinePlanner
 from browser_agent.llm.test_server import LLMTestServer, start_test_llm_server
 from browser_agent.llm.types import LLMReply, ToolCall
+from browser_agent.record.teach import NO_DISPLAY, has_display
 from browser_agent.settings import load_settings
 from browser_agent.store.db import open_store
 from browser_agent.store.models import Run
@@ -203,6 +204,15 @@ async def test_a_shop_command_from_the_form_shows_its_steps_and_succeeds(
     await page.locator("#stored a").click()  # the stored run keeps the screenshots
     await expect(page.locator("li.step")).to_have_count(run.steps)
     await expect(page.locator("img.thumb").first).to_be_visible()
+
+
+@pytest.mark.skipif(has_display(), reason="a display is there: Record would open a window")
+async def test_record_with_no_display_and_no_browser_endpoint_says_so(
+    page: Page, console: Served
+) -> None:
+    await page.get_by_label("Command").fill("find shoes")
+    await page.get_by_role("button", name="Record").click()
+    await expect(page.locator(".problem")).to_have_text(NO_DISPLAY)
 
 
 async def test_a_question_is_answered_from_the_page_and_the_run_uses_it(

@@ -338,7 +338,7 @@ def test_record_without_a_display_says_so_in_one_line(settings: Settings) -> Non
         check=False,
     )
     assert done.returncode == 2
-    assert done.stderr.startswith("Error: record opens a browser window and there is no display")
+    assert done.stderr.startswith("Error: Recording opens a browser window and there is no display")
     assert len(done.stderr.strip().splitlines()) == 1
 
 

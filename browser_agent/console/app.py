@@ -113,6 +113,26 @@ class Console:
         live = self.board.start(command, start_url, approve=fields.get("approve") == "on")
         return RedirectResponse(f"/live/{live.key}", status_code=303)
 
+    async def start_recording(self, request: Request) -> Response:
+        """Record the person showing the command in a browser window (see ``recording``)."""
+        from browser_agent.console.recording import start_recording
+        from browser_agent.record.teach import NO_DISPLAY, has_display
+        from browser_agent.skills.primitive.open_url import normalize_url
+
+        fields = await self.form(request)
+        command = fields.get("command", "").strip()
+        start_url = fields.get("start_url", "").strip() or None
+        problem = self._refused_start(command, start_url)
+        if problem is None and not self.settings.browser_endpoint and not has_display():
+            problem = NO_DISPLAY
+        if problem:
+            return self.page(
+                "home.html", 400, live=[], problem=problem, command=command, start_url=start_url
+            )
+        start = normalize_url(start_url, self.settings) if start_url else None
+        live = start_recording(self.board, self.engine, command, start)
+        return RedirectResponse(f"/live/{live.key}", status_code=303)
+
     def _refused_start(self, command: str, start_url: str | None) -> str | None:
         """Why this command may not start (an empty command, a URL the settings refuse)."""
         from browser_agent.browser.errors import ActionError
@@ -267,6 +287,7 @@ def create_app(
     routes = [
         Route("/", console.home),
         Route("/runs/new", console.start_run, methods=["POST"]),
+        Route("/recordings/new", console.start_recording, methods=["POST"]),
         Route("/live/{key:str}", console.live_page),
         Route("/live/{key:str}/events", console.live_events),
         Route("/live/{key:str}/stop", console.live_stop, methods=["POST"]),

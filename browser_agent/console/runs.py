@@ -55,7 +55,9 @@ def trace_path(logs_dir: Path, run_id: str) -> Path:
 
 @dataclass
 class LiveRun:
-    """One run started from the console: its task, its events so far, its open question."""
+    """One run started from the console: its task, its events so far, its open question.
+    A recording (``recording``) is followed the same way; Stop ends it by ``on_stop``, so
+    that it is saved, instead of cancelling it."""
 
     key: str
     command: str
@@ -71,6 +73,8 @@ class LiveRun:
     pending: asyncio.Future[str | None] | None = None  # an action waiting for approval
     shots: set[asyncio.Task[None]] = field(default_factory=set)
     changed: asyncio.Event = field(default_factory=asyncio.Event)
+    recording: bool = False
+    on_stop: Callable[[], None] | None = None
 
     def publish(self, kind: str, **data: Any) -> None:
         """Add an event and wake the pages following this run."""
@@ -133,9 +137,13 @@ class LiveRun:
         return True
 
     def stop(self) -> bool:
-        """Cancel the run (it is stored as interrupted); False when it already ended."""
+        """Cancel the run (it is stored as interrupted), or end the recording (it is saved);
+        False when it already ended."""
         if self.task is None or self.task.done():
             return False
+        if self.on_stop is not None:
+            self.on_stop()
+            return True
         if self.question is not None and not self.question.done():
             self.question.cancel()  # frees the thread waiting in ask_user
         if self.pending is not None and not self.pending.done():

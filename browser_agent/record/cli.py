@@ -9,7 +9,6 @@ names (they become parameters) and which stay fixed, and offers to harvest it at
 from __future__ import annotations
 
 import asyncio
-import os
 import signal
 import sys
 from contextlib import suppress
@@ -21,28 +20,13 @@ import typer
 from browser_agent.secrets import OPTION_HELP as SECRET_HELP
 
 if TYPE_CHECKING:
-    from playwright.async_api import Browser, BrowserContext
-
     from browser_agent.record.session import Recording
     from browser_agent.settings import Settings
-
-NO_DISPLAY = (
-    "Error: record opens a browser window and there is no display (DISPLAY is not set). "
-    "Run it where a window can open, or set BROWSER_AGENT_BROWSER_ENDPOINT to a browser "
-    "you can see."
-)
 
 
 def _fail(message: str) -> typer.Exit:
     typer.secho(message, err=True)
     return typer.Exit(2)
-
-
-def has_display() -> bool:
-    """Whether a window can open here (Linux needs an X or Wayland display)."""
-    if not sys.platform.startswith("linux"):
-        return True
-    return bool(os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
 
 
 def record_command(
@@ -61,6 +45,7 @@ def record_command(
     Close the window (or press Ctrl-C) when done. Typing is kept one step per field; a
     password typed is kept as a {NAME} placeholder, never its value."""
     from browser_agent.cli import openable
+    from browser_agent.record.teach import NO_DISPLAY, CannotRecord, has_display
     from browser_agent.secrets import configured
     from browser_agent.settings import load_settings
 
@@ -71,9 +56,12 @@ def record_command(
     if command is None and not terminal:
         raise _fail("Error: not on a terminal: give --command with what the demonstration does.")
     if not settings.browser_endpoint and not has_display():
-        raise _fail(NO_DISPLAY)
+        raise _fail(f"Error: {NO_DISPLAY}")
     start = openable(url, settings) if url else None
-    recording = asyncio.run(_record(settings, start, configured(secret)))
+    try:
+        recording = asyncio.run(_record(settings, start, configured(secret)))
+    except CannotRecord as exc:
+        raise _fail(f"Error: {exc}") from None
     if not any(action.tool != "open_url" for action in recording.actions):
         raise _fail("Nothing was recorded: no click, typing or choice on a page.")
     typer.echo(f"Recorded {len(recording.actions)} actions.")
@@ -83,61 +71,16 @@ def record_command(
 
 
 async def _record(settings: Settings, url: str | None, secrets: dict[str, str]) -> Recording:
-    """Open the window, record until it closes or Ctrl-C, and return the recording."""
-    from playwright.async_api import async_playwright
+    """Record in a window until the person closes it or presses Ctrl-C."""
+    from browser_agent.record.teach import record_in_window
 
-    from browser_agent.record.session import record_session
-
-    async with async_playwright() as playwright:
-        browser = await _open_browser(playwright, settings)
-        context = browser.contexts[0] if browser.contexts else await browser.new_context()
-        context.on("dialog", lambda _dialog: None)  # the person answers it in the window
-        page = context.pages[0] if context.pages else await context.new_page()
-        ended = asyncio.Event()
-        loop = asyncio.get_running_loop()
-        for sig in (signal.SIGINT, signal.SIGTERM):
-            with suppress(NotImplementedError):
-                loop.add_signal_handler(sig, ended.set)
-        browser.on("disconnected", lambda _browser: ended.set())
-        context.on("close", lambda _context: ended.set())
-        typer.echo("Recording: show the task in the window; close it (or Ctrl-C) when done.")
-        async with record_session(context, secrets) as recording:
-            if url:
-                await page.goto(url)
-            await _until_closed(context, ended)
-        with suppress(Exception):  # the person may have closed it already
-            await browser.close()
-        return recording
-
-
-async def _open_browser(playwright: object, settings: Settings) -> Browser:
-    """A headed Chromium, or the browser at the configured endpoint."""
-    from browser_agent.browser.chromium import LAUNCH_ARGS, find_chromium
-    from browser_agent.browser.errors import BrowserError
-
-    chromium = playwright.chromium  # type: ignore[attr-defined]
-    endpoint = settings.browser_endpoint
-    try:
-        if endpoint and ("devtools" in endpoint or endpoint.startswith("http")):
-            return await chromium.connect_over_cdp(endpoint)
-        if endpoint:
-            return await chromium.connect(endpoint)
-        executable = find_chromium(settings.chromium_path, chromium.executable_path)
-        return await chromium.launch(executable_path=executable, headless=False, args=LAUNCH_ARGS)
-    except BrowserError as exc:
-        raise _fail(f"Error: {exc}") from None
-    except Exception as exc:
-        where = f"at {endpoint}" if endpoint else "locally"
-        raise _fail(f"Error: could not start the browser {where}: {exc}") from None
-
-
-async def _until_closed(context: BrowserContext, ended: asyncio.Event) -> None:
-    """Wait until the person closes the last tab or the browser, or presses Ctrl-C."""
-    while not ended.is_set():
-        if not [page for page in context.pages if not page.is_closed()]:
-            return
-        with suppress(TimeoutError):
-            await asyncio.wait_for(ended.wait(), timeout=0.5)
+    ended = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        with suppress(NotImplementedError):
+            loop.add_signal_handler(sig, ended.set)
+    typer.echo("Recording: show the task in the window; close it (or Ctrl-C) when done.")
+    return await record_in_window(settings, url, secrets, ended)
 
 
 def _save_and_harvest(
@@ -149,6 +92,7 @@ def _save_and_harvest(
 ) -> None:
     """Store the run, say what becomes a parameter, and harvest when asked to."""
     from browser_agent.record.save import save_recording
+    from browser_agent.record.teach import harvest_saved, password_notes
     from browser_agent.store.db import open_store
 
     engine = open_store(settings)
@@ -158,24 +102,17 @@ def _save_and_harvest(
         raise _fail(f"Error: {exc}") from None
     typer.echo(f"Run {saved.run_id}: {saved.command!r} ({saved.log_path})")
     _show_parameters(Path(saved.log_path))
-    for name in recording.passwords.values():  # only its name is ever said
-        if "{" + name + "}" not in saved.command:
-            typer.echo(
-                f"  A password is kept as {{{name}}}: set BROWSER_AGENT_SECRET_{name} (or pass "
-                f"--secret {name}=...) when the skill runs."
-            )
+    for note in password_notes(recording, saved):
+        typer.echo(f"  {note}")
     if harvest_now is None:
         harvest_now = terminal and typer.confirm("Harvest it into a skill now?", default=True)
     if not harvest_now:
         typer.echo(f"Harvest it later with: browser-agent harvest {saved.log_path}")
         return
-    from browser_agent.harvest.harvester import harvest
-
-    (result,) = asyncio.run(harvest([Path(saved.log_path)], settings, engine))
-    if result.skill is None:
-        raise _fail(f"Not harvested: {result.error or result.reason}")
-    state = "verified by replay" if result.verified else f"not verified: {result.verify_error}"
-    typer.echo(f"Skill {result.skill.name} v{result.skill.version} ({result.outcome}), {state}.")
+    skill, said = asyncio.run(harvest_saved(saved, settings, engine))
+    if skill is None:
+        raise _fail(said)
+    typer.echo(said)
 
 
 def _show_parameters(log: Path) -> None:

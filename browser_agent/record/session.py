@@ -13,7 +13,7 @@ from __future__ import annotations
 import asyncio
 import json
 import secrets as random_tokens
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Callable, Mapping
 from contextlib import asynccontextmanager, suppress
 from dataclasses import dataclass, field
 from functools import cache
@@ -63,9 +63,11 @@ def _dialog_note(event: Mapping[str, Any]) -> str:
 @dataclass
 class Recording:
     """The actions recorded so far, in order; passwords typed are kept in memory only,
-    by value, to be masked and named (``secrets``: configured secrets by name)."""
+    by value, to be masked and named (``secrets``: configured secrets by name).
+    ``on_action`` hears of each action as it is recorded."""
 
     secrets: dict[str, str] = field(default_factory=dict)
+    on_action: Callable[[Action], None] | None = None
     token: str = field(default_factory=lambda: random_tokens.token_hex(16))
     actions: list[Action] = field(default_factory=list)
     passwords: dict[str, str] = field(default_factory=dict)  # value -> secret name
@@ -86,6 +88,11 @@ class Recording:
             if action.navigated_to or action.tool == "open_url":
                 return action.navigated_to or action.arguments["url"]
         return self.actions[-1].url if self.actions else None
+
+    def add(self, action: Action) -> None:
+        self.actions.append(action)
+        if self.on_action is not None:
+            self.on_action(action)
 
     def secret_name(self, value: str) -> str:
         """The placeholder name a typed password stands for: the configured secret with
@@ -124,7 +131,7 @@ class Recording:
         except (KeyError, TypeError, ValueError):
             return
         if action is not None:
-            self.actions.append(action)
+            self.add(action)
             self._fresh_tabs.clear()
 
     def on_navigated(self, page: Page, url: str, by_page: bool) -> None:
@@ -143,7 +150,7 @@ class Recording:
                 self.actions[-1].notes.append("A new tab opened and is now the current page.")
             return
         if not by_page:
-            self.actions.append(Action("open_url", {"url": url}, f"Page loaded: {url}.", url))
+            self.add(Action("open_url", {"url": url}, f"Page loaded: {url}.", url))
 
     async def attach(self, page: Page, *, new_tab: bool = False) -> None:
         """Record in ``page``: its frames now and later, and who starts its navigations."""
@@ -204,13 +211,15 @@ async def _flush(page: Page) -> None:
 
 @asynccontextmanager
 async def record_session(
-    target: Page | BrowserContext, secrets: Mapping[str, str] | None = None
+    target: Page | BrowserContext,
+    secrets: Mapping[str, str] | None = None,
+    on_action: Callable[[Action], None] | None = None,
 ) -> AsyncIterator[Recording]:
     """Record what is done in ``target`` (a page: that tab and its frames; a context: every
     tab, new ones too) until the block ends; the Recording holds the actions.
     ``secrets``: configured secrets by name, so a password typed that is one of them is
-    recorded as its placeholder."""
-    recording = Recording(secrets=dict(secrets or {}))
+    recorded as its placeholder; ``on_action`` hears of each action as it is recorded."""
+    recording = Recording(secrets=dict(secrets or {}), on_action=on_action)
     pages = [target] if isinstance(target, Page) else list(target.pages)
 
     async def call(_source: dict[str, Any], payload: str) -> None:
@@ -227,7 +236,7 @@ async def record_session(
         if page.url not in ("", "about:blank"):  # recorded from where the page is
             url = page.url
             recording._last_url[id(page)] = url
-            recording.actions.append(Action("open_url", {"url": url}, f"Page loaded: {url}.", url))
+            recording.add(Action("open_url", {"url": url}, f"Page loaded: {url}.", url))
         await recording.attach(page)
     if isinstance(target, BrowserContext):
         target.on("page", adopt)

@@ -73,6 +73,13 @@
       a.id = "trace";
       byId("end").append(a);
     }
+    for (const name of event.skills || []) {
+      const a = text("a", "skill " + name);
+      a.href = "/skills/" + encodeURIComponent(name);
+      a.className = "skill";
+      byId("end").append(" ", a);
+    }
+    if (byId("recording")) byId("recording").hidden = true;
     byId("stop-form").hidden = true;
     byId("question").hidden = true;
     byId("approval").hidden = true;

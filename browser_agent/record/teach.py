@@ -1,0 +1,143 @@
+"""A demonstration from the window to the skill, as ``browser-agent record`` and the
+console's Record both do it: open a window (a headed Chromium, or a new tab of the browser
+at ``BROWSER_AGENT_BROWSER_ENDPOINT``), record until it ends, then harvest the saved run.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import sys
+from collections.abc import Callable
+from contextlib import suppress
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from playwright.async_api import Browser, Page, Playwright
+    from sqlalchemy import Engine
+
+    from browser_agent.record.actions import Action
+    from browser_agent.record.save import SavedRecording
+    from browser_agent.record.session import Recording
+    from browser_agent.settings import Settings
+
+NO_DISPLAY = (
+    "Recording opens a browser window and there is no display (DISPLAY is not set): "
+    "record where a window can open, or set BROWSER_AGENT_BROWSER_ENDPOINT to a browser "
+    "you can see."
+)
+
+
+class CannotRecord(Exception):
+    """The recording could not start or go on (no window, no browser, a start page that
+    does not open); the message is one line for the person."""
+
+
+def has_display() -> bool:
+    """Whether a window can open here (Linux needs an X or Wayland display)."""
+    if not sys.platform.startswith("linux"):
+        return True
+    return bool(os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
+
+
+def _first_line(exc: BaseException) -> str:
+    said = str(exc).strip()
+    return said.splitlines()[0] if said else type(exc).__name__
+
+
+async def open_browser(playwright: Playwright, settings: Settings) -> Browser:
+    """A headed Chromium, or the browser at the configured endpoint."""
+    from browser_agent.browser.chromium import LAUNCH_ARGS, find_chromium
+    from browser_agent.browser.errors import BrowserError
+    from browser_agent.settings import mask_url
+
+    chromium = playwright.chromium
+    endpoint = settings.browser_endpoint
+    if not endpoint and not has_display():
+        raise CannotRecord(NO_DISPLAY)
+    try:
+        if endpoint and ("devtools" in endpoint or endpoint.startswith("http")):
+            return await chromium.connect_over_cdp(endpoint)
+        if endpoint:
+            return await chromium.connect(endpoint)
+        executable = find_chromium(settings.chromium_path, chromium.executable_path)
+        return await chromium.launch(executable_path=executable, headless=False, args=LAUNCH_ARGS)
+    except BrowserError as exc:
+        raise CannotRecord(str(exc)) from None
+    except Exception as exc:
+        where = f"at {mask_url(endpoint)}" if endpoint else "locally"
+        raise CannotRecord(f"Could not start the browser {where}: {_first_line(exc)}") from None
+
+
+async def record_in_window(
+    settings: Settings,
+    url: str | None,
+    secrets: dict[str, str],
+    ended: asyncio.Event,
+    on_action: Callable[[Action], None] | None = None,
+) -> Recording:
+    """Record in a new tab (and the tabs it opens) from ``url`` until the person closes
+    them, the browser goes, or ``ended`` is set; the tabs are closed then. ``on_action``
+    hears of each action as it is recorded."""
+    from playwright.async_api import Error as PlaywrightError
+    from playwright.async_api import async_playwright
+
+    from browser_agent.record.session import record_session
+
+    async with async_playwright() as playwright:
+        browser = await open_browser(playwright, settings)
+        context = browser.contexts[0] if browser.contexts else await browser.new_context()
+        context.on("dialog", lambda _dialog: None)  # the person answers it in the window
+        browser.on("disconnected", lambda _browser: ended.set())
+        context.on("close", lambda _context: ended.set())
+        tabs = [await context.new_page()]
+        context.on("page", lambda tab: tabs.append(tab))
+        try:
+            async with record_session(context, secrets, on_action) as recording:
+                if url:
+                    try:
+                        await tabs[0].goto(url)
+                    except PlaywrightError as exc:
+                        raise CannotRecord(f"Could not open {url}: {_first_line(exc)}") from None
+                await _until_closed(tabs, ended)
+        finally:
+            for tab in tabs:  # a browser of the person's own keeps running, without them
+                with suppress(PlaywrightError):
+                    await tab.close()
+            with suppress(PlaywrightError):
+                await browser.close()
+        return recording
+
+
+async def _until_closed(tabs: list[Page], ended: asyncio.Event) -> None:
+    """Wait until the person closes the recorded tabs or the browser, or ``ended`` is set."""
+    while not ended.is_set() and any(not tab.is_closed() for tab in tabs):
+        with suppress(TimeoutError):
+            await asyncio.wait_for(ended.wait(), timeout=0.5)
+
+
+def password_notes(recording: Recording, saved: SavedRecording) -> list[str]:
+    """What to set for each password typed that the command does not give (only its
+    name is ever said)."""
+    return [
+        f"A password is kept as {{{name}}}: set BROWSER_AGENT_SECRET_{name} (or pass "
+        f"--secret {name}=...) when the skill runs."
+        for name in recording.passwords.values()
+        if "{" + name + "}" not in saved.command
+    ]
+
+
+async def harvest_saved(
+    saved: SavedRecording, settings: Settings, engine: Engine
+) -> tuple[str | None, str]:
+    """Harvest the saved run at once and verify the skill by replay: the skill's name
+    (None when none came of it) and one line saying how it went."""
+    from browser_agent.harvest.harvester import harvest
+
+    (result,) = await harvest([Path(saved.log_path)], settings, engine)
+    if result.skill is None:
+        return None, f"Not harvested: {result.error or result.reason}"
+    state = "verified by replay" if result.verified else f"not verified: {result.verify_error}"
+    skill = result.skill
+    return skill.name, f"Skill {skill.name} v{skill.version} ({result.outcome}), {state}."
