@@ -22,6 +22,19 @@ from tests.skill_workspaces import LOG_IN, SEARCH, run_offline, workspace_settin
 PASSWORD = "secret123"  # the one LOG_IN types
 
 
+def console_run_page(here: Settings, run_id: str) -> str:
+    """The web console's page of a run, as the console of ``here`` serves it."""
+    from starlette.testclient import TestClient
+
+    from browser_agent.console.app import create_app
+
+    app = create_app(here, open_store(here), "token", make_llm=lambda: None)  # type: ignore[arg-type,return-value]
+    with TestClient(app, base_url="http://127.0.0.1") as client:
+        page = client.get(f"/runs/{run_id}", headers={"Authorization": "Bearer token"})
+    assert page.status_code == 200
+    return page.text
+
+
 def cli(here: Settings, *args: str) -> subprocess.CompletedProcess[str]:
     """browser-agent in the workspace ``here``, on its store."""
     env = {
@@ -58,6 +71,8 @@ async def test_a_run_made_elsewhere_is_shown_and_harvested_from_the_store(
     assert log.is_relative_to(here.workspace)
     assert log.read_text(encoding="utf-8") == Path(search.log_path).read_text(encoding="utf-8")
 
+    assert "The chat log could not be read" not in console_run_page(here, search.run_id)
+
     drafted = cli(here, "harvest", search.run_id, "--dry-run", "--json")
     assert drafted.returncode == 0, drafted.stderr
     assert json.loads(drafted.stdout)["counts"] == {"new skill": 1}
@@ -79,6 +94,7 @@ async def test_without_the_setting_the_log_stays_on_the_machine_that_made_it(
 
     with Session(engine) as db:
         assert db.exec(select(RunLog)).all() == []
+    assert "The chat log could not be read" in console_run_page(here, search.run_id)
     refused = cli(here, "harvest", search.run_id, "--no-verify")
     assert refused.returncode == 1 and "Traceback" not in refused.stderr + refused.stdout
 

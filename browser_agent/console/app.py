@@ -47,6 +47,7 @@ from browser_agent.console.runs import (
 from browser_agent.console.validation import Validations
 from browser_agent.llm.types import LLMClient
 from browser_agent.settings import Settings
+from browser_agent.store.run_logs import log_file
 from browser_agent.store.skills import runs_of
 
 SECURITY_HEADERS = {
@@ -218,13 +219,14 @@ class Console:
             for step in steps
         ]
         traced = trace_path(self.settings.logs_dir, run.id).is_file()
+        log = log_file(self.engine, run, self.settings.workspace)  # or the store's copy
         return self.page(
             "run.html",
             run=run,
             steps=shown,
             traced=traced,
-            chat=chat_log(run, self.settings.workspace),
-            calls=iterations(run, self.settings.workspace),
+            chat=chat_log(log),
+            calls=iterations(log),
         )
 
     async def skills(self, request: Request) -> Response:

@@ -14,7 +14,6 @@ from sqlalchemy import Engine
 from sqlmodel import Session, col, select
 
 from browser_agent.store.models import Run, Skill, Step, Validation
-from browser_agent.store.paths import from_store
 from browser_agent.store.skills import skill_by_name, update_skill, versions_of
 
 RUNS_SHOWN = 200
@@ -54,10 +53,10 @@ class Said:
     text: str
 
 
-def chat_log(run: Run, workspace: Path) -> list[Said] | None:
-    """The run's chat log (the system prompt left out); None when it cannot be read."""
+def chat_log(log: Path) -> list[Said] | None:
+    """A run's chat log (the system prompt left out); None when it cannot be read."""
     try:
-        messages = json.loads(from_store(run.log_path, workspace).read_text(encoding="utf-8"))
+        messages = json.loads(log.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return None
     if not isinstance(messages, list):
@@ -75,10 +74,9 @@ def _said(message: dict) -> Said:
     return Said(str(message.get("role")), text[:LONGEST_SHOWN])
 
 
-def iterations(run: Run, workspace: Path) -> list[Said] | None:
-    """Each model call of the run: its reasoning, the actions it chose and its tokens;
-    None when the records cannot be read."""
-    log = from_store(run.log_path, workspace)
+def iterations(log: Path) -> list[Said] | None:
+    """Each model call of a run (the records beside its chat log ``log``): its reasoning,
+    the actions it chose and its tokens; None when the records cannot be read."""
     path = log.with_name(log.name.removesuffix(".json") + ".iterations.jsonl")
     try:
         lines = path.read_text(encoding="utf-8").splitlines()
