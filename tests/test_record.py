@@ -304,6 +304,9 @@ async def test_the_record_command_records_until_the_end_and_harvests(
         person = await playwright.chromium.connect_over_cdp(endpoint)
         page = None
         while page is None:  # the window the command opened, once it shows the shop
+            if process.returncode is not None:  # it ended before opening one
+                out, err = await process.communicate()
+                raise AssertionError(f"record ended early:\n{out.decode()}{err.decode()}")
             await asyncio.sleep(0.1)
             shown = [p for c in person.contexts for p in c.pages if p.url.startswith(demo.url)]
             page = shown[0] if shown else None
