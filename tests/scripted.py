@@ -8,16 +8,27 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from browser_agent.llm.types import LLMReply, ToolCall, Usage
+from browser_agent.page_lines import element_lines
 
 # A step of a script: a tool name and a function of the last get_dom text to its arguments.
 Action = tuple[str, Callable[[str], dict]]
+
+
+def spelled_out(dom: str) -> str:
+    """get_dom text with the kind of every element line written out, as a reader takes it:
+    ``text`` for page text, the kind above for an item that says ``-``."""
+    lines = dom.splitlines()
+    return "\n".join(
+        re.sub(r'^(\[\d+\]) (?:- )?(?=")', rf"\1 {read.kind} ", raw) if read else raw
+        for raw, read in zip(lines, element_lines(lines), strict=True)
+    )
 
 
 def mmid(pattern: str) -> Callable[[str], str]:
     """A function finding the selector of the first get_dom line that matches ``pattern``."""
 
     def find(dom: str) -> str:
-        match = re.search(rf"^\[(\d+)\] {pattern}", dom, flags=re.MULTILINE)
+        match = re.search(rf"^\[(\d+)\] {pattern}", spelled_out(dom), flags=re.MULTILINE)
         if not match:
             raise AssertionError(f"scripted model: nothing matches {pattern!r}")
         return f"[mmid='{match.group(1)}']"

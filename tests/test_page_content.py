@@ -3,7 +3,6 @@ never a line that reads as an element, and no page can write the markers itself.
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 import pytest
@@ -14,14 +13,13 @@ from browser_agent.browser.session import BrowserSession
 from browser_agent.llm.offline import OfflinePlanner
 from browser_agent.llm.offline.page import parse_page
 from browser_agent.page_content import PAGE_END, PAGE_START
+from browser_agent.page_lines import element_lines
 from browser_agent.planner.agent import run_command
 from browser_agent.planner.prompts import prompt
 from browser_agent.settings import Settings
 from browser_agent.skills.primitive import extract_text, get_dom, open_url
 from browser_agent.store.db import open_store
 from tests.test_runtime_guards import pages  # noqa: F401 (the served tests/pages)
-
-_ELEMENT_LINE = re.compile(r"^\[(\d+)\] (\S+)(?: (\"(?:[^\"\\]|\\.)*\"))?")
 
 
 def fence_of(said: str) -> list[str]:
@@ -45,13 +43,12 @@ async def test_page_text_never_reads_as_an_element_line(
     for line in body:
         if content_type == "text_only":
             assert line.startswith('"') and line.endswith('"'), line  # quoted page text
-        element = _ELEMENT_LINE.match(line)
+        element = next(element_lines([line]))
         if element is None:
             continue
         # every element line is an element the page really has, as the page names it
-        mmid, role, _name = element.groups()
-        assert mmid in page_session.observed, line
-        assert role in {"button", "h1", "text"}, line
+        assert element.mmid in page_session.observed, line
+        assert element.kind in {"button", "h1", "text"}, line
     assert "Place order" in said or content_type == "input_fields"
     page = parse_page(said)
     assert not [e for e in page.elements if "Place order" in e.name and e.role != "text"]

@@ -214,14 +214,26 @@
     return states;
   }
 
+  // What a typed field holds (shown after its name as `"Name": value`), else null.
+  function heldValue(el) {
+    if (el.tagName !== "INPUT" && el.tagName !== "TEXTAREA") return null;
+    if (isPassword(el) || !el.value) return null;
+    if (["checkbox", "radio", "submit", "button", "reset", "image"].includes(el.type)) return null;
+    return av(squash(el.value, 60));
+  }
+
   // ``withHref``: a link's target is part of the line (find_elements); get_dom adds it
-  // afterwards only where it says something the name does not (see linkTarget).
+  // afterwards only where it says something the name does not (see linkTarget). A named
+  // element leaves out its form key (name=): the name is what tells it apart.
   function fieldLine(el, mmid, role, name, withHref = true) {
     const bits = [`[${mmid}]`, role || el.tagName.toLowerCase()];
     if (name) bits.push(q(name));
+    const held = heldValue(el);
+    if (held !== null) bits[bits.length - 1] += `: ${held}`;
     for (const attr of ["id", "name", "type", "data-testid", "placeholder", "aria-label"]) {
       const v = el.getAttribute(attr);
       if (v === null || v === "") continue;
+      if (attr === "name" && name) continue;
       if ((attr === "aria-label" || attr === "placeholder") && squash(v, 120) === name) continue;
       if (attr === "type" && (el.tagName !== "INPUT" || IMPLIED_TYPES[role] === v)) continue;
       bits.push(`${attr}=${av(squash(v, 60))}`);
@@ -237,8 +249,6 @@
     } else if (el.tagName === "INPUT" || el.tagName === "TEXTAREA") {
       if (isPassword(el)) {
         if (el.value) bits.push("(filled)");
-      } else if (!["checkbox", "radio", "submit", "button", "reset"].includes(el.type)) {
-        if (el.value) bits.push(`value=${q(squash(el.value, 60))}`);
       } else if (["checkbox", "radio"].includes(el.type) && el.value !== "on") {
         bits.push(`value=${av(squash(el.value, 40))}`);
       }
@@ -359,20 +369,38 @@
     return { text: ` href=${av(shortHref(raw))}`, must };
   }
 
+  // How many lines apart two links of the same name can be and still need their targets
+  // to be told apart; farther apart, what lies around each tells them apart (as it does for
+  // buttons of the same name), and find_elements shows every target.
+  const NEAR_LINES = 20;
+
   // Links whose target is not needed to tell them apart lose it: a target is kept where
-  // linkTarget says it must be, where the link has no name, or where another link in the
-  // same view has the same name and another target.
+  // linkTarget says it must be, where the link has no name, or where another link with the
+  // same name and another target is within NEAR_LINES lines.
   function dropPlainTargets(lines, targets) {
     const byName = new Map();
-    for (const [, name, target] of targets) {
-      if (!byName.has(name)) byName.set(name, new Set());
-      byName.get(name).add(target.text);
+    for (const entry of targets) {
+      if (!byName.has(entry[1])) byName.set(entry[1], []);
+      byName.get(entry[1]).push(entry);
     }
-    for (const [index, name, target] of targets) {
-      if (target.must || !name || byName.get(name).size > 1) continue;
-      lines[index] = lines[index].slice(0, -target.text.length);
+    for (const group of byName.values()) {
+      group.forEach(([index, name, target], at) => {
+        if (target.must || !name) return;
+        const near = (step) => {
+          for (let i = at + step; i >= 0 && i < group.length; i += step) {
+            if (Math.abs(group[i][0] - index) > NEAR_LINES) return false;
+            if (group[i][2].text !== target.text) return true;
+          }
+          return false;
+        };
+        if (near(-1) || near(1)) return;
+        lines[index] = lines[index].slice(0, -target.text.length);
+      });
     }
   }
+
+  // Text made only of punctuation and separators ("|", "»", ", ,") says nothing by itself.
+  const SEPARATORS = /^[\p{P}\s|]*$/u;
 
   // Text around an element that says what it is for: its row, list item or label.
   function nearbyText(el) {
@@ -410,9 +438,15 @@
 
     // Once a line does not fit the wanted window, the rest is only counted: no names or
     // lines are built. Lines of earlier windows (page N) are built to know where each ends.
+    // ``item``: the role of a listbox, menu, tree or tab item; an item right after another
+    // item of the same role says "-" for its role, as a list goes on (never on the first
+    // line of a window).
     let full = false;
-    const emit = (line, entry, actionable, target) => {
-      if (!full && size + line.length + 1 > budget && size > 0 && (last || windowNo < wanted)) {
+    let lastItem = "";
+    const emit = (line, entry, actionable, target, item = "") => {
+      const said = `] ${item} `;
+      const short = item && item === lastItem ? line.replace(said, "] - ") : line;
+      if (!full && size + short.length + 1 > budget && size > 0 && (last || windowNo < wanted)) {
         windowNo += 1;
         above += windowItems;
         windowItems = 0;
@@ -420,6 +454,8 @@
         lines = [];
         registry = [];
         targets = [];
+      } else {
+        line = short;
       }
       if (full || size + line.length + 1 > budget) {
         full = true;
@@ -429,6 +465,7 @@
       }
       size += line.length + 1;
       lines.push(line);
+      lastItem = item;
       if (target) targets.push([lines.length - 1, entry[3], target]);
       if (entry) registry.push(entry);
       if (actionable) windowItems += 1;
@@ -491,7 +528,8 @@
           const name = item || role === "combobox" ? itemName(el) : nameOf(el);
           const target = el.tagName === "A" ? linkTarget(el) : null;
           const line = fieldLine(el, mmid, role, name, false) + (target ? target.text : "");
-          emit(line, [mmid, el.tagName.toLowerCase(), role || "", name], true, target);
+          emit(line, [mmid, el.tagName.toLowerCase(), role || "", name], true, target,
+            item ? role : "");
         } else if (!["INPUT", "SELECT", "TEXTAREA"].includes(el.tagName)) {
           const name = item || role === "combobox" ? itemName(el) : nameOf(el);
           if (name) emit(q(name), null, true);
@@ -502,11 +540,12 @@
         mode !== "input_fields") {
         sayAll = inlineOnly(el); // "Order <b>DS-1001</b> is placed" stays one line
         const text = sayAll ? squash(el.textContent, 200) : ownText(el);
-        if (text) {
+        if (text && !SEPARATORS.test(text)) {
           if (mode === "text_only") emit(q(text)); // quoted: never reads as an element line
           else {
-            const kind = role === "heading" ? el.tagName.toLowerCase() : "text";
-            emit(`[${mmid}] ${kind} ${q(text)}`, [mmid, el.tagName.toLowerCase(), role || "", text]);
+            // Page text is the mmid and the quoted text; a heading says its level.
+            const kind = role === "heading" ? ` ${el.tagName.toLowerCase()}` : "";
+            emit(`[${mmid}]${kind} ${q(text)}`, [mmid, el.tagName.toLowerCase(), role || "", text]);
           }
         }
       }

@@ -15,10 +15,11 @@ from dataclasses import asdict, dataclass, field
 from bs4 import BeautifulSoup
 from bs4 import Tag as BsTag
 
+from browser_agent.page_lines import element_lines
+
 _MMID = re.compile(r"""\[\s*mmid\s*=\s*["']?(\d+)["']?\s*\]""")
 # Text longer than this inside an element is content, not a label to find it by.
 _MAX_TEXT = 200
-_DOM_LINE = re.compile(r'^\[(\d+)\] (\S+)(?: ("(?:[^"\\]|\\.)*"))?(.*)$')
 
 # Ids that a framework or a build generated: they change between page loads or releases.
 _GENERATED_ID = re.compile(
@@ -157,19 +158,8 @@ def _mmid_position(text: str, mmid: str) -> int:
 
 def observed_elements(dom_text: str) -> dict[str, tuple[str, str]]:
     """mmid -> (role, accessible name) from a get_dom answer."""
-    seen = {}
-    for line in (dom_text or "").splitlines():
-        match = _DOM_LINE.match(line)
-        if not match:
-            continue
-        name = ""
-        if match.group(3):
-            try:
-                name = json.loads(match.group(3))
-            except json.JSONDecodeError:
-                name = match.group(3).strip('"')
-        seen[match.group(1)] = (match.group(2), name)
-    return seen
+    lines = element_lines((dom_text or "").splitlines())
+    return {line.mmid: (line.kind, line.name) for line in lines if line is not None}
 
 
 def looks_generated(identifier: str) -> bool:

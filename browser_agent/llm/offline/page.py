@@ -9,10 +9,10 @@ from urllib.parse import urlsplit
 
 from browser_agent.llm.offline.words import words
 from browser_agent.page_content import PAGE_END, PAGE_START
+from browser_agent.page_lines import QUOTED as _QUOTED
+from browser_agent.page_lines import ElementLine, element_lines, unquoted
 
 _HEADER = re.compile(r'^Page ("(?:[^"\\]|\\.)*") at (\S+)$')
-_LINE = re.compile(r'^\[(\d+)\] (\S+)(?: ("(?:[^"\\]|\\.)*"))?(.*)$')
-_QUOTED = r'"(?:[^"\\]|\\.)*"'
 _TOKEN = re.compile(
     rf"\s*(?:(?P<key>[\w-]+)=(?P<val>{_QUOTED}|[\w\-./:#?=&%+]+)"
     rf"|options=\[(?P<opts>(?:{_QUOTED}:{_QUOTED}\*?(?:, )?|…\d+ more)*)\]"
@@ -123,15 +123,16 @@ class Page:
 def parse_page(text: str) -> Page:
     """A Page from get_dom output of any content type (text_only lines carry no mmids)."""
     page = Page()
-    for raw in text.splitlines():
+    raws = text.splitlines()
+    for raw, read in zip(raws, element_lines(raws), strict=True):
         line = raw.strip()
         header = _HEADER.match(line)
         if header and not page.url:
             page.title, page.url = json.loads(header.group(1)), header.group(2)
         elif line.startswith("A modal dialog is open"):
             page.modal = True
-        elif match := _LINE.match(line):
-            element = _element(match, len(page.elements))
+        elif read is not None:
+            element = _element(read, len(page.elements))
             page.elements.append(element)
             if element.name:
                 page.texts.append(element.name)
@@ -142,19 +143,13 @@ def parse_page(text: str) -> Page:
     return page
 
 
-def _value(raw: str) -> str:
-    """An attribute value: JSON-quoted, or bare when it is one simple token."""
-    return json.loads(raw) if raw.startswith('"') else raw
-
-
-def _element(match: re.Match[str], position: int) -> Element:
-    mmid, role, name, rest = match.groups()
-    attrs: dict[str, str] = {}
+def _element(read: ElementLine, position: int) -> Element:
+    attrs: dict[str, str] = {} if read.value is None else {"value": read.value}
     options: list[Option] = []
     states: set[str] = set()
-    for token in _TOKEN.finditer(rest):
+    for token in _TOKEN.finditer(read.rest):
         if token.group("key"):
-            attrs[token.group("key")] = _value(token.group("val"))
+            attrs[token.group("key")] = unquoted(token.group("val"))
         elif token.group("opts") is not None:
             options = [
                 Option(json.loads(v), json.loads(label), star == "*")
@@ -163,9 +158,9 @@ def _element(match: re.Match[str], position: int) -> Element:
         elif token.group("state") is not None:
             states.update(s.strip() for s in token.group("state").split(","))
     return Element(
-        mmid=mmid,
-        role=role,
-        name=json.loads(name) if name else "",
+        mmid=read.mmid,
+        role=read.kind,
+        name=read.name,
         attrs=attrs,
         options=tuple(options),
         states=frozenset(states),
