@@ -20,7 +20,7 @@ from browser_agent.browser.chromium import LAUNCH_ARGS, find_chromium
 async def replay(url: str) -> str:
     """Carry out the steps on the shop at ``url``; the final page's URL."""
     async with async_playwright() as playwright:
-        executable = find_chromium(None, playwright.chromium.executable_path)
+        executable = find_chromium(None, playwright.chromium.executable_path, headless=True)
         browser = await playwright.chromium.launch(
             executable_path=executable, headless=True, args=LAUNCH_ARGS
         )
