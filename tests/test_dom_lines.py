@@ -12,6 +12,8 @@ from browser_agent.demo_site import DemoSite
 from browser_agent.dom.observe import observe_page
 from browser_agent.harvest.elements import observed_elements
 from browser_agent.llm.offline.page import parse_page
+from browser_agent.page_lines import element_lines
+from browser_agent.planner.prompts import prompt
 from browser_agent.skills.primitive import click, get_dom, open_url
 from tests.scripted import mmid
 
@@ -111,3 +113,15 @@ async def test_far_apart_links_of_one_name_are_told_apart_by_what_surrounds_them
     # two lines apart: the targets tell them apart
     assert 'link "More" href=/socks/more\n' in dom and 'link "More" href=/socks/all\n' in dom
     assert 'link "More" href=/shoes/more\n' not in dom, dom
+
+
+def test_the_planner_prompt_describes_the_lines_as_they_are_read() -> None:
+    system = prompt("system")
+    examples = re.findall(r'\[\d+\](?: [a-z]+)? "[^"]*"(?:: "[^"]*")?', system)
+    read = [next(element_lines([line])) for line in examples]
+    assert [(e.kind, e.name, e.value) for e in read if e] == [
+        ("button", "Save", None),
+        ("text", "Free shipping", None),
+        ("textbox", "Email", "ada@example.com"),
+    ], examples
+    assert 'kind is "-"' in system and "within 20 lines" in system
