@@ -8,11 +8,13 @@ The pages are this suite's own (tests/pages), served on 127.0.0.1.
 from __future__ import annotations
 
 import pytest
+from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Locator
 
 from browser_agent.browser import locate as locating
 from browser_agent.browser.errors import ActionError
 from browser_agent.browser.session import BrowserSession
+from browser_agent.dom.library import run_on_element
 from browser_agent.harvest.runtime import Target, expect, find
 from browser_agent.skills.primitive import click, enter_text, open_url
 from tests.test_runtime_guards import pages  # noqa: F401 (the served tests/pages)
@@ -69,3 +71,17 @@ async def test_a_new_page_in_between_is_looked_at_afresh(
     with pytest.raises(ActionError) as refused:
         await enter_text(selector=selector, text="Ada")
     assert refused.value.kind == "hidden"
+
+
+async def test_an_element_operation_answers_for_exactly_one_element(
+    pages: str,  # noqa: F811
+    page_session: BrowserSession,
+) -> None:
+    """The library's element operations (one round trip each) answer for the one element a
+    locator matches; none or several are an error, never the first one's answer."""
+    await open_url(f"{pages}/stubborn.html")
+    page = page_session.page
+    assert (await run_on_element(page.locator("#plain"), "identity"))[1:3] == ["textbox", "Name"]
+    for selector in ("#nothing-here", "input"):
+        with pytest.raises(PlaywrightError, match="exactly one"):
+            await run_on_element(page.locator(selector), "identity")

@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+import json
 from functools import cache
 from importlib import resources
 from typing import Any
 
+from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Frame, Locator, Page
+
+#: What the page answers instead of a result when the locator matches no or several elements.
+_COUNT = "browserAgentMatches"
 
 
 @cache
@@ -20,6 +25,24 @@ async def run_on_page(page: Page | Frame, op: str, **options: Any) -> Any:
     return await page.evaluate(page_library(), {"op": op, **options})
 
 
+@cache
+def _on_the_element() -> str:
+    """The library applied to the one element its locator matches, else the match count."""
+    count = json.dumps(_COUNT)
+    return (
+        f"(elements, arg) => elements.length === 1 ? ({page_library()})(elements[0], arg) "
+        f": {{{count}: elements.length}}"
+    )
+
+
 async def run_on_element(locator: Locator, op: str, **options: Any) -> Any:
-    """Run one element-level operation of the library (describe, identity, before)."""
-    return await locator.evaluate(page_library(), {"op": op, **options})
+    """Run one element-level operation of the library (describe, identity, inspect, before)
+    on the one element ``locator`` matches now, in one round trip to the page
+    (``Locator.evaluate`` takes three: wait for the element, evaluate, release its handle).
+    Callers count the matches first; no or several matches raise PlaywrightError."""
+    result = await locator.evaluate_all(_on_the_element(), {"op": op, **options})
+    if isinstance(result, dict) and _COUNT in result:
+        raise PlaywrightError(
+            f"{result[_COUNT]} elements match {locator} now; exactly one was expected."
+        )
+    return result
