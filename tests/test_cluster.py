@@ -119,6 +119,32 @@ def test_a_local_cluster_runs_a_batch_and_a_validation(
     assert sorted(row.command for row in rows) == sorted(s["name"] for s in report["skills"])
 
 
+def test_a_worker_keeps_its_browser_and_no_profiler(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The browser plugin stops Dask's statistical profiler on each worker: it would sample
+    threads that only wait for the browser, a hundred times a second, on every job."""
+    from distributed import Client, LocalCluster
+
+    from browser_agent.cluster.worker import PLUGIN_NAME, BrowserPlugin
+
+    monkeypatch.setenv("BROWSER_AGENT_WORKSPACE", str(tmp_path / "workspace"))
+    with (
+        LocalCluster(n_workers=1, processes=False, dashboard_address=None) as cluster,
+        Client(cluster) as client,
+    ):
+        before = client.run(lambda dask_worker: sorted(dask_worker.periodic_callbacks))
+        client.register_plugin(BrowserPlugin(), name=PLUGIN_NAME)
+        after = client.run(lambda dask_worker: sorted(dask_worker.periodic_callbacks))
+        alive = client.run(
+            lambda dask_worker: dask_worker.plugins[PLUGIN_NAME]._browser.is_connected()
+        )
+
+    assert all("profile" in names for names in before.values())  # Dask's default
+    assert all("profile" not in names and "profile-cycle" not in names for names in after.values())
+    assert list(alive.values()) == [True]
+
+
 @pytest.fixture
 def slow_demo() -> Iterator[DemoSite]:
     """A demo shop of its own whose every answer takes a while, so jobs overlap a kill."""
