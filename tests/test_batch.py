@@ -15,11 +15,13 @@ from sqlmodel import Session, select
 
 from browser_agent.browser.session import launched_browser
 from browser_agent.cluster.batch_file import BatchFileError, read_batch
-from browser_agent.cluster.jobs import BrowserLost, CommandJob, run_job
+from browser_agent.cluster.jobs import BrowserLost, CommandJob, ValidateJob, run_job, validate_job
 from browser_agent.demo_site import DemoSite
 from browser_agent.settings import Settings
 from browser_agent.store.db import open_store
-from browser_agent.store.models import BatchJob, Run
+from browser_agent.store.models import BatchJob, Run, Validation
+from tests.skill_workspaces import SEARCH as SEARCH_SORT
+from tests.skill_workspaces import harvest_commands
 
 SEARCHES = (
     "search for sandals and sort by customer rating",
@@ -102,6 +104,36 @@ async def test_a_job_written_already_is_not_run_again(
     assert again.run_id == first.run_id
     with Session(engine) as db:
         assert len(db.exec(select(Run)).all()) == 1
+        assert len(db.exec(select(BatchJob)).all()) == 1
+
+
+async def test_a_validation_job_run_again_after_its_replay_was_kept_adds_no_second_replay(
+    demo: DemoSite, settings: Settings, browser: Browser
+) -> None:
+    """The worker died after keeping the replay, before the job's result: the job's second
+    attempt replays again but keeps one replay of the job, and its result once."""
+    from browser_agent.secrets import configured
+    from browser_agent.store.skills import current_skills
+    from browser_agent.validate.reharvest import Place
+    from browser_agent.validate.validator import Job, check_skill
+
+    await harvest_commands([SEARCH_SORT], settings, browser, demo)
+    engine = open_store(settings)
+    (skill,) = current_skills(engine)
+    job = ValidateJob("v1-0001", "v1", skill.name)
+    place = Place(browser, None, settings.workspace / "shots", configured())
+    with Session(engine) as db:
+        before = len(db.exec(select(Validation)).all())  # the check right after harvesting
+    first = await check_skill(skill, Job(settings, engine, place, False, job_id=job.job_id))
+    assert first.verdict == "healthy"
+
+    again = await validate_job(job, browser, settings, engine)
+    once_more = await validate_job(job, browser, settings, engine)
+
+    assert again.status == once_more.status == "healthy"
+    with Session(engine) as db:
+        kept = db.exec(select(Validation)).all()
+        assert len(kept) == before + 1 and kept[-1].job_id == job.job_id
         assert len(db.exec(select(BatchJob)).all()) == 1
 
 

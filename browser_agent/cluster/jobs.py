@@ -224,7 +224,9 @@ async def validate_job(
     screenshots = settings.workspace / "reports" / "screenshots"
     place = Place(browser, job.base_url, screenshots, configured())
     started = time.perf_counter()
-    checked = await check_skill(skill, Job(settings, engine, place, reharvest=False))
+    checked = await check_skill(
+        skill, Job(settings, engine, place, reharvest=False, job_id=job.job_id)
+    )
     if checked.verdict != "healthy" and not browser.is_connected():
         raise BrowserLost(f"the browser went away during job {job.job_id}")
     result = JobResult(

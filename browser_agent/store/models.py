@@ -108,6 +108,9 @@ class Validation(SQLModel, table=True):
     final_url: str | None = None
     seconds: float = 0.0
     checked_at: datetime = Field(default_factory=utcnow)
+    # the distributed validation job it was made by: a job run again after its worker died
+    # finds its replay kept and adds none
+    job_id: str | None = Field(default=None, unique=True, index=True)
 
 
 class HarvestedSource(SQLModel, table=True):

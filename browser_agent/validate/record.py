@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from sqlalchemy import Engine
-from sqlmodel import Session
+from sqlalchemy.exc import IntegrityError
+from sqlmodel import Session, select
 
 from browser_agent.harvest.replay import Replay, relative
 from browser_agent.store.models import Skill, Validation, utcnow
@@ -25,26 +26,38 @@ def failure(outcome: Replay) -> str:
 
 
 def record_replay(
-    engine: Engine, skill: Skill, outcome: Replay, *, failed_status: str = "stale"
+    engine: Engine,
+    skill: Skill,
+    outcome: Replay,
+    *,
+    failed_status: str = "stale",
+    job_id: str | None = None,
 ) -> Skill:
     """Store the replay as a Validation row; the skill becomes healthy when it passed,
-    else ``failed_status`` with the failing step and selector as its last error."""
-    with Session(engine) as db:
-        db.add(
-            Validation(
-                skill_id=skill.id,
-                skill_name=skill.name,
-                version=skill.version,
-                passed=outcome.passed,
-                step=outcome.step,
-                selector=outcome.selector,
-                error=outcome.error,
-                screenshot=outcome.screenshot,
-                final_url=outcome.final_url,
-                seconds=round(outcome.seconds, 3),
+    else ``failed_status`` with the failing step and selector as its last error. A
+    distributed job's replay is kept once under its ``job_id``: a second attempt of the
+    job (its first worker died) adds no row."""
+    try:
+        with Session(engine) as db:
+            db.add(
+                Validation(
+                    skill_id=skill.id,
+                    skill_name=skill.name,
+                    version=skill.version,
+                    passed=outcome.passed,
+                    step=outcome.step,
+                    selector=outcome.selector,
+                    error=outcome.error,
+                    screenshot=outcome.screenshot,
+                    final_url=outcome.final_url,
+                    seconds=round(outcome.seconds, 3),
+                    job_id=job_id,
+                )
             )
-        )
-        db.commit()
+            db.commit()
+    except IntegrityError:  # kept by an earlier attempt of the job, or another problem
+        if job_id is None or not _kept(engine, job_id):
+            raise
     return update_skill(
         engine,
         skill.id,
@@ -52,3 +65,9 @@ def record_replay(
         last_error=None if outcome.passed else failure(outcome),
         last_validated_at=utcnow(),
     )
+
+
+def _kept(engine: Engine, job_id: str) -> bool:
+    """True when a replay of the job ``job_id`` is stored."""
+    with Session(engine) as db:
+        return db.exec(select(Validation.id).where(Validation.job_id == job_id)).first() is not None

@@ -101,6 +101,7 @@ class Job:
     engine: Engine
     place: Place
     reharvest: bool
+    job_id: str | None = None  # a distributed job's id: its replay is kept once
 
 
 def never_loaded(outcome: Replay) -> bool:
@@ -126,7 +127,7 @@ async def check_skill(skill: Skill, job: Job) -> Checked:
         return Checked(skill.name, skill.version, ERROR, error=f"{type(exc).__name__}: {exc}")
     if never_loaded(outcome):  # the site is down, not the skill stale: judge nothing
         return Checked(skill.name, skill.version, ERROR, error=outcome.error)
-    record_replay(job.engine, skill, outcome)
+    record_replay(job.engine, skill, outcome, job_id=job.job_id)
     checked = Checked(
         skill.name,
         skill.version,
