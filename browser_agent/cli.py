@@ -187,7 +187,7 @@ def openable(url: str, settings: Settings) -> str:
     """``url`` as open_url opens it; a URL that names no site, or one the settings refuse
     (a ``file:`` URL, a site off the allow-list), ends the command in one line with exit
     code 2."""
-    from browser_agent.skills.primitive.open_url import normalize_url
+    from browser_agent.site_policy import normalize_url
 
     try:
         target = normalize_url(url, settings)

@@ -9,6 +9,8 @@ from contextlib import suppress
 from typing import TYPE_CHECKING
 from urllib.parse import urlparse
 
+from browser_agent.browser.errors import ActionError
+
 if TYPE_CHECKING:
     from browser_agent.settings import Settings
 
@@ -19,6 +21,8 @@ ALLOW_DOMAIN_HELP = (
     "replaces BROWSER_AGENT_ALLOWED_DOMAINS for this command."
 )
 _HOST = re.compile(r"^(\[[0-9a-f:.]+\]|[a-z0-9_-]+(\.[a-z0-9_-]+)*)$")
+# A scheme, but not a host name followed by a port ("localhost:8080").
+_SCHEME = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*:(?!\d)")
 
 
 def domain_list(entries: str | Iterable[str]) -> tuple[str, ...]:
@@ -79,3 +83,18 @@ def on_list(host: str, domains: Iterable[str]) -> bool:
     """``host`` is one of ``domains`` or a subdomain of one (IP addresses match exactly)."""
     host = host.strip("[]").rstrip(".")
     return any(host == d.strip("[]") or host.endswith(f".{d}") for d in domains)
+
+
+def normalize_url(url: str, settings: Settings) -> str:
+    """Add a scheme to bare host names; refuse what the settings do not let the browser
+    open (other schemes than http and https, sites off the allow-list)."""
+    url = url.strip()
+    if not url:
+        raise ActionError("No URL was given.", kind="invalid")
+    if not _SCHEME.match(url):
+        local = url.startswith(("localhost", "127.", "[::1]"))
+        url = ("http://" if local else "https://") + url
+    why = refusal(url, settings)
+    if why is not None:
+        raise ActionError(why, kind="refused")
+    return url

@@ -94,7 +94,7 @@ def command_jobs(
     from browser_agent.browser.errors import ActionError
     from browser_agent.cli_group import UserError
     from browser_agent.cluster.jobs import CommandJob, job_ids, named_secrets
-    from browser_agent.skills.primitive.open_url import normalize_url
+    from browser_agent.site_policy import normalize_url
 
     batch_id = uuid.uuid4().hex[:12]
     jobs = []

@@ -2,33 +2,13 @@
 
 from __future__ import annotations
 
-import re
 from typing import Annotated
 
 from playwright.async_api import Error as PlaywrightError
 
 from browser_agent.browser.errors import ActionError
 from browser_agent.browser.session import session
-from browser_agent.settings import Settings
-from browser_agent.site_policy import refusal
-
-# A scheme, but not a host name followed by a port ("localhost:8080").
-_SCHEME = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*:(?!\d)")
-
-
-def normalize_url(url: str, settings: Settings) -> str:
-    """Add a scheme to bare host names; refuse what the settings do not let the browser
-    open (other schemes than http and https, sites off the allow-list)."""
-    url = url.strip()
-    if not url:
-        raise ActionError("No URL was given.", kind="invalid")
-    if not _SCHEME.match(url):
-        local = url.startswith(("localhost", "127.", "[::1]"))
-        url = ("http://" if local else "https://") + url
-    why = refusal(url, settings)
-    if why is not None:
-        raise ActionError(why, kind="refused")
-    return url
+from browser_agent.site_policy import normalize_url
 
 
 async def open_url(
