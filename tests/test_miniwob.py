@@ -8,6 +8,7 @@ skill with no model call. Success is the page's own raw reward of 1.0.
 from __future__ import annotations
 
 import asyncio
+import re
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -72,6 +73,26 @@ async def test_a_harvested_skill_solves_fresh_instances_without_the_model(
     for seed in FRESH_SEEDS:
         result, reward = await play(miniwob, task, seed, settings, browser, engine)
         assert (reward, result.llm_calls, result.steps) == (1.0, 0, 1), result.answer
+
+
+async def test_a_password_the_instruction_gives_is_typed_from_its_placeholder(
+    miniwob: MiniWobSite, settings: Settings, browser: Browser
+) -> None:
+    """The login task names its password in the instruction: the run keeps it out of its
+    log as a secret's placeholder and still types it into the password field."""
+    episode = uuid.uuid4().hex[:12]
+    url = miniwob.task_url("login-user-popup", 0, episode)
+    command = await read_instruction(browser, url)
+    password = re.search(r'password "([^"]+)"', command)
+    assert password, command
+    result = await run_command(command, OfflinePlanner(), settings, start_url=url, browser=browser)
+    for _ in range(40):
+        if (reward := miniwob.reward(episode)) is not None:
+            break
+        await asyncio.sleep(0.05)
+    assert reward is not None and reward.raw == 1.0, result.answer
+    log = Path(result.log_path).read_text(encoding="utf-8")
+    assert "{PASSWORD}" in log and password[1] not in log
 
 
 class _FieldAtFinish:

@@ -55,6 +55,15 @@ def tasks_of(command: str) -> list:
                 Press(("login",)),
             ],
         ),
+        (  # the password the command gave is a secret's placeholder by the time it is read
+            'Enter the username "ada" and the password {PASSWORD} into the text fields and '
+            "press login",
+            [
+                Assign(keys=("username",), value="ada"),
+                Assign(keys=("password",), value="{PASSWORD}"),
+                Press(("login",)),
+            ],
+        ),
         ("Enter 7:55 PM as the time", [Assign(keys=("time",), value="7:55 PM")]),
         (
             'Type "tora" in all upper case letters in the text input',

@@ -564,14 +564,16 @@ def _autocomplete(m: re.Match[str]) -> list[Task]:
 
 _PAIR = re.compile(
     r"(?:^|\band\s+|,\s*)(?:the\s+|my\s+|your\s+)?(?P<label>[\w-]+(?:\s+[\w-]+){0,2})\s+"
-    r"(?:of\s+|as\s+|is\s+|=\s*|:\s*)?(?P<value>\"[^\"]*\"|\u201c[^\u201d]*\u201d)",
+    r"(?:of\s+|as\s+|is\s+|=\s*|:\s*)?"
+    r"(?P<value>\"[^\"]*\"|\u201c[^\u201d]*\u201d|\{[A-Za-z_][A-Za-z0-9_]*\})",  # {NAME}: a secret
     re.IGNORECASE,
 )
 
 
-@_pattern(r"(?:type|enter|input|fill\s+in|put)\s+(?P<rest>.+?\S\s+[\"\u201c].+)")
+@_pattern(r"(?:type|enter|input|fill\s+in|put)\s+(?P<rest>.+?\S\s+[\"\u201c{].+)")
 def _pairs(m: re.Match[str]) -> list[Task] | None:
-    """'Enter the username "ada" and the password "x" into the fields': label-value pairs."""
+    """'Enter the username "ada" and the password "x" into the fields': label-value pairs
+    (a secret's placeholder, ``{PASSWORD}``, stands for a quoted value)."""
     rest = re.sub(
         r"\s+(?:in|into)\s+(?:the\s+)?(?:text\s+)?(?:fields?|boxe?s?|form|inputs?)$",
         "",
