@@ -137,6 +137,21 @@ async def test_a_validation_job_run_again_after_its_replay_was_kept_adds_no_seco
         assert len(db.exec(select(BatchJob)).all()) == 1
 
 
+def test_a_job_replay_that_cannot_be_kept_for_another_reason_says_so(settings: Settings) -> None:
+    """Only a replay kept already under the job id is passed over: any other refusal by
+    the store (here a skill that is not there) is raised, not swallowed."""
+    from sqlalchemy.exc import IntegrityError
+
+    from browser_agent.harvest.replay import Replay
+    from browser_agent.store.models import Skill
+    from browser_agent.validate.record import record_replay
+
+    engine = open_store(settings)
+    gone = Skill(id=4711, name="gone", version=1, command_template="x", module="m")
+    with pytest.raises(IntegrityError):
+        record_replay(engine, gone, Replay(passed=True), job_id="v2-0001")
+
+
 async def test_a_secret_is_typed_by_name_and_written_nowhere(
     demo: DemoSite, settings: Settings, browser: Browser, monkeypatch: pytest.MonkeyPatch
 ) -> None:
