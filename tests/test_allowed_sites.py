@@ -203,8 +203,14 @@ def test_allow_list_setting_and_option(
     )
     assert result.exit_code == 2
     assert result.output.strip() == (
-        "Validation could not run: The navigation to localhost was refused: it is not an "
-        "allowed site (allowed: 127.0.0.1)."
+        "Error: The navigation to localhost was refused: it is not an allowed site "
+        "(allowed: 127.0.0.1)."
+    )
+    anywhere = {"BROWSER_AGENT_WORKSPACE": str(tmp_path)}  # no allow-list
+    result = CliRunner().invoke(app, ["validate", "--all", "--url", "http://"], env=anywhere)
+    assert result.exit_code == 2
+    assert (
+        result.output.strip() == "Error: 'http://' names no site: give one like https://example.com"
     )
     result = CliRunner().invoke(app, ["dom", "--allow-domain", "a b", "http://x.example"], env=env)
     assert result.exit_code == 2

@@ -16,7 +16,7 @@ from browser_agent.json_output import print_json
 from browser_agent.profile_options import ProfileOption, StorageStateOption
 from browser_agent.secrets import OPTION_HELP as SECRET_HELP
 from browser_agent.secrets import configured as configured_secrets
-from browser_agent.site_policy import ALLOW_DOMAIN_HELP, refusal
+from browser_agent.site_policy import ALLOW_DOMAIN_HELP
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -77,10 +77,10 @@ def validate_command(
     settings = load_settings().with_overrides(
         allowed_domains=allow_domain or None, profile=profile, storage_state=storage_state
     )
-    refused = refusal(url, settings) if url else None
-    if refused:
-        typer.secho(f"Validation could not run: {refused}", fg="red", err=True)
-        raise typer.Exit(2)
+    if url:  # a base URL the browser may open, said in one line as run and dom say it
+        from browser_agent.cli import openable
+
+        url = openable(url, settings)
     check_cluster_options(workers, cluster)
     if (workers or cluster) and (reharvest or secret or profile or storage_state):
         typer.secho(
