@@ -397,3 +397,22 @@ async def test_a_page_calling_the_recorder_itself_is_not_taken_for_the_person(
         ("open_url", {"url": f"{demo.url}/"}),
         ("press_key_combination", {"keys": "Escape"}),
     ]
+
+
+def test_record_with_a_browser_that_is_not_there_says_so_in_one_line(settings: Settings) -> None:
+    env = {
+        **os.environ,
+        "BROWSER_AGENT_WORKSPACE": str(settings.workspace),
+        "BROWSER_AGENT_BROWSER_ENDPOINT": "ws://person:hunter2@127.0.0.1:9/",  # nobody there
+    }
+    done = subprocess.run(
+        [str(Path(sys.executable).parent / "browser-agent"), "record", "--command", "x"],
+        env=env,
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 2
+    assert done.stderr.startswith("Error: Could not start the browser at ws://person:***@")
+    assert len(done.stderr.strip().splitlines()) == 1 and "hunter2" not in done.stderr

@@ -9,12 +9,12 @@ import asyncio
 import os
 import sys
 from collections.abc import Callable
-from contextlib import suppress
+from contextlib import AsyncExitStack, suppress
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from playwright.async_api import Browser, Page, Playwright
+    from playwright.async_api import Page
     from sqlalchemy import Engine
 
     from browser_agent.record.actions import Action
@@ -46,30 +46,6 @@ def _first_line(exc: BaseException) -> str:
     return said.splitlines()[0] if said else type(exc).__name__
 
 
-async def open_browser(playwright: Playwright, settings: Settings) -> Browser:
-    """A headed Chromium, or the browser at the configured endpoint."""
-    from browser_agent.browser.chromium import LAUNCH_ARGS, find_chromium
-    from browser_agent.browser.errors import BrowserError
-    from browser_agent.settings import mask_url
-
-    chromium = playwright.chromium
-    endpoint = settings.browser_endpoint
-    if not endpoint and not has_display():
-        raise CannotRecord(NO_DISPLAY)
-    try:
-        if endpoint and ("devtools" in endpoint or endpoint.startswith("http")):
-            return await chromium.connect_over_cdp(endpoint)
-        if endpoint:
-            return await chromium.connect(endpoint)
-        executable = find_chromium(settings.chromium_path, chromium.executable_path)
-        return await chromium.launch(executable_path=executable, headless=False, args=LAUNCH_ARGS)
-    except BrowserError as exc:
-        raise CannotRecord(str(exc)) from None
-    except Exception as exc:
-        where = f"at {mask_url(endpoint)}" if endpoint else "locally"
-        raise CannotRecord(f"Could not start the browser {where}: {_first_line(exc)}") from None
-
-
 async def record_in_window(
     settings: Settings,
     url: str | None,
@@ -81,12 +57,19 @@ async def record_in_window(
     them, the browser goes, or ``ended`` is set; the tabs are closed then. ``on_action``
     hears of each action as it is recorded."""
     from playwright.async_api import Error as PlaywrightError
-    from playwright.async_api import async_playwright
 
+    from browser_agent.browser.errors import BrowserError
+    from browser_agent.browser.session import launched_browser
     from browser_agent.record.session import record_session
 
-    async with async_playwright() as playwright:
-        browser = await open_browser(playwright, settings)
+    if not settings.browser_endpoint and not has_display():
+        raise CannotRecord(NO_DISPLAY)
+    async with AsyncExitStack() as stack:
+        try:  # a headed Chromium, or the browser at the endpoint, as every command opens it
+            window = launched_browser(settings.with_overrides(headed=True))
+            browser = await stack.enter_async_context(window)
+        except BrowserError as exc:
+            raise CannotRecord(str(exc)) from None
         context = browser.contexts[0] if browser.contexts else await browser.new_context()
         context.on("dialog", lambda _dialog: None)  # the person answers it in the window
         browser.on("disconnected", lambda _browser: ended.set())
@@ -105,8 +88,6 @@ async def record_in_window(
             for tab in tabs:  # a browser of the person's own keeps running, without them
                 with suppress(PlaywrightError):
                     await tab.close()
-            with suppress(PlaywrightError):
-                await browser.close()
         return recording
 
 

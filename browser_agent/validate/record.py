@@ -37,23 +37,22 @@ def record_replay(
     else ``failed_status`` with the failing step and selector as its last error. A
     distributed job's replay is kept once under its ``job_id``: a second attempt of the
     job (its first worker died) adds no row."""
+    row = Validation(
+        skill_id=skill.id,
+        skill_name=skill.name,
+        version=skill.version,
+        passed=outcome.passed,
+        step=outcome.step,
+        selector=outcome.selector,
+        error=outcome.error,
+        screenshot=outcome.screenshot,
+        final_url=outcome.final_url,
+        seconds=round(outcome.seconds, 3),
+        job_id=job_id,
+    )
     try:
         with Session(engine) as db:
-            db.add(
-                Validation(
-                    skill_id=skill.id,
-                    skill_name=skill.name,
-                    version=skill.version,
-                    passed=outcome.passed,
-                    step=outcome.step,
-                    selector=outcome.selector,
-                    error=outcome.error,
-                    screenshot=outcome.screenshot,
-                    final_url=outcome.final_url,
-                    seconds=round(outcome.seconds, 3),
-                    job_id=job_id,
-                )
-            )
+            db.add(row)
             db.commit()
     except IntegrityError:  # kept by an earlier attempt of the job, or another problem
         if job_id is None or not _kept(engine, job_id):
