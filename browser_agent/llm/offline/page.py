@@ -9,12 +9,12 @@ from urllib.parse import urlsplit
 
 from browser_agent.llm.offline.words import words
 from browser_agent.page_content import PAGE_END, PAGE_START
+from browser_agent.page_lines import BARE, ElementLine, element_lines, unquoted
 from browser_agent.page_lines import QUOTED as _QUOTED
-from browser_agent.page_lines import ElementLine, element_lines, unquoted
 
-_HEADER = re.compile(r'^Page ("(?:[^"\\]|\\.)*") at (\S+)$')
+_HEADER = re.compile(rf"^Page ({_QUOTED}) at (\S+)$")
 _TOKEN = re.compile(
-    rf"\s*(?:(?P<key>[\w-]+)=(?P<val>{_QUOTED}|[\w\-./:#?=&%+]+)"
+    rf"\s*(?:(?P<key>[\w-]+)=(?P<val>{_QUOTED}|{BARE})"
     rf"|options=\[(?P<opts>(?:{_QUOTED}:{_QUOTED}\*?(?:, )?|…\d+ more)*)\]"
     r"|\((?P<state>[^()]*)\)|(?P<colon>:))"
 )
