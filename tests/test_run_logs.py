@@ -76,6 +76,10 @@ async def test_a_run_made_elsewhere_is_shown_and_harvested_from_the_store(
     drafted = cli(here, "harvest", search.run_id, "--dry-run", "--json")
     assert drafted.returncode == 0, drafted.stderr
     assert json.loads(drafted.stdout)["counts"] == {"new skill": 1}
+    every = cli(here, "harvest", "--all", "--dry-run", "--json")  # the login's log too
+    assert every.returncode == 0, every.stderr
+    assert "failed" not in json.loads(every.stdout)["counts"]
+    assert (here.logs_dir / f"{login.run_id}.json").is_file()
 
     with Session(engine) as db:
         kept = db.exec(select(RunLog)).all()
