@@ -116,3 +116,15 @@ def test_a_kept_log_whose_run_id_is_no_plain_name_is_not_written(settings: Setti
     assert not path.exists()
     assert not (settings.workspace.parent / "escaped.json").exists()
     assert list(settings.workspace.rglob("*.json")) == []
+
+
+def test_a_kept_log_that_cannot_be_written_here_is_left_unread(settings: Settings) -> None:
+    """A workspace whose logs folder cannot be made: the log is not read, nothing raises."""
+    engine = open_store(settings)
+    run = Run(id="20261201-000000-abcdef", command="x", log_path="logs/elsewhere.json")
+    with Session(engine, expire_on_commit=False) as db:
+        db.add(run)
+        db.add(RunLog(run_id=run.id, log="[]", meta="{}"))
+        db.commit()
+    (settings.workspace / "logs").write_text("not a folder")
+    assert not log_file(engine, run, settings.workspace).exists()

@@ -28,7 +28,8 @@ def keep_log(engine: Engine, run_id: str, log: str, meta: str) -> None:
 def log_file(engine: Engine, run: Run, workspace: Path) -> Path:
     """The run's chat log in this workspace: the file it was written to when it is here,
     else the store's copy written to where this workspace keeps the run's log (with its
-    metadata beside it). Without either, the path where it would be (not existing)."""
+    metadata beside it). Without either (or unable to write here), the path where it would
+    be, not existing."""
     path = from_store(run.log_path, workspace)
     if path.exists():
         return path
@@ -37,7 +38,10 @@ def log_file(engine: Engine, run: Run, workspace: Path) -> Path:
     if kept is None or not re.fullmatch(r"[A-Za-z0-9_-]+", run.id):
         return path  # an id that is no plain name is not made into a file name
     local = workspace / "logs" / f"{run.id}.json"  # never a path the store names
-    local.parent.mkdir(parents=True, exist_ok=True)
-    local.with_suffix(".meta.json").write_text(kept.meta, encoding="utf-8")
-    local.write_text(kept.log, encoding="utf-8")
+    try:
+        local.parent.mkdir(parents=True, exist_ok=True)
+        local.with_suffix(".meta.json").write_text(kept.meta, encoding="utf-8")
+        local.write_text(kept.log, encoding="utf-8")
+    except OSError:  # a workspace it cannot write to: the log stays unread, as without it
+        return path
     return local
