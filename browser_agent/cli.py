@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import gc
 import json
 import os
 import platform
@@ -610,5 +611,23 @@ def _playwright_chromium() -> str | None:
         return None
 
 
+def entry() -> None:
+    """The ``browser-agent`` command: ``app``, then a quick end of the process."""
+    try:
+        app()
+    finally:
+        _before_exit()
+
+
+def _before_exit() -> None:
+    """Close the store's connections, then keep what the command loaded out of the garbage
+    collector's passes at exit: for a routed run that is about 110,000 objects, and the
+    passes took a quarter of a second, as long as the run's page actions."""
+    db = sys.modules.get("browser_agent.store.db")  # not imported for --help
+    if db is not None:
+        db.close_engines()
+    gc.freeze()
+
+
 if __name__ == "__main__":
-    app()
+    entry()

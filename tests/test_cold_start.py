@@ -46,7 +46,9 @@ def test_help_answers_and_lists_every_command() -> None:
 
 def test_a_routed_run_loads_no_model_client(tmp_path: Path) -> None:
     """A command routed to a skill calls no model, so neither the offline planner nor
-    openai (nor the harvester's code generator) is imported; the run still succeeds."""
+    openai (nor the harvester's code generator) is imported; the run still succeeds. The
+    command ends with its store closed: no write-ahead log is left beside the SQLite file
+    (the process skips the collector at exit, which would otherwise have closed it)."""
     sys.path.insert(0, str(SCRIPTS))
     try:
         import bench_replay  # the benchmark's workspace: one harvested search-and-sort skill
@@ -76,3 +78,5 @@ def test_a_routed_run_loads_no_model_client(tmp_path: Path) -> None:
         "browser_agent.harvest.codegen",
     ):
         assert module not in imported, module
+    assert (tmp_path / "workspace" / "browser_agent.db").is_file()
+    assert not (tmp_path / "workspace" / "browser_agent.db-wal").exists()

@@ -9,6 +9,7 @@ URL) raises :class:`StoreError` with one line saying why; passwords never appear
 from __future__ import annotations
 
 import re
+import weakref
 from pathlib import Path
 
 from sqlalchemy import URL, Engine, event
@@ -28,6 +29,8 @@ DRIVER_INSTALL = {
     "pip install 'browser-agent[postgres]'",
 }
 EXPECTED_URL = "sqlite:///PATH or postgresql://USER:PASSWORD@HOST:PORT/DATABASE"
+
+_engines: weakref.WeakSet[Engine] = weakref.WeakSet()  # every engine made in this process
 
 
 def open_store(settings: Settings) -> Engine:
@@ -89,11 +92,20 @@ def _parsed(configured: str) -> URL:
 def _created(url: URL, configured: str) -> Engine:
     """``create_engine`` for ``url``, which loads its dialect and driver."""
     try:
-        return create_engine(url)
+        engine = create_engine(url)
     except NoSuchModuleError:  # no dialect of that name: http://, file://, a typo
         raise StoreError(_not_a_database_url(configured)) from None
     except ImportError as exc:  # the dialect is known, its driver is not installed
         raise StoreError(_missing_driver(url, configured, exc)) from None
+    _engines.add(engine)
+    return engine
+
+
+def close_engines() -> None:
+    """Close the pooled connections of every engine still open in this process (a SQLite
+    store folds its write-ahead log back into the file), for a process about to end."""
+    for engine in list(_engines):
+        engine.dispose()
 
 
 def _not_a_database_url(configured: str) -> str:
