@@ -128,7 +128,8 @@ class Settings(BaseSettings):
     trace: Literal["off", "on-failure", "always"] = Field(
         "on-failure",
         description="keep a Playwright trace of each run (`logs/RUN_ID.trace.zip`, for "
-        "`playwright show-trace`, secrets masked): `off`, `on-failure` or `always`",
+        "`playwright show-trace`, secrets masked): `off`, `on-failure` (a routed skill's "
+        "replay untraced, from where the planner takes over) or `always`",
     )
     use_skills: bool = Field(
         True,

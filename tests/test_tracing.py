@@ -15,7 +15,9 @@ from browser_agent.demo_site import DemoSite
 from browser_agent.llm.types import FunctionClient
 from browser_agent.planner.agent import RunResult, run_command
 from browser_agent.settings import Settings
+from browser_agent.store.db import open_store
 from tests.scripted import Script, mmid, search_and_sort
+from tests.skill_workspaces import ADD_TO_CART, harvest_commands, run_offline, workspace_settings
 
 SECRET = "Wr0ng pw&=?/é"
 
@@ -95,3 +97,39 @@ async def test_no_trace_when_off(settings: Settings, browser: Browser, demo: Dem
     result = await run(wrong_login(demo), settings, browser, "off", max_steps=5)
     assert (result.status, result.trace_path) == ("failed", None)
     assert not list(settings.logs_dir.glob("*.trace.zip"))
+
+
+def traced_actions(trace_path: str) -> list[tuple[str, str]]:
+    """Each action the trace recorded: its method and its selector or URL."""
+    with zipfile.ZipFile(trace_path) as trace:
+        events = [json.loads(line) for line in trace.read("trace.trace").splitlines() if line]
+    return [
+        (event["method"], str(event["params"].get("selector") or event["params"].get("url")))
+        for event in events
+        if event.get("type") == "before" and "params" in event
+    ]
+
+
+async def test_a_routed_run_is_traced_from_where_the_planner_takes_over(
+    tmp_path: Path, browser: Browser, demo: DemoSite
+) -> None:
+    """Under on-failure the skill's replay is not recorded (the log step says why it did
+    not do the task); the planner's actions after it are. Under always, both are."""
+    settings = workspace_settings(tmp_path / "workspace")
+    await harvest_commands([ADD_TO_CART], settings, browser, demo)
+    engine = open_store(settings)
+    command = "add Unicorn Boots in size 42, quantity 2 to the cart"  # no such product
+    actions = {}
+    for mode in ("always", "on-failure"):
+        result = await run_offline(
+            command, "/", settings.with_overrides(trace=mode), engine, browser, demo
+        )
+        assert result.status == "failed" and result.trace_path, mode
+        actions[mode] = traced_actions(result.trace_path)
+        log = json.loads(Path(result.log_path).read_text())
+        assert "does not apply to this command" in log[3]["content"]  # the skill's step
+    skill_looked_for = [a for a in actions["always"] if "Unicorn Boots" in a[1]]
+    assert skill_looked_for  # the skill looked for the product's link
+    assert not [a for a in actions["on-failure"] if "Unicorn Boots" in a[1]]
+    for mode in ("always", "on-failure"):  # the planner typed into the search box
+        assert any(method == "fill" for method, _ in actions[mode]), mode

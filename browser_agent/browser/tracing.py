@@ -8,6 +8,7 @@ import logging
 import os
 import zipfile
 from collections.abc import Iterable
+from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import quote, quote_plus
 
@@ -20,36 +21,45 @@ MASK = b"********"
 MIN_COOKIE_MASKED = 8  # shorter cookie values (flags, counters) would mask unrelated text
 
 
-async def start_trace(context: BrowserContext, mode: str) -> bool:
-    """Start recording unless ``mode`` is off; True when recording."""
-    if mode == "off":
-        return False
-    try:
-        await context.tracing.start(screenshots=False, snapshots=True)
-    except Exception as exc:  # a remote browser that cannot trace: the run goes on
-        logger.warning("no trace for this run: %s", exc)
-        return False
-    return True
+@dataclass
+class RunTrace:
+    """The trace of one run's browser context, recorded from ``start`` on (again a no-op)
+    and kept by ``keep`` as the mode says for the run's outcome."""
 
+    context: BrowserContext
+    mode: str
+    recording: bool = False
 
-async def keep_trace(
-    context: BrowserContext, mode: str, failed: bool, path: Path, secrets: Iterable[str]
-) -> Path | None:
-    """Stop recording; the trace is written to ``path`` when the mode keeps it for this
-    outcome, else dropped. The run's secrets and the values of its cookies (logins) are
-    masked in it. None when no trace was kept."""
-    kept = mode == "always" or (mode == "on-failure" and failed)
-    try:
-        cookies = [c.get("value", "") for c in await context.cookies()] if kept else []
-        await context.tracing.stop(path=path if kept else None)
-    except Exception as exc:  # a closed or crashed browser: nothing to keep
-        logger.warning("the run's trace could not be saved: %s", exc)
-        path.unlink(missing_ok=True)
-        return None
-    if not kept:
-        return None
-    mask_secrets(path, [*secrets, *(c for c in cookies if len(c) >= MIN_COOKIE_MASKED)])
-    return path
+    async def start(self) -> None:
+        """Start recording unless the mode is off or it already records."""
+        if self.mode == "off" or self.recording:
+            return
+        try:
+            await self.context.tracing.start(screenshots=False, snapshots=True)
+        except Exception as exc:  # a remote browser that cannot trace: the run goes on
+            logger.warning("no trace for this run: %s", exc)
+            return
+        self.recording = True
+
+    async def keep(self, failed: bool, path: Path, secrets: Iterable[str]) -> Path | None:
+        """Stop recording; the trace is written to ``path`` when the mode keeps it for
+        this outcome, else dropped. The run's secrets and the values of its cookies (logins)
+        are masked in it. None when no trace was kept."""
+        if not self.recording:
+            return None
+        self.recording = False
+        kept = self.mode == "always" or (self.mode == "on-failure" and failed)
+        try:
+            cookies = [c.get("value", "") for c in await self.context.cookies()] if kept else []
+            await self.context.tracing.stop(path=path if kept else None)
+        except Exception as exc:  # a closed or crashed browser: nothing to keep
+            logger.warning("the run's trace could not be saved: %s", exc)
+            path.unlink(missing_ok=True)
+            return None
+        if not kept:
+            return None
+        mask_secrets(path, [*secrets, *(c for c in cookies if len(c) >= MIN_COOKIE_MASKED)])
+        return path
 
 
 def secret_forms(secrets: Iterable[str]) -> list[bytes]:

@@ -11,7 +11,7 @@ import asyncio
 import inspect
 import json
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Annotated, Any
@@ -22,7 +22,7 @@ from sqlalchemy import Engine
 from browser_agent.browser.dialogs import command_accepts_dialogs
 from browser_agent.browser.errors import ActionError, BrowserError, NoBrowser
 from browser_agent.browser.session import BrowserSession, browser_session
-from browser_agent.browser.tracing import keep_trace, start_trace
+from browser_agent.browser.tracing import RunTrace
 from browser_agent.harvest.loader import SkillLoadError, load_skill
 from browser_agent.harvest.runtime import Target
 from browser_agent.llm.types import LLMClient, LLMError, LLMReply, ToolCall
@@ -184,11 +184,13 @@ class Agent:
         command: str,
         start_url: str | None,
         routed: Route | None = None,
+        on_planning: Callable[[], Awaitable[None]] | None = None,
     ) -> str:
         """Drive the model until it finishes; returns the final answer or raises RunFailed.
 
         A routed skill runs first, with no model call; if it fails, the model takes over
         from the page as it is, seeing the skill's failure as the answer to its call.
+        ``on_planning`` is awaited once, when the model takes over (or starts).
         """
         self.messages = [
             {"role": "system", "content": prompt("system").strip()},
@@ -198,6 +200,8 @@ class Agent:
             answer = await self._follow(active, routed, start_url)
             if answer is not None:
                 return answer
+        if on_planning is not None:
+            await on_planning()
         schemas = self.tools.schemas()
         while True:
             reply = await self._ask(schemas)
@@ -467,21 +471,22 @@ async def run_command(
             active.secrets.update(recorder.secrets)
             recorder.secrets = active.secrets  # passwords typed are masked from now on
             active.accept_dialogs |= command_accepts_dialogs(command)
-            tracing = await start_trace(active.context, settings.trace)
+            # on-failure: a routed skill's replay is not traced (its log step says what
+            # failed); the trace starts where the model takes over
+            tracing = RunTrace(active.context, settings.trace)
+            if settings.trace == "always":
+                await tracing.start()
             try:
-                answer = await agent.run(active, command, start_url, routed)
+                answer = await agent.run(active, command, start_url, routed, tracing.start)
                 status = "succeeded"
             except RunFailed as exc:
                 answer, error = exc.answer or f"Could not finish: {exc}", str(exc)
             finally:  # also when interrupted: a trace shows where it was
-                if tracing:
-                    trace = await keep_trace(
-                        active.context,
-                        settings.trace,
-                        status != "succeeded",
-                        recorder.logs_dir / f"{recorder.run.id}.trace.zip",
-                        active.secrets,
-                    )
+                trace = await tracing.keep(
+                    status != "succeeded",
+                    recorder.logs_dir / f"{recorder.run.id}.trace.zip",
+                    active.secrets,
+                )
             final_url = _url(active)
     except NoBrowser as exc:  # a setup problem: the run is stored as failed, and the caller told
         error = answer = str(exc)
