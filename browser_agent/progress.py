@@ -6,18 +6,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from rich.console import Console
-from rich.errors import LiveError
-from rich.progress import (
-    BarColumn,
-    MofNCompleteColumn,
-    Progress,
-    SpinnerColumn,
-    TextColumn,
-    TimeElapsedColumn,
-)
+if TYPE_CHECKING:  # rich.progress loads only when something is shown or counted
+    from rich.console import Console
+    from rich.progress import Progress
 
-if TYPE_CHECKING:
     from browser_agent.llm.types import LLMClient, LLMReply
 
 
@@ -35,6 +27,9 @@ class WaitingForModel:
         self.console = console
 
     async def complete(self, messages: list[dict], tools: list[dict]) -> LLMReply:
+        from rich.errors import LiveError
+        from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+
         spinner = Progress(
             SpinnerColumn(),
             TextColumn(f"waiting for the model ({self.name})"),
@@ -62,6 +57,15 @@ def waiting_for_model(llm: LLMClient, console: Console, as_json: bool = False) -
 def counting(label: str, console: Console, as_json: bool = False) -> Progress:
     """A transient bar counting the items of a batch (``label  3/20  0:00:05  item``),
     disabled off a terminal and for JSON output."""
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        SpinnerColumn,
+        TextColumn,
+        TimeElapsedColumn,
+    )
+
     return Progress(
         SpinnerColumn(),
         TextColumn(label),

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager, suppress
 from dataclasses import dataclass, field
@@ -57,16 +58,19 @@ async def watching(active: BrowserSession) -> AsyncIterator[Changes]:
     frames: list[str] = []
 
     requested: list[str] = []
+    leaving = asyncio.Event()  # the page asked for, or made, a navigation
 
     def on_navigated(frame: Frame) -> None:
         if frame == page.main_frame:
             navigations.append(frame.url)
+            leaving.set()
         elif frame.url not in ("", "about:blank"):
             frames.append(frame.url)
 
     def on_request(request: Request) -> None:
         if request.is_navigation_request() and request.frame == page.main_frame:
             requested.append(request.url)
+            leaving.set()
 
     dialogs_before = len(active.dialogs)
     notes_before = len(active.notes)
@@ -76,8 +80,9 @@ async def watching(active: BrowserSession) -> AsyncIterator[Changes]:
     page.on("request", on_request)
     try:
         yield changes
-        if not navigations:  # a navigation was already waited for; other changes need a moment
-            await page.wait_for_timeout(SETTLE_MS)
+        if not navigations:  # other changes need a moment, unless the page is leaving
+            with suppress(TimeoutError):
+                await asyncio.wait_for(leaving.wait(), SETTLE_MS / 1000)
         told = len(active.notes) > notes_before  # a navigation refused, a new tab: said below
         if requested and not navigations and not told:  # a script started one
             with suppress(PlaywrightError):

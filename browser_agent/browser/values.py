@@ -9,8 +9,6 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from dateutil import parser as dates
-
 #: The value format of each typed input, as HTML defines it.
 FORMATS = {
     "date": "%Y-%m-%d",
@@ -31,6 +29,8 @@ def field_value(input_type: str, text: str) -> str:
     except ValueError:
         moment = None
     if moment is None:
+        from dateutil import parser as dates  # only for a date said in words: 10 ms to load
+
         try:
             moment = dates.parse(text, default=datetime(2000, 1, 1))
         except (ValueError, OverflowError) as exc:

@@ -12,7 +12,6 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from filelock import FileLock, Timeout
 from sqlalchemy import Engine, text
 from sqlalchemy.exc import OperationalError
 
@@ -57,6 +56,8 @@ def migration_lock(engine: Engine, wait_s: float = WAIT_S) -> Iterator[None]:
     if database is None:  # in memory: one process; other backends: no portable lock
         yield
         return
+    from filelock import FileLock, Timeout  # only when a migration is due: 25 ms to import
+
     lock = FileLock(str(lock_path(database)), timeout=wait_s)
     try:
         lock.acquire()
