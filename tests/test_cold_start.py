@@ -6,10 +6,14 @@ from __future__ import annotations
 
 import ast
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
+from browser_agent.browser.session import cache_driver_code
 from browser_agent.demo_site.server import start_demo_site
 
 SCRIPTS = Path(__file__).resolve().parent.parent / "scripts"
@@ -65,6 +69,7 @@ def test_a_routed_run_loads_no_model_client(tmp_path: Path) -> None:
             text=True,
             timeout=120,
             check=False,
+            env=without_compile_cache(XDG_CACHE_HOME=str(tmp_path / "cache")),
         )
     assert done.returncode == 0, done.stdout + done.stderr
     result = json.loads(done.stdout)
@@ -80,3 +85,17 @@ def test_a_routed_run_loads_no_model_client(tmp_path: Path) -> None:
         assert module not in imported, module
     assert (tmp_path / "workspace" / "browser_agent.db").is_file()
     assert not (tmp_path / "workspace" / "browser_agent.db-wal").exists()
+    # Playwright's driver kept its compiled code in the user's cache folder
+    assert list((tmp_path / "cache" / "browser-agent" / "node-compile-cache").iterdir())
+
+
+def without_compile_cache(**variables: str) -> dict[str, str]:
+    """This environment with ``variables`` and no NODE_COMPILE_CACHE of its own."""
+    env = {name: value for name, value in os.environ.items() if name != "NODE_COMPILE_CACHE"}
+    return {**env, **variables}
+
+
+def test_a_compile_cache_folder_already_set_is_kept(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("NODE_COMPILE_CACHE", "/somewhere/of/my/own")
+    cache_driver_code()
+    assert os.environ["NODE_COMPILE_CACHE"] == "/somewhere/of/my/own"
