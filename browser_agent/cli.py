@@ -21,6 +21,7 @@ from rich.markup import escape
 # Only what `--help` needs is imported here: the settings (pydantic), the browser, the
 # store, the planner, the harvester and the model clients load inside the commands that
 # use them, so `--help` and a routed run start fast.
+from browser_agent import ENV_PREFIX
 from browser_agent.browser.chromium import find_chromium
 from browser_agent.browser.errors import ActionError, BrowserError
 from browser_agent.cli_group import OneLineErrors, fail
@@ -40,6 +41,8 @@ from browser_agent.store.cli import db_app
 from browser_agent.validate.cli import validate_command
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from browser_agent.harvest.harvester import HarvestResult
     from browser_agent.llm.lazy import LazyClient
     from browser_agent.llm.types import LLMClient
@@ -98,13 +101,20 @@ def main(
         ),
     ] = False,
 ) -> None:
-    """Apply the global options and check the settings before any command runs."""
-    from browser_agent.settings import ENV_PREFIX, SettingsError, load_settings
-
+    """Apply the global options and check the settings before any command runs (``run``
+    checks them itself, while its browser starts)."""
     if workspace is not None:
         _set_env_while_running(ctx, f"{ENV_PREFIX}WORKSPACE", str(workspace.expanduser().resolve()))
+    if ctx.invoked_subcommand != "run":
+        checked_settings()
+
+
+def checked_settings() -> Settings:
+    """The settings; one that cannot be used ends the command in one line, exit code 2."""
+    from browser_agent.settings import SettingsError, load_settings
+
     try:
-        load_settings()
+        return load_settings()
     except SettingsError as exc:
         typer.secho(str(exc), fg="red", err=True)
         raise typer.Exit(2) from None
@@ -296,15 +306,21 @@ def _cost(cost: float | None) -> str:
 
 
 async def run_started_early(
-    command: str, llm: LLMClient, settings: Settings, **options: Any
+    command: str,
+    load: Callable[[], Settings],
+    make_client: Callable[[Settings], LLMClient],
+    **options: Any,
 ) -> RunResult:
-    """``run_command`` on a Chromium launched while the store and the planner load, so the
-    browser's start-up and Python's imports overlap (a routed run waits for neither twice)."""
+    """``run_command`` on a Chromium whose driver starts first, while the settings (from
+    ``load``), the store and the planner load, so the browser's start-up and Python's
+    imports overlap (a routed run waits for neither twice)."""
     from browser_agent.browser.early import browser_while_importing
 
-    async with browser_while_importing(settings, "browser_agent.planner.agent") as browser:
+    planner = "browser_agent.planner.agent"
+    async with browser_while_importing(load, planner) as (settings, browser):
         from browser_agent.planner.agent import run_command
 
+        llm = make_client(settings)
         return await run_command(command, llm, settings, browser=browser, **options)
 
 
@@ -342,27 +358,30 @@ def run(
     from browser_agent.planner.approval import approver, ask_on_stdin
     from browser_agent.planner.people import console_channel
     from browser_agent.planner.signals import Interrupted, run_to_end
-    from browser_agent.settings import load_settings
 
     if not command.strip():
         typer.secho("Error: the command is empty: say what the agent should do.", err=True)
         raise typer.Exit(2)
     secrets = configured_secrets(secret)
-    settings = load_settings().with_overrides(
-        allowed_domains=allow_domain or None, profile=profile, storage_state=storage_state
-    )
-    if url:
-        openable(url, settings)
-    if headed:
-        settings = settings.with_overrides(headed=True)
-    llm = _with_spinner(make_llm(settings, model, text_actions), as_json)
+
+    def load() -> Settings:  # while the browser's driver starts
+        settings = checked_settings().with_overrides(
+            allowed_domains=allow_domain or None, profile=profile, storage_state=storage_state
+        )
+        if url:
+            openable(url, settings)
+        return settings.with_overrides(headed=True) if headed else settings
+
+    def make_client(settings: Settings) -> LLMClient:
+        return _with_spinner(make_llm(settings, model, text_actions), as_json)
+
     interactive = sys.stdin.isatty() and not as_json
     try:
         result = run_to_end(
             run_started_early(
                 command,
-                llm,
-                settings,
+                load,
+                make_client,
                 start_url=url,
                 max_steps=max_steps,
                 channel=console_channel(interactive),

@@ -19,10 +19,9 @@ from pydantic import AliasChoices, Field, NonNegativeFloat, ValidationError, fie
 from pydantic.fields import FieldInfo
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
+from browser_agent import APP_NAME, ENV_PREFIX
 from browser_agent.site_policy import domain_list
 
-ENV_PREFIX = "BROWSER_AGENT_"
-APP_NAME = "browser-agent"
 # Shown in the settings table instead of a default that depends on the machine or is unset.
 SHOWN_DEFAULT = "shown_default"
 TABLE_START = "<!-- settings-table:start (scripts/settings_table.py writes this table) -->"

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from browser_agent.browser.session import cache_driver_code
+from browser_agent.browser.driver import playwright_driver
 from browser_agent.demo_site.server import start_demo_site
 
 SCRIPTS = Path(__file__).resolve().parent.parent / "scripts"
@@ -97,5 +97,5 @@ def without_compile_cache(**variables: str) -> dict[str, str]:
 
 def test_a_compile_cache_folder_already_set_is_kept(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("NODE_COMPILE_CACHE", "/somewhere/of/my/own")
-    cache_driver_code()
+    playwright_driver()  # not started: only the folder is chosen
     assert os.environ["NODE_COMPILE_CACHE"] == "/somewhere/of/my/own"

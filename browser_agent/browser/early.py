@@ -1,32 +1,41 @@
-"""Starting Chromium while Python is still loading: a command that will need a browser
-launches it first and imports its heavy modules (the store, the planner) in a thread
-meanwhile, so the browser's start-up and the imports overlap instead of adding up."""
+"""Starting the browser while Python is still loading: a command that will need one starts
+Playwright's driver first, loads its settings and imports its heavy modules (the store,
+the planner) in a thread meanwhile, and launches Chromium as soon as the settings say how,
+so the browser's start-up and the imports overlap instead of adding up."""
 
 from __future__ import annotations
 
 import asyncio
 import importlib
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import AsyncExitStack, asynccontextmanager
 from typing import TYPE_CHECKING
 
+from browser_agent.browser.driver import playwright_driver
 from browser_agent.browser.errors import BrowserError
-from browser_agent.browser.session import launched_browser
 
 if TYPE_CHECKING:
-    from playwright.async_api import Browser
+    from playwright.async_api import Browser, Playwright
 
     from browser_agent.settings import Settings
 
 
 @asynccontextmanager
 async def browser_while_importing(
-    settings: Settings, *modules: str
-) -> AsyncIterator[Browser | None]:
-    """A launched browser, started while ``modules`` are imported; None when it could not
-    start, so the command opens its own and meets (and records) the same error there."""
+    load: Callable[[], Settings], *modules: str
+) -> AsyncIterator[tuple[Settings, Browser | None]]:
+    """The settings ``load`` gives (called in a thread while the driver starts; what it
+    raises ends the command) and a browser launched as they say while ``modules`` are
+    imported; None for the browser when it could not start, so the command opens its own
+    and meets (and records) the same error there."""
     async with AsyncExitStack() as stack:
-        launching = asyncio.ensure_future(stack.enter_async_context(launched_browser(settings)))
+        driver = asyncio.ensure_future(stack.enter_async_context(playwright_driver()))
+        try:
+            settings = await asyncio.to_thread(load)
+        except BaseException:
+            await asyncio.gather(driver, return_exceptions=True)  # the stack closes it
+            raise
+        launching = asyncio.ensure_future(_launched(stack, driver, settings))
         try:
             for name in modules:
                 await asyncio.to_thread(importlib.import_module, name)
@@ -35,4 +44,12 @@ async def browser_while_importing(
                 browser: Browser | None = await launching
             except BrowserError:
                 browser = None
-        yield browser
+        yield settings, browser
+
+
+async def _launched(
+    stack: AsyncExitStack, driver: asyncio.Future[Playwright], settings: Settings
+) -> Browser:
+    from browser_agent.browser.session import launched_browser  # loads the settings' module
+
+    return await stack.enter_async_context(launched_browser(settings, await driver))

@@ -7,22 +7,20 @@ primitives as plain functions.
 
 from __future__ import annotations
 
-import os
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager, contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
-from pathlib import Path
 
-from platformdirs import user_cache_dir
-from playwright.async_api import Browser, BrowserContext, Dialog, Page, async_playwright
+from playwright.async_api import Browser, BrowserContext, Dialog, Page, Playwright
 
 from browser_agent.browser.chromium import LAUNCH_ARGS, find_chromium
 from browser_agent.browser.dialogs import answer_dialog
+from browser_agent.browser.driver import playwright_driver
 from browser_agent.browser.errors import BrowserError, NoBrowser
 from browser_agent.browser.navigation_guard import guard_navigations
 from browser_agent.browser.profiles import ProfileError, keep_profile, starting_state
-from browser_agent.settings import APP_NAME, Settings, mask_url
+from browser_agent.settings import Settings, mask_url
 
 
 @dataclass
@@ -124,47 +122,43 @@ def current_page() -> Page:
     return session().current_page()
 
 
-def cache_driver_code() -> None:
-    """Let Playwright's driver (a Node.js process) keep its compiled code between commands,
-    in the user's cache folder: it then starts in about 0.22 s instead of 0.29. A
-    ``NODE_COMPILE_CACHE`` already set is kept; a folder that cannot be written is skipped
-    by Node.js itself."""
-    folder = Path(user_cache_dir(APP_NAME)) / "node-compile-cache"
-    os.environ.setdefault("NODE_COMPILE_CACHE", str(folder))
-
-
 @asynccontextmanager
-async def launched_browser(settings: Settings) -> AsyncIterator[Browser]:
-    """Launch headless Chromium, or connect to the remote browser named in the settings."""
-    cache_driver_code()
-    async with async_playwright() as playwright:
-        endpoint = settings.browser_endpoint
-        try:
-            if endpoint and ("devtools" in endpoint or endpoint.startswith("http")):
-                browser = await playwright.chromium.connect_over_cdp(endpoint)
-            elif endpoint:
-                browser = await playwright.chromium.connect(endpoint)
-            else:
-                executable = find_chromium(
-                    settings.chromium_path,
-                    playwright.chromium.executable_path,
-                    headless=settings.headless,
-                )
-                browser = await playwright.chromium.launch(
-                    executable_path=executable, headless=settings.headless, args=LAUNCH_ARGS
-                )
-        except BrowserError:
-            raise
-        except Exception as exc:  # a setup problem: said in one line, with what to check
-            where = f"at {mask_url(endpoint)}" if endpoint else "locally"
-            check = "BROWSER_AGENT_BROWSER_ENDPOINT" if endpoint else "BROWSER_AGENT_CHROMIUM"
-            first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-            said = f"Could not start the browser {where}: {first} (check {check})"
-            raise NoBrowser(said) from exc
-        try:
-            yield browser
-        finally:
-            await browser.close()
+async def launched_browser(
+    settings: Settings, playwright: Playwright | None = None
+) -> AsyncIterator[Browser]:
+    """Launch headless Chromium, or connect to the remote browser named in the settings,
+    through ``playwright`` (a driver already started) or a driver of its own."""
+    if playwright is None:
+        async with playwright_driver() as started, launched_browser(settings, started) as own:
+            yield own
+        return
+    endpoint = settings.browser_endpoint
+    try:
+        if endpoint and ("devtools" in endpoint or endpoint.startswith("http")):
+            browser = await playwright.chromium.connect_over_cdp(endpoint)
+        elif endpoint:
+            browser = await playwright.chromium.connect(endpoint)
+        else:
+            executable = find_chromium(
+                settings.chromium_path,
+                playwright.chromium.executable_path,
+                headless=settings.headless,
+            )
+            browser = await playwright.chromium.launch(
+                executable_path=executable, headless=settings.headless, args=LAUNCH_ARGS
+            )
+    except BrowserError:
+        raise
+    except Exception as exc:  # a setup problem: said in one line, with what to check
+        where = f"at {mask_url(endpoint)}" if endpoint else "locally"
+        check = "BROWSER_AGENT_BROWSER_ENDPOINT" if endpoint else "BROWSER_AGENT_CHROMIUM"
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        said = f"Could not start the browser {where}: {first} (check {check})"
+        raise NoBrowser(said) from exc
+    try:
+        yield browser
+    finally:
+        await browser.close()
 
 
 @contextmanager
