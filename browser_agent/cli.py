@@ -312,8 +312,9 @@ async def run_started_early(
     **options: Any,
 ) -> RunResult:
     """``run_command`` on a Chromium whose driver starts first, while the settings (from
-    ``load``), the store and the planner load, so the browser's start-up and Python's
-    imports overlap (a routed run waits for neither twice)."""
+    ``load``), the store and the planner load; Chromium launches as soon as the settings
+    say how, and the run opens its store and routes the command while it starts. The
+    browser's start-up and Python's work overlap instead of adding up."""
     from browser_agent.browser.early import browser_while_importing
 
     planner = "browser_agent.planner.agent"

@@ -23,11 +23,11 @@ if TYPE_CHECKING:
 @asynccontextmanager
 async def browser_while_importing(
     load: Callable[[], Settings], *modules: str
-) -> AsyncIterator[tuple[Settings, Browser | None]]:
+) -> AsyncIterator[tuple[Settings, asyncio.Future[Browser | None]]]:
     """The settings ``load`` gives (called in a thread while the driver starts; what it
-    raises ends the command) and a browser launched as they say while ``modules`` are
-    imported; None for the browser when it could not start, so the command opens its own
-    and meets (and records) the same error there."""
+    raises ends the command), once ``modules`` are imported, and the browser launched as
+    they say, which may still be starting: its future gives None when it could not start,
+    so the command opens its own and meets (and records) the same error there."""
     async with AsyncExitStack() as stack:
         driver = asyncio.ensure_future(stack.enter_async_context(playwright_driver()))
         try:
@@ -39,17 +39,17 @@ async def browser_while_importing(
         try:
             for name in modules:
                 await asyncio.to_thread(importlib.import_module, name)
-        finally:
-            try:
-                browser: Browser | None = await launching
-            except BrowserError:
-                browser = None
-        yield settings, browser
+            yield settings, launching
+        finally:  # launched or not, before the stack closes what it opened
+            await asyncio.gather(launching, return_exceptions=True)
 
 
 async def _launched(
     stack: AsyncExitStack, driver: asyncio.Future[Playwright], settings: Settings
-) -> Browser:
+) -> Browser | None:
     from browser_agent.browser.session import launched_browser  # loads the settings' module
 
-    return await stack.enter_async_context(launched_browser(settings, await driver))
+    try:
+        return await stack.enter_async_context(launched_browser(settings, await driver))
+    except BrowserError:
+        return None

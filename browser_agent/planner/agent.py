@@ -430,7 +430,7 @@ async def run_command(
     start_url: str | None = None,
     max_steps: int = 30,
     channel: Channel | None = None,
-    browser: Browser | None = None,
+    browser: Browser | Awaitable[Browser | None] | None = None,
     engine: Engine | None = None,
     on_step: Callable[[Step], None] | None = None,
     secrets: dict[str, str] | None = None,
@@ -442,7 +442,9 @@ async def run_command(
 
     ``secrets`` (by name; the configured ones when None) and the secret values the command
     gives reach no one: the command keeps their ``{NAME}`` placeholders, typing fills them.
-    ``approve`` (approval mode) sees each action first; its text rejects the action."""
+    ``approve`` (approval mode) sees each action first; its text rejects the action.
+    ``browser`` may still be launching: it is awaited once the store is open and the
+    command routed (None: the run launches its own)."""
     if not command.strip():
         raise ValueError("The command is empty: say what the agent should do.")
     command = readable(command)
@@ -466,6 +468,8 @@ async def run_command(
     status, answer, error, final_url = "failed", "", None, None
     trace: Path | None = None
     try:
+        if inspect.isawaitable(browser):
+            browser = await browser
         async with browser_session(settings, browser, save_profile=True) as active:
             active.use_secrets(known)
             active.secrets.update(recorder.secrets)
