@@ -85,3 +85,39 @@ async def test_an_element_operation_answers_for_exactly_one_element(
     for selector in ("#nothing-here", "input"):
         with pytest.raises(PlaywrightError, match="exactly one"):
             await run_on_element(page.locator(selector), "identity")
+
+
+VISIBILITY_CASES = """
+<button id="plain">plain</button>
+<button id="none" style="display:none">none</button>
+<button id="hidden" style="visibility:hidden">hidden</button>
+<div style="visibility:hidden"><button id="in-hidden">in hidden</button></div>
+<button id="see-through" style="opacity:0">see-through</button>
+<button id="empty" style="width:0;height:0;padding:0;border:0"></button>
+<span id="contents-text" style="display:contents">text of a box-less span</span>
+<span id="contents-empty" style="display:contents"></span>
+<span id="contents-hidden" style="display:contents"><b style="display:none">x</b></span>
+<details><summary>more</summary><button id="folded">folded</button></details>
+<div style="content-visibility:hidden"><button id="skipped">skipped</button></div>
+<button id="off-screen" style="position:absolute;left:-5000px">off screen</button>
+"""
+
+
+async def test_the_guard_sees_an_element_visible_exactly_when_playwright_does(
+    page_session: BrowserSession,
+) -> None:
+    """The guard's one look at an element says visible as Playwright's visible=true does:
+    no second round trip to ask Playwright is needed."""
+    page = page_session.current_page()
+    await page.set_content(VISIBILITY_CASES)
+    ids = await page.eval_on_selector_all("[id]", "elements => elements.map(e => e.id)")
+    assert len(ids) == 12
+    seen = {}
+    for element_id in ids:
+        locator = page.locator(f"#{element_id}")
+        inspected = await run_on_element(locator, "inspect")
+        seen[element_id] = (inspected[-1], await locator.is_visible())
+    assert {key: mine for key, (mine, _) in seen.items()} == {
+        key: playwright for key, (_, playwright) in seen.items()
+    }
+    assert seen["plain"][0] and not seen["none"][0] and seen["contents-text"][0]

@@ -79,7 +79,7 @@ async def locate(
         locator = await _by_mmid(active, mmid, selector)
     else:
         locator = await _by_selector(active, selector, timeout)
-    tag_name, role, name, is_password, tag, visible, point = await run_on_element(
+    tag_name, role, name, is_password, tag, visible, point, _shown = await run_on_element(
         locator, "inspect"
     )
     if not visible:

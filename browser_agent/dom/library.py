@@ -40,9 +40,16 @@ async def run_on_element(locator: Locator, op: str, **options: Any) -> Any:
     on the one element ``locator`` matches now, in one round trip to the page
     (``Locator.evaluate`` takes three: wait for the element, evaluate, release its handle).
     Callers count the matches first; no or several matches raise PlaywrightError."""
+    count, result = await count_and_run(locator, op, **options)
+    if count != 1:
+        raise PlaywrightError(f"{count} elements match {locator} now; exactly one was expected.")
+    return result
+
+
+async def count_and_run(locator: Locator, op: str, **options: Any) -> tuple[int, Any]:
+    """How many elements ``locator`` matches now and, when it is exactly one, what ``op``
+    gives on it (else None), in one round trip."""
     result = await locator.evaluate_all(_on_the_element(), {"op": op, **options})
     if isinstance(result, dict) and _COUNT in result:
-        raise PlaywrightError(
-            f"{result[_COUNT]} elements match {locator} now; exactly one was expected."
-        )
-    return result
+        return result[_COUNT], None
+    return 1, result

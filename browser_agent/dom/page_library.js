@@ -122,6 +122,27 @@
     return tabindex !== null && Number(tabindex) >= 0;
   }
 
+  // Visible as Playwright's `visible=true` means it: a box of some size and no style that
+  // hides it; `display: contents` has no box of its own, so its children decide.
+  function shownLikePlaywright(el) {
+    const style = getComputedStyle(el);
+    if (style.display === "contents") {
+      for (const child of el.childNodes) {
+        if (child.nodeType === Node.ELEMENT_NODE && shownLikePlaywright(child)) return true;
+        if (child.nodeType === Node.TEXT_NODE) {
+          const range = document.createRange();
+          range.selectNodeContents(child);
+          const box = range.getBoundingClientRect();
+          if (box.width > 0 && box.height > 0) return true;
+        }
+      }
+      return false;
+    }
+    if (!el.checkVisibility() || style.visibility !== "visible") return false;
+    const rect = el.getBoundingClientRect();
+    return rect.width > 0 && rect.height > 0;
+  }
+
   // Where to click an element another one partly covers (two buttons that overlap): a
   // point of it a person can see, relative to its box; null when its centre is free or
   // it is out of view (then the browser scrolls to it and clicks the centre).
@@ -686,13 +707,15 @@
       return [target.tagName.toLowerCase(), role || "", nameOf(target), isPassword(target)];
     }
     case "inspect": {
-      // identity, opening tag and visibility in one round trip
+      // identity, opening tag, whether a person can use it (not even transparent) and
+      // whether Playwright counts it visible, in one round trip
       const role = roleOf(target);
       const rect = target.getBoundingClientRect();
       const visible = target.checkVisibility({ checkOpacity: true, checkVisibilityCSS: true }) &&
         rect.width > 0 && rect.height > 0;
       return [target.tagName.toLowerCase(), role || "", nameOf(target), isPassword(target),
-        describe(target), visible, visible ? uncoveredPoint(target, rect) : null];
+        describe(target), visible, visible ? uncoveredPoint(target, rect) : null,
+        shownLikePlaywright(target)];
     }
     case "before": {
       // The visible text just before the element in document order (up to arg.max

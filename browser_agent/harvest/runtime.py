@@ -28,7 +28,7 @@ from browser_agent.browser.errors import ActionError
 from browser_agent.browser.locate import Located, frame_for, vouch
 from browser_agent.browser.session import session
 from browser_agent.browser.values import field_value
-from browser_agent.dom.library import run_on_element
+from browser_agent.dom.library import count_and_run, run_on_element
 from browser_agent.harvest.selectors import ANY_ROLE, CLOSE_MARKS, text_selector
 from browser_agent.secrets import filled
 
@@ -323,16 +323,14 @@ async def _mismatch(
     element is vouched for, so the step's primitive acts on it without locating it again."""
     locator = page.locator(selector)
     try:
-        count = await locator.count()
-        visible = count == 1 and await locator.is_visible()
-        seen = await run_on_element(locator, "inspect") if visible else None
+        count, seen = await count_and_run(locator, "inspect")
     except PlaywrightError as exc:
         return f"{selector} cannot be used on this page: {str(exc).splitlines()[0]}"
     if count > 1:
         return f"{count} elements match {selector}; it must be exactly one."
-    if seen is None:
+    _tag, role, found_name, is_password, opening, usable, point, shown = seen or [None] * 8
+    if not shown:  # as Playwright's visible=true has it
         return f"no visible element matches {selector} (waited {waited:.1f} s)."
-    _tag, role, found_name, is_password, opening, usable, point = seen
     if target.role != ANY_ROLE:  # else a selector the model wrote: one visible element
         if loose and by_name(target, expected).startswith("role=button[name=/"):
             expected = found_name  # an "x" that named the close button
