@@ -16,7 +16,9 @@ of this process) does not.
 
 Both processes keep compiled bytecode in a cache in the temporary folder (warmed by the
 preparing runs), as an installed package does, even where PYTHONDONTWRITEBYTECODE is set;
-``--no-bytecode-cache`` runs them as the environment says instead. Run:
+``--no-bytecode-cache`` runs them as the environment says instead. The product's
+Playwright driver also keeps its compiled code, in the user's cache folder (warmed by the
+preparing runs too); the hand-written script runs Playwright as it comes. Run:
     .venv/bin/python scripts/bench_replay.py [--runs 7] [--no-bytecode-cache]
 """
 
