@@ -15,7 +15,7 @@ from browser_agent.browser import locate as locating
 from browser_agent.browser.errors import ActionError
 from browser_agent.browser.session import BrowserSession
 from browser_agent.dom.library import run_on_element
-from browser_agent.harvest.runtime import Target, expect, find
+from browser_agent.harvest.runtime import SkillStale, Target, expect, find
 from browser_agent.skills.primitive import click, enter_text, open_url
 from tests.test_runtime_guards import pages  # noqa: F401 (the served tests/pages)
 
@@ -121,3 +121,17 @@ async def test_the_guard_sees_an_element_visible_exactly_when_playwright_does(
         key: playwright for key, (_, playwright) in seen.items()
     }
     assert seen["plain"][0] and not seen["none"][0] and seen["contents-text"][0]
+
+
+async def test_the_guard_refuses_a_matching_element_no_one_can_see(
+    page_session: BrowserSession,
+) -> None:
+    """One element matches the recorded selector, role and name but is hidden: the guard
+    says the step is stale instead of vouching for it."""
+    page_session.settings = page_session.settings.with_overrides(action_timeout_ms=200)
+    await page_session.current_page().set_content(
+        '<button id="go" style="visibility:hidden">Go</button>'
+    )
+    with pytest.raises(SkillStale) as stale:
+        await find(Target(step=1, selector="#go", role="button", name="Go"))
+    assert "no visible element matches #go" in str(stale.value)

@@ -328,9 +328,9 @@ async def _mismatch(
         return f"{selector} cannot be used on this page: {str(exc).splitlines()[0]}"
     if count > 1:
         return f"{count} elements match {selector}; it must be exactly one."
-    _tag, role, found_name, is_password, opening, usable, point, shown = seen or [None] * 8
-    if not shown:  # as Playwright's visible=true has it
+    if seen is None or not seen[-1]:  # the last: visible as Playwright's visible=true has it
         return f"no visible element matches {selector} (waited {waited:.1f} s)."
+    _tag, role, found_name, is_password, opening, usable, point, _shown = seen
     if target.role != ANY_ROLE:  # else a selector the model wrote: one visible element
         if loose and by_name(target, expected).startswith("role=button[name=/"):
             expected = found_name  # an "x" that named the close button
