@@ -10,10 +10,12 @@ carried out in a real Chromium on the demo shop by a scripted model."""
 from __future__ import annotations
 
 import ast
+import http.server
 import json
 import os
 import subprocess
 import sys
+import threading
 from importlib.metadata import version
 from io import StringIO
 from pathlib import Path
@@ -285,6 +287,37 @@ def test_a_browser_that_does_not_start_is_a_setup_problem_too(
     done = cli(tmp_path, "run", "find shoes", "--url", "http://127.0.0.1:9/", env={setting: value})
     line = one_line_mistake(done)
     assert "Could not start the browser" in line and named in line and "hunter2" not in line
+
+
+def test_a_run_tries_its_browser_once_and_records_why_it_did_not_start(tmp_path: Path) -> None:
+    """The browser a run launches while it loads is the only one it tries: what stopped
+    it is the run's one line and its stored error (a far endpoint is not waited for twice)."""
+    asked: list[str] = []
+
+    class Refusing(http.server.BaseHTTPRequestHandler):
+        def do_GET(self) -> None:  # noqa: N802 (the http.server name)
+            asked.append(self.path)
+            self.send_error(500)
+
+        def log_message(self, *_args: object) -> None:
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Refusing)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    endpoint = f"http://127.0.0.1:{server.server_address[1]}"
+    try:
+        done = cli(
+            tmp_path,
+            *("run", "find shoes", "--url", "http://127.0.0.1:9/"),
+            env={"BROWSER_AGENT_BROWSER_ENDPOINT": endpoint},
+        )
+    finally:
+        server.shutdown()
+    assert "Could not start the browser" in one_line_mistake(done)
+    assert len(asked) == 1, asked
+    (stored,) = as_json(cli(tmp_path, "runs", "--json"))["runs"]
+    assert stored["status"] == "failed"
+    assert "Could not start the browser" in stored["error"]
 
 
 def test_an_unexpected_error_is_one_line_unless_debug(

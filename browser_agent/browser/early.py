@@ -12,7 +12,6 @@ from contextlib import AsyncExitStack, asynccontextmanager
 from typing import TYPE_CHECKING
 
 from browser_agent.browser.driver import playwright_driver
-from browser_agent.browser.errors import BrowserError
 
 if TYPE_CHECKING:
     from playwright.async_api import Browser, Playwright
@@ -23,11 +22,11 @@ if TYPE_CHECKING:
 @asynccontextmanager
 async def browser_while_importing(
     load: Callable[[], Settings], *modules: str
-) -> AsyncIterator[tuple[Settings, asyncio.Future[Browser | None]]]:
+) -> AsyncIterator[tuple[Settings, asyncio.Future[Browser]]]:
     """The settings ``load`` gives (called in a thread while the driver starts; what it
     raises ends the command), once ``modules`` are imported, and the browser launched as
-    they say, which may still be starting: its future gives None when it could not start,
-    so the command opens its own and meets (and records) the same error there."""
+    they say, which may still be starting: its future raises what the launch met (a
+    NoBrowser saying why), for the command to record."""
     async with AsyncExitStack() as stack:
         driver = asyncio.ensure_future(stack.enter_async_context(playwright_driver()))
         try:
@@ -46,10 +45,7 @@ async def browser_while_importing(
 
 async def _launched(
     stack: AsyncExitStack, driver: asyncio.Future[Playwright], settings: Settings
-) -> Browser | None:
+) -> Browser:
     from browser_agent.browser.session import launched_browser  # loads the settings' module
 
-    try:
-        return await stack.enter_async_context(launched_browser(settings, await driver))
-    except BrowserError:
-        return None
+    return await stack.enter_async_context(launched_browser(settings, await driver))

@@ -430,7 +430,7 @@ async def run_command(
     start_url: str | None = None,
     max_steps: int = 30,
     channel: Channel | None = None,
-    browser: Browser | Awaitable[Browser | None] | None = None,
+    browser: Browser | Awaitable[Browser] | None = None,
     engine: Engine | None = None,
     on_step: Callable[[Step], None] | None = None,
     secrets: dict[str, str] | None = None,
@@ -444,7 +444,7 @@ async def run_command(
     gives reach no one: the command keeps their ``{NAME}`` placeholders, typing fills them.
     ``approve`` (approval mode) sees each action first; its text rejects the action.
     ``browser`` may still be launching: it is awaited once the store is open and the
-    command routed (None: the run launches its own)."""
+    command routed, and what its launch met is recorded (None: the run launches its own)."""
     if not command.strip():
         raise ValueError("The command is empty: say what the agent should do.")
     command = readable(command)
