@@ -122,8 +122,9 @@
     return tabindex !== null && Number(tabindex) >= 0;
   }
 
-  // Visible as Playwright's `visible=true` means it: a box of some size and no style that
-  // hides it; `display: contents` has no box of its own, so its children decide.
+  // Visible as Playwright's `visible=true` means it (its computeBox, in Chromium): a box of
+  // some size and no style that hides it; `display: contents` has no box of its own, so
+  // its children decide.
   function shownLikePlaywright(el) {
     const style = getComputedStyle(el);
     if (style.display === "contents") {
@@ -131,7 +132,7 @@
         if (child.nodeType === Node.ELEMENT_NODE && shownLikePlaywright(child)) return true;
         if (child.nodeType === Node.TEXT_NODE) {
           const range = document.createRange();
-          range.selectNodeContents(child);
+          range.selectNode(child);
           const box = range.getBoundingClientRect();
           if (box.width > 0 && box.height > 0) return true;
         }
