@@ -6,12 +6,15 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from platformdirs import user_cache_dir
 from playwright.async_api import async_playwright
-from playwright.async_api._context_manager import PlaywrightContextManager
 
 from browser_agent import APP_NAME
+
+if TYPE_CHECKING:
+    from playwright.async_api._context_manager import PlaywrightContextManager
 
 
 def playwright_driver() -> PlaywrightContextManager:
