@@ -121,8 +121,9 @@ class Settings(BaseSettings):
     )
     logs_in_store: bool = Field(
         False,
-        description="`true` keeps each run's chat log in the store as well as in `logs/`, so "
-        "runs made on other machines (cluster workers) can be shown and harvested here",
+        description="`true` keeps each run's chat log and model calls in the store as well as "
+        "in `logs/`, so runs made on other machines (cluster workers) can be shown and "
+        "harvested here",
     )
     trace: Literal["off", "on-failure", "always"] = Field(
         "on-failure",

@@ -13,6 +13,7 @@ from playwright.async_api import Browser
 from sqlmodel import Session, select
 
 from browser_agent.demo_site import DemoSite
+from browser_agent.planner.records import RunRecorder
 from browser_agent.settings import Settings
 from browser_agent.store.db import open_store
 from browser_agent.store.models import Run, RunLog
@@ -71,7 +72,10 @@ async def test_a_run_made_elsewhere_is_shown_and_harvested_from_the_store(
     assert log.is_relative_to(here.workspace)
     assert log.read_text(encoding="utf-8") == Path(search.log_path).read_text(encoding="utf-8")
 
-    assert "The chat log could not be read" not in console_run_page(here, search.run_id)
+    page = console_run_page(here, search.run_id)
+    assert "The chat log could not be read" not in page
+    assert "The iteration records could not be read" not in page
+    assert "call 1 (" in page  # the model calls the run made, from the store's records
 
     drafted = cli(here, "harvest", search.run_id, "--dry-run", "--json")
     assert drafted.returncode == 0, drafted.stderr
@@ -84,7 +88,10 @@ async def test_a_run_made_elsewhere_is_shown_and_harvested_from_the_store(
     with Session(engine) as db:
         kept = db.exec(select(RunLog)).all()
     assert {row.run_id for row in kept} == {search.run_id, login.run_id}
-    assert all(PASSWORD not in row.log + row.meta for row in kept)  # masked as the files are
+    for row in kept:  # one record per model call, masked as the files are
+        iterations = Path(worker.logs_dir / f"{row.run_id}.iterations.jsonl")
+        assert row.iterations == iterations.read_text(encoding="utf-8") != ""
+        assert PASSWORD not in row.log + row.meta + row.iterations
     assert PASSWORD in LOG_IN[0]  # (the command said it)
 
 
@@ -128,3 +135,25 @@ def test_a_kept_log_that_cannot_be_written_here_is_left_unread(settings: Setting
         db.commit()
     (settings.workspace / "logs").write_text("not a folder")
     assert not log_file(engine, run, settings.workspace).exists()
+
+
+def test_a_secret_learnt_late_is_masked_in_the_stored_records_too(settings: Settings) -> None:
+    """A password known only once typed is masked after the fact in the iteration records
+    the store keeps, as in the file."""
+    engine = open_store(settings)
+    recorder = RunRecorder.start(
+        engine, settings.logs_dir, "log in", None, "offline", log_in_store=True
+    )
+    recorder.add_iteration({"iteration": 1, "reasoning": "type hunter2 as the password"})
+    recorder.add_iteration({"iteration": 2, "reasoning": "done"})
+    with Session(engine) as db:
+        kept = db.get(RunLog, recorder.run.id)
+        assert kept is not None and kept.iterations.count("\n") == 2
+        assert "hunter2" in kept.iterations and kept.log == "[]"  # no chat log written yet
+    recorder.secrets.add("hunter2")
+    recorder.finish([], "succeeded")
+    with Session(engine) as db:
+        kept = db.get(RunLog, recorder.run.id)
+        assert kept is not None and kept.iterations.count("\n") == 2
+        assert "hunter2" not in kept.iterations + kept.log + kept.meta
+    assert "hunter2" not in recorder.iterations_path.read_text(encoding="utf-8")

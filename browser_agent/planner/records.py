@@ -23,7 +23,7 @@ from browser_agent.store.abandoned import this_process
 from browser_agent.store.db import forget_old_versions
 from browser_agent.store.models import Run, Step
 from browser_agent.store.paths import from_store, to_store
-from browser_agent.store.run_logs import keep_log
+from browser_agent.store.run_logs import keep_iteration, keep_iterations, keep_log
 
 
 def new_run_id() -> str:
@@ -115,9 +115,13 @@ class RunRecorder:
             keep_log(self.engine, self.run.id, log, meta)
 
     def add_iteration(self, record: dict[str, Any]) -> None:
-        """Append one planner iteration: context sent, reasoning, actions and results."""
+        """Append one planner iteration: context sent, reasoning, actions and results (and
+        to the store's copy)."""
+        line = json.dumps(redact(record, self.secrets), ensure_ascii=False) + "\n"
         with self.iterations_path.open("a", encoding="utf-8") as out:
-            out.write(json.dumps(redact(record, self.secrets), ensure_ascii=False) + "\n")
+            out.write(line)
+        if self.log_in_store:
+            keep_iteration(self.engine, self.run.id, line)
 
     def add_step(self, step: Step) -> None:
         """Store one tool call at once, so it survives an interrupted run: the step and the
@@ -160,8 +164,10 @@ class RunRecorder:
             return
         self.masked = len(self.secrets)
         if self.iterations_path.exists():
-            text = self.iterations_path.read_text(encoding="utf-8")
-            self.iterations_path.write_text(redact(text, self.secrets), encoding="utf-8")
+            text = redact(self.iterations_path.read_text(encoding="utf-8"), self.secrets)
+            self.iterations_path.write_text(text, encoding="utf-8")
+            if self.log_in_store:
+                keep_iterations(self.engine, self.run.id, text)
         with Session(self.engine) as db:
             for step in db.exec(select(Step).where(Step.run_id == self.run.id)):
                 step.arguments = redact(step.arguments, self.secrets)

@@ -36,13 +36,15 @@ class Run(SQLModel, table=True):
 
 
 class RunLog(SQLModel, table=True):
-    """A run's chat log and its metadata as JSON text, kept in the store when
-    ``BROWSER_AGENT_LOGS_IN_STORE`` is set, so a run made on another machine (a cluster
-    worker) can be shown and harvested from this one. Masked as the files are."""
+    """A run's chat log and its metadata as JSON text, and its iteration records (one JSON
+    line per model call), kept in the store when ``BROWSER_AGENT_LOGS_IN_STORE`` is set, so
+    a run made on another machine (a cluster worker) can be shown and harvested from this
+    one. Masked as the files are."""
 
     run_id: str = Field(foreign_key="run.id", primary_key=True)
     log: str = Field(sa_type=Text)
     meta: str = Field(sa_type=Text)
+    iterations: str = Field(default="", sa_column_kwargs={"server_default": ""}, sa_type=Text)
 
 
 class Step(SQLModel, table=True):

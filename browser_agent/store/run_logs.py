@@ -1,18 +1,20 @@
 """Chat logs kept in the store, for runs whose log file is on another machine.
 
-A run keeps its chat log in ``logs/`` of the workspace it ran in; with
-``BROWSER_AGENT_LOGS_IN_STORE`` it keeps a copy in the store too. Commands that read a run's
-log (``show``, ``harvest``, re-harvesting, the console) find it through :func:`log_file`,
-which writes the store's copy into this workspace when the file is not here.
+A run keeps its chat log and iteration records in ``logs/`` of the workspace it ran in;
+with ``BROWSER_AGENT_LOGS_IN_STORE`` it keeps a copy in the store too. Commands that read a
+run's log (``show``, ``harvest``, re-harvesting, the console) find it through
+:func:`log_file`, which writes the store's copy into this workspace when the file is not
+here.
 """
 
 from __future__ import annotations
 
 import re
 from pathlib import Path
+from typing import Any
 
-from sqlalchemy import Engine
-from sqlmodel import Session
+from sqlalchemy import Engine, insert, update
+from sqlmodel import Session, col
 
 from browser_agent.store.models import Run, RunLog
 from browser_agent.store.paths import from_store
@@ -20,9 +22,29 @@ from browser_agent.store.paths import from_store
 
 def keep_log(engine: Engine, run_id: str, log: str, meta: str) -> None:
     """Write (or replace) the store's copy of a run's chat log and metadata."""
-    with Session(engine) as db:
-        db.merge(RunLog(run_id=run_id, log=log, meta=meta))
-        db.commit()
+    written = {"log": log, "meta": meta}
+    _kept(engine, run_id, written, written)
+
+
+def keep_iteration(engine: Engine, run_id: str, line: str) -> None:
+    """Add one iteration record (a JSON line) to the store's copy, without sending back
+    those before it: a run's records grow with every model call."""
+    _kept(engine, run_id, {"iterations": col(RunLog.iterations) + line}, {"iterations": line})
+
+
+def keep_iterations(engine: Engine, run_id: str, text: str) -> None:
+    """Replace the store's copy of a run's iteration records (masked after the fact)."""
+    _kept(engine, run_id, {"iterations": text}, {"iterations": text})
+
+
+def _kept(engine: Engine, run_id: str, change: dict[str, Any], new: dict[str, Any]) -> None:
+    """Apply ``change`` to the run's row in one transaction, or make the row with ``new``
+    (a chat log not written yet is an empty one)."""
+    with engine.begin() as connection:
+        row = update(RunLog).where(col(RunLog.run_id) == run_id).values(**change)
+        if connection.execute(row).rowcount == 0:
+            made = {"log": "[]", "meta": "{}", "iterations": "", **new}
+            connection.execute(insert(RunLog).values(run_id=run_id, **made))
 
 
 def log_file(engine: Engine, run: Run, workspace: Path) -> Path:
@@ -41,6 +63,7 @@ def log_file(engine: Engine, run: Run, workspace: Path) -> Path:
     try:
         local.parent.mkdir(parents=True, exist_ok=True)
         local.with_suffix(".meta.json").write_text(kept.meta, encoding="utf-8")
+        local.with_suffix(".iterations.jsonl").write_text(kept.iterations, encoding="utf-8")
         local.write_text(kept.log, encoding="utf-8")
     except OSError:  # a workspace it cannot write to: the log stays unread, as without it
         return path
