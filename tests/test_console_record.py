@@ -127,6 +127,22 @@ async def test_a_recording_is_shown_live_saved_harvested_and_replayed_without_th
     assert replayed.final_url == f"{demo.url}/search?q=road+shoes&sort=price_asc"
 
 
+async def test_closing_the_recorded_tab_ends_the_recording_as_stop_does(
+    browser: Browser, recorder: Served, window: Window, demo: DemoSite
+) -> None:
+    async with visiting(browser, recorder) as console:
+        await start_recording(console, "open Trail Blazer 2", demo.url)
+        tab = await recorded_tab(window, demo.url)
+        await tab.get_by_role("link", name="Trail Blazer 2").first.click()
+        await tab.wait_for_url("**/product/**")
+        await expect(console.locator("li.step")).to_have_count(2)
+        await tab.close()  # the person closes the tab instead of pressing Stop
+        await expect(console.locator("#status")).to_have_text("saved", timeout=WAIT_MS)
+        await expect(console.locator("#end a.skill")).to_have_count(1)  # harvested, as on Stop
+        run = stored_run(recorder, await run_id_of(console))
+        assert (run.command, run.status) == ("open Trail Blazer 2", "succeeded")
+
+
 async def test_a_password_typed_is_shown_and_kept_only_as_its_placeholder(
     browser: Browser, recorder: Served, window: Window, demo: DemoSite
 ) -> None:
