@@ -18,6 +18,7 @@ from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager, suppress
 from contextvars import ContextVar
 from dataclasses import dataclass, field
+from typing import Any
 from urllib.parse import urlsplit
 from weakref import WeakKeyDictionary
 
@@ -187,14 +188,18 @@ async def find(target: Target, name: str | None = None, nth: str | None = None) 
     repairs = _repairs.get()
     healing = repairs is not None and name is None
     waited = 0.0
-    if not await _shown(page, selector):  # only then wait, for it or any healing stage
-        stages = [s for _how, s in heal_stages(target)] if healing else []
-        timeout = active.settings.action_timeout_ms
-        await _wait_visible(page, [selector, *stages], timeout)
-        waited = timeout / 1000
-    if name is not None:
-        selector = await _choose(page, target, selector, expected)
-    problem = await _mismatch(page, target, selector, expected, waited, loose=name is not None)
+    look = await _look(page, selector)  # the element is usually there, shown and alone
+    if look is None or look[0] != 1 or not look[1][-1]:
+        look = None  # else: not yet there, several, hidden or not to be found this way
+        if not await _shown(page, selector):  # only then wait, for it or any healing stage
+            stages = [s for _how, s in heal_stages(target)] if healing else []
+            timeout = active.settings.action_timeout_ms
+            await _wait_visible(page, [selector, *stages], timeout)
+            waited = timeout / 1000
+        if name is not None:
+            selector = await _choose(page, target, selector, expected)
+    loose = name is not None
+    problem = await _mismatch(page, target, selector, expected, waited, loose, look)
     if problem is None:
         _found()[target.step] = (page, selector)
         return selector
@@ -310,6 +315,15 @@ async def _wait_visible(page: Page | Frame, selectors: list[str], timeout: float
         await union.first.wait_for(state="visible", timeout=timeout)
 
 
+async def _look(page: Page | Frame, selector: str) -> tuple[int, Any] | None:
+    """How many elements ``selector`` matches and the library's inspection of the one it
+    matches (None for no or several), in one round trip; None when the page cannot use it."""
+    try:
+        return await count_and_run(page.locator(selector), "inspect")
+    except PlaywrightError:
+        return None
+
+
 async def _mismatch(
     page: Page | Frame,
     target: Target,
@@ -317,13 +331,15 @@ async def _mismatch(
     expected: str,
     waited: float,
     loose: bool = False,
+    look: tuple[int, Any] | None = None,
 ) -> str | None:
     """Why ``selector`` does not name the recorded element now, or None when it does
-    (``loose``: names compared case aside, as a command says them). When it does, the
-    element is vouched for, so the step's primitive acts on it without locating it again."""
+    (``loose``: names compared case aside, as a command says them; ``look``: the one just
+    taken, else one is taken). When it does, the element is vouched for, so the step's
+    primitive acts on it without locating it again."""
     locator = page.locator(selector)
     try:
-        count, seen = await count_and_run(locator, "inspect")
+        count, seen = look or await count_and_run(locator, "inspect")
     except PlaywrightError as exc:
         return f"{selector} cannot be used on this page: {str(exc).splitlines()[0]}"
     if count > 1:
