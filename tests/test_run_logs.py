@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 
 from playwright.async_api import Browser
+from sqlalchemy import event
 from sqlmodel import Session, select
 
 from browser_agent.demo_site import DemoSite
@@ -157,3 +158,37 @@ def test_a_secret_learnt_late_is_masked_in_the_stored_records_too(settings: Sett
         assert kept is not None and kept.iterations.count("\n") == 2
         assert "hunter2" not in kept.iterations + kept.log + kept.meta
     assert "hunter2" not in recorder.iterations_path.read_text(encoding="utf-8")
+
+
+def test_the_stored_log_grows_by_the_new_messages_and_stays_the_file(settings: Settings) -> None:
+    """Each write sends the store only the messages added since the last one; the store's
+    copy is the file's text, also after a secret learnt late is masked in all of it."""
+    engine = open_store(settings)
+    recorder = RunRecorder.start(engine, settings.logs_dir, "x", None, "offline", True)
+    messages: list[dict] = [{"role": "system", "content": "Be brief.\nÉtape 1"}]
+    sent: list[str] = []  # the parameters of each write of the run's stored log
+
+    def stored() -> str:
+        with Session(engine) as db:
+            kept = db.get(RunLog, recorder.run.id)
+            assert kept is not None
+            return kept.log
+
+    def on_execute(_conn, _cursor, statement: str, parameters, _context, _many) -> None:  # type: ignore[no-untyped-def]
+        if statement.lower().startswith(("update runlog", "insert into runlog")):
+            sent.append(json.dumps(parameters, default=str))
+
+    event.listen(engine, "before_cursor_execute", on_execute)
+    for step in range(1, 5):
+        messages.append({"role": "assistant", "content": None, "tool_calls": [{"id": str(step)}]})
+        page = f"typed pw{step} on a page of " + "text " * 400
+        messages.append({"role": "tool", "tool_call_id": str(step), "content": page})
+        recorder.write_log(messages)
+        assert stored() == recorder.log_path.read_text(encoding="utf-8")
+    whole = recorder.log_path.read_text(encoding="utf-8")
+    assert len(sent[-1]) < len(whole) / 2  # the last write sent two messages, not the log
+    recorder.secrets.add("pw3")
+    messages.append({"role": "assistant", "content": "done"})
+    recorder.write_log(messages)
+    assert stored() == recorder.log_path.read_text(encoding="utf-8")
+    assert "pw3" not in stored() and "pw4" in stored()

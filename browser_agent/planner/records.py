@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import os
 import secrets as random_tokens
+import textwrap
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -23,7 +24,7 @@ from browser_agent.store.abandoned import this_process
 from browser_agent.store.db import forget_old_versions
 from browser_agent.store.models import Run, Step
 from browser_agent.store.paths import from_store, to_store
-from browser_agent.store.run_logs import keep_iteration, keep_iterations, keep_log
+from browser_agent.store.run_logs import add_to_log, keep_iteration, keep_iterations, keep_log
 
 
 def new_run_id() -> str:
@@ -47,9 +48,14 @@ def log_message(message: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+def _json_text(data: Any) -> str:
+    """``data`` as the log files write it."""
+    return json.dumps(data, indent=2, ensure_ascii=False)
+
+
 def _write_json(path: Path, data: Any) -> str:
     """Replace ``path`` atomically, so a crash never leaves half a file; the text written."""
-    text = json.dumps(data, indent=2, ensure_ascii=False)
+    text = _json_text(data)
     tmp = path.with_suffix(path.suffix + ".tmp")
     tmp.write_text(text, encoding="utf-8")
     os.replace(tmp, path)
@@ -67,6 +73,7 @@ class RunRecorder:
     step_count: int = 0
     masked: int = 0  # how many secrets everything written so far was masked with
     log_in_store: bool = False  # keep a copy of the chat log in the store too
+    in_store: tuple[int, int] = (0, 0)  # messages in the store's copy, secrets it is masked with
 
     @classmethod
     def start(
@@ -109,10 +116,23 @@ class RunRecorder:
 
     def write_log(self, messages: list[dict[str, Any]]) -> None:
         """Rewrite the chat log and the metadata beside it (and their copy in the store)."""
-        log = _write_json(self.log_path, redact([log_message(m) for m in messages], self.secrets))
+        items = redact([log_message(m) for m in messages], self.secrets)
+        log = _write_json(self.log_path, items)
         meta = _write_json(self.meta_path, redact(self.run.model_dump(mode="json"), self.secrets))
         if self.log_in_store:
+            self._keep_in_store(items, log, meta)
+
+    def _keep_in_store(self, items: list[dict[str, Any]], log: str, meta: str) -> None:
+        """The store's copy of the chat log: only the messages added since it was last
+        written are sent (a run's log grows with every step), unless it holds none yet or
+        a secret learnt since must be masked in all of it."""
+        kept, masked_with = self.in_store
+        if 0 < kept < len(items) and masked_with == len(self.secrets):
+            added = ",\n".join(textwrap.indent(_json_text(item), "  ") for item in items[kept:])
+            add_to_log(self.engine, self.run.id, added, log, meta)
+        else:
             keep_log(self.engine, self.run.id, log, meta)
+        self.in_store = (len(items), len(self.secrets))
 
     def add_iteration(self, record: dict[str, Any]) -> None:
         """Append one planner iteration: context sent, reasoning, actions and results (and

@@ -13,7 +13,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import Engine, insert, update
+from sqlalchemy import Engine, func, insert, update
 from sqlmodel import Session, col
 
 from browser_agent.store.models import Run, RunLog
@@ -24,6 +24,16 @@ def keep_log(engine: Engine, run_id: str, log: str, meta: str) -> None:
     """Write (or replace) the store's copy of a run's chat log and metadata."""
     written = {"log": log, "meta": meta}
     _kept(engine, run_id, written, written)
+
+
+def add_to_log(engine: Engine, run_id: str, items: str, log: str, meta: str) -> None:
+    """Add messages to the store's copy of a chat log without sending back those before
+    it: ``items`` are the JSON text of the new messages as the log's file writes them (each
+    line indented), put before the closing bracket. ``log`` is the whole text, for a copy
+    not kept yet."""
+    kept = col(RunLog.log)
+    added = func.substr(kept, 1, func.length(kept) - 2) + f",\n{items}\n]"
+    _kept(engine, run_id, {"log": added, "meta": meta}, {"log": log, "meta": meta})
 
 
 def keep_iteration(engine: Engine, run_id: str, line: str) -> None:
