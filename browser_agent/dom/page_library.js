@@ -5,6 +5,8 @@
 //   describe - opening tag with identifying attributes of one element
 //   identity - [tag, role, name, is password] of one element, to check it is the same
 //   inspect  - identity plus opening tag and visibility, in one round trip
+//   options  - [value, label] of each option of a <select>
+//   suggests - whether a field offers suggestions as one types (an autocomplete)
 //   watch    - start counting DOM changes (mutation observers)
 //   changes  - report what changed since `watch`
 // Called as page.evaluate(fn, arg) or locator.evaluate(fn, arg).
@@ -703,6 +705,11 @@
     case "observe": return JSON.stringify(observe(arg));
     case "find": return JSON.stringify(observe({ ...arg, contentType: "find", budget: 0 }));
     case "describe": return describe(target);
+    case "options":
+      return Array.from(target.options || [], (o) => [o.value, o.textContent.trim()]);
+    case "suggests":
+      return target.getAttribute("autocomplete") === "off" || target.hasAttribute("list") ||
+        target.hasAttribute("aria-autocomplete") || target.getAttribute("role") === "combobox";
     case "identity": {
       const role = roleOf(target);
       return [target.tagName.toLowerCase(), role || "", nameOf(target), isPassword(target)];

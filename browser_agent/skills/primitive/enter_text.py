@@ -13,7 +13,7 @@ from browser_agent.browser.errors import ActionError
 from browser_agent.browser.locate import Located, locate
 from browser_agent.browser.session import BrowserSession, session
 from browser_agent.browser.values import field_value
-from browser_agent.dom.library import run_on_page
+from browser_agent.dom.library import run_on_element, run_on_page
 from browser_agent.secrets import filled
 from browser_agent.skills.primitive._common import Selector, attempt
 
@@ -93,10 +93,7 @@ SUGGESTIONS_MS = 1000
 async def _suggests(target: Located) -> bool:
     """Whether the field offers suggestions as one types (an autocomplete)."""
     try:
-        return await target.locator.evaluate(
-            "el => el.getAttribute('autocomplete') === 'off' || el.hasAttribute('list') ||"
-            " el.hasAttribute('aria-autocomplete') || el.getAttribute('role') === 'combobox'"
-        )
+        return bool(await run_on_element(target.locator, "suggests"))
     except PlaywrightError:
         return False
 

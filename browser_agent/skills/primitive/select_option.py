@@ -10,6 +10,7 @@ from browser_agent.browser.effects import watching
 from browser_agent.browser.errors import ActionError
 from browser_agent.browser.locate import locate
 from browser_agent.browser.session import session
+from browser_agent.dom.library import run_on_element
 from browser_agent.skills.primitive._common import Selector, attempt
 
 
@@ -21,11 +22,7 @@ async def select_option(
     active = session()
     target = await locate(active, selector)
     choices = await attempt(
-        target.locator.evaluate(
-            "el => Array.from(el.options || [], o => [o.value, o.textContent.trim()])"
-        ),
-        f"read the options of {target.tag}",
-        selector,
+        run_on_element(target.locator, "options"), f"read the options of {target.tag}", selector
     )
     wanted = option.strip()
     match = next((v for v, label in choices if wanted in (v, label)), None)
