@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 
 from playwright.async_api import Browser
-from sqlalchemy import event
+from sqlalchemy import Engine, event
 from sqlmodel import Session, select
 
 from browser_agent.demo_site import DemoSite
@@ -111,15 +111,21 @@ async def test_without_the_setting_the_log_stays_on_the_machine_that_made_it(
     assert refused.returncode == 1 and "Traceback" not in refused.stderr + refused.stdout
 
 
-def test_a_kept_log_whose_run_id_is_no_plain_name_is_not_written(settings: Settings) -> None:
-    """The run id names the file written from the store: one that would climb out of
-    ``logs/`` is not used."""
+def run_kept_elsewhere(settings: Settings, run_id: str) -> tuple[Engine, Run]:
+    """A run whose log file is on no disk here, only its (empty) copy in the store."""
     engine = open_store(settings)
-    run = Run(id="../../escaped", command="x", log_path="logs/elsewhere.json")
+    run = Run(id=run_id, command="x", log_path="logs/elsewhere.json")
     with Session(engine, expire_on_commit=False) as db:
         db.add(run)
         db.add(RunLog(run_id=run.id, log="[]", meta="{}"))
         db.commit()
+    return engine, run
+
+
+def test_a_kept_log_whose_run_id_is_no_plain_name_is_not_written(settings: Settings) -> None:
+    """The run id names the file written from the store: one that would climb out of
+    ``logs/`` is not used."""
+    engine, run = run_kept_elsewhere(settings, "../../escaped")
     path = log_file(engine, run, settings.workspace)
     assert not path.exists()
     assert not (settings.workspace.parent / "escaped.json").exists()
@@ -128,12 +134,7 @@ def test_a_kept_log_whose_run_id_is_no_plain_name_is_not_written(settings: Setti
 
 def test_a_kept_log_that_cannot_be_written_here_is_left_unread(settings: Settings) -> None:
     """A workspace whose logs folder cannot be made: the log is not read, nothing raises."""
-    engine = open_store(settings)
-    run = Run(id="20261201-000000-abcdef", command="x", log_path="logs/elsewhere.json")
-    with Session(engine, expire_on_commit=False) as db:
-        db.add(run)
-        db.add(RunLog(run_id=run.id, log="[]", meta="{}"))
-        db.commit()
+    engine, run = run_kept_elsewhere(settings, "20261201-000000-abcdef")
     (settings.workspace / "logs").write_text("not a folder")
     assert not log_file(engine, run, settings.workspace).exists()
 

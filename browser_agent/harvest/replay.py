@@ -7,6 +7,7 @@ import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 from urllib.parse import urlsplit
 
 from playwright.async_api import Browser
@@ -34,6 +35,18 @@ class Replay:
     screenshot: str | None = None
     seconds: float = 0.0
     trace: str | None = None  # a Playwright trace of the failed replay, when one was kept
+
+    def findings(self) -> dict[str, Any]:
+        """Where it failed, what it saw and how long it took, as a verdict or a stored
+        validation keeps them."""
+        return {
+            "step": self.step,
+            "selector": self.selector,
+            "error": self.error,
+            "screenshot": self.screenshot,
+            "final_url": self.final_url,
+            "seconds": round(self.seconds, 3),
+        }
 
 
 def relative(url: str) -> str:

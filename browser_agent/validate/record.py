@@ -42,13 +42,8 @@ def record_replay(
         skill_name=skill.name,
         version=skill.version,
         passed=outcome.passed,
-        step=outcome.step,
-        selector=outcome.selector,
-        error=outcome.error,
-        screenshot=outcome.screenshot,
-        final_url=outcome.final_url,
-        seconds=round(outcome.seconds, 3),
         job_id=job_id,
+        **outcome.findings(),
     )
     try:
         with Session(engine) as db:

@@ -132,12 +132,7 @@ async def check_skill(skill: Skill, job: Job) -> Checked:
         skill.name,
         skill.version,
         HEALTHY if outcome.passed else STALE,
-        step=outcome.step,
-        selector=outcome.selector,
-        error=outcome.error,
-        screenshot=outcome.screenshot,
-        final_url=outcome.final_url,
-        seconds=round(outcome.seconds, 3),
+        **outcome.findings(),
     )
     if not outcome.passed and job.reharvest:
         try:
