@@ -188,6 +188,8 @@ def test_the_stored_log_grows_by_the_new_messages_and_stays_the_file(settings: S
         assert stored() == recorder.log_path.read_text(encoding="utf-8")
     whole = recorder.log_path.read_text(encoding="utf-8")
     assert len(sent[-1]) < len(whole) / 2  # the last write sent two messages, not the log
+    recorder.write_log(messages)  # nothing new (as when the run finishes): the metadata
+    assert stored() == whole and len(sent[-1]) < len(whole) / 4
     recorder.secrets.add("pw3")
     messages.append({"role": "assistant", "content": "done"})
     recorder.write_log(messages)

@@ -127,7 +127,7 @@ class RunRecorder:
         written are sent (a run's log grows with every step), unless it holds none yet or
         a secret learnt since must be masked in all of it."""
         kept, masked_with = self.in_store
-        if 0 < kept < len(items) and masked_with == len(self.secrets):
+        if 0 < kept <= len(items) and masked_with == len(self.secrets):
             added = ",\n".join(textwrap.indent(_json_text(item), "  ") for item in items[kept:])
             add_to_log(self.engine, self.run.id, added, log, meta)
         else:

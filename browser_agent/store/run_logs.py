@@ -29,11 +29,13 @@ def keep_log(engine: Engine, run_id: str, log: str, meta: str) -> None:
 def add_to_log(engine: Engine, run_id: str, items: str, log: str, meta: str) -> None:
     """Add messages to the store's copy of a chat log without sending back those before
     it: ``items`` are the JSON text of the new messages as the log's file writes them (each
-    line indented), put before the closing bracket. ``log`` is the whole text, for a copy
-    not kept yet."""
-    kept = col(RunLog.log)
-    added = func.substr(kept, 1, func.length(kept) - 2) + f",\n{items}\n]"
-    _kept(engine, run_id, {"log": added, "meta": meta}, {"log": log, "meta": meta})
+    line indented), put before the closing bracket; none, and only ``meta`` is written.
+    ``log`` is the whole text, for a copy not kept yet."""
+    change: dict[str, Any] = {"meta": meta}
+    if items:
+        kept = col(RunLog.log)
+        change["log"] = func.substr(kept, 1, func.length(kept) - 2) + f",\n{items}\n]"
+    _kept(engine, run_id, change, {"log": log, "meta": meta})
 
 
 def keep_iteration(engine: Engine, run_id: str, line: str) -> None:
