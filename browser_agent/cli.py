@@ -48,7 +48,7 @@ if TYPE_CHECKING:
     from browser_agent.llm.types import LLMClient
     from browser_agent.planner.agent import RunResult
     from browser_agent.settings import Settings
-    from browser_agent.store.models import Step
+    from browser_agent.store.rows import StepRow
 
 console = Console()
 
@@ -276,7 +276,7 @@ def _target(arguments: str) -> str:
     return ""
 
 
-def _print_step(step: Step) -> None:
+def _print_step(step: StepRow) -> None:
     """One line per step: tool, target, outcome, time, and the start of the answer."""
     mark = "[green]ok[/]   " if step.ok else "[red]error[/]"
     response = " ".join(step.response.split())
@@ -648,7 +648,10 @@ def _before_exit() -> None:
     """Close the store's connections, then keep what the command loaded out of the garbage
     collector's passes at exit: for a routed run that is about 110,000 objects, and the
     passes took a quarter of a second, as long as the run's page actions."""
-    db = sys.modules.get("browser_agent.store.db")  # not imported for --help
+    connection = sys.modules.get("browser_agent.store.connection")  # not for --help
+    if connection is not None:
+        connection.close_stores()
+    db = sys.modules.get("browser_agent.store.db")  # not for a run on a current SQLite store
     if db is not None:
         db.close_engines()
     gc.freeze()

@@ -14,7 +14,7 @@ if TYPE_CHECKING:
     from browser_agent.llm.types import LLMClient
     from browser_agent.planner.agent import RunResult
     from browser_agent.settings import Settings
-    from browser_agent.store.models import Step
+    from browser_agent.store.rows import StepRow
 
 FIRST_COMMAND = "search for trail shoes and sort by price low to high"
 SECOND_COMMAND = "search for sandals and sort by customer rating"
@@ -35,7 +35,7 @@ async def tour(
     settings: Settings,
     first_command: str = FIRST_COMMAND,
     second_command: str = SECOND_COMMAND,
-    on_step: Callable[[Step], None] | None = None,
+    on_step: Callable[[StepRow], None] | None = None,
     on_stage: Callable[[str], None] = lambda _text: None,
 ) -> Tour:
     """Run, harvest, run again; one browser and one demo shop for the whole tour."""

@@ -13,6 +13,7 @@ import typer
 if TYPE_CHECKING:
     from browser_agent.store.memory_models import MemoryEntry
     from browser_agent.store.models import Run, Skill, Step
+    from browser_agent.store.rows import StepRow
 
 
 def _plain(value: object) -> object:
@@ -58,7 +59,7 @@ def run_fields(run: Run) -> dict[str, object]:
     }
 
 
-def step_fields(step: Step) -> dict[str, object]:
+def step_fields(step: Step | StepRow) -> dict[str, object]:
     """A step of a run: its index, tool, arguments (as sent), whether it worked, the
     answer, the error, seconds and the URL after it."""
     return {

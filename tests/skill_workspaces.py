@@ -14,7 +14,8 @@ from browser_agent.harvest.harvester import harvest
 from browser_agent.llm.offline import OfflinePlanner
 from browser_agent.planner.agent import RunResult, run_command
 from browser_agent.settings import Settings, load_settings
-from browser_agent.store.db import forget_old_versions, open_store
+from browser_agent.store.connection import Store
+from browser_agent.store.db import open_store
 
 # Replays wait this long for an element: enough for four at once on a slow machine.
 ACTION_TIMEOUT_MS = 4_000
@@ -63,6 +64,6 @@ async def harvest_commands(
 
 def clone_workspace(source: Settings, target: Path) -> Settings:
     """A copy of a workspace (its store keeps paths relative to it: nothing to rewrite)."""
-    forget_old_versions(open_store(source))
+    Store.of(open_store(source)).forget_old_versions()
     shutil.copytree(source.workspace, target)
     return workspace_settings(target)

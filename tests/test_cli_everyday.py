@@ -151,7 +151,9 @@ def test_version_help_alias_and_completion(tmp_path: Path) -> None:
         done = cli(tmp_path, *args)
         assert done.returncode == 0 and "Usage: browser-agent" in done.stdout, args
     assert "--install-completion" in cli(tmp_path, "--help").stdout
-    script = cli(tmp_path, "--show-completion", "bash")
+    # the shell is named, not looked for among the parent processes (a test has none)
+    named = {"_TYPER_COMPLETE_TEST_DISABLE_SHELL_DETECTION": "1"}
+    script = cli(tmp_path, "--show-completion", "bash", env=named)
     assert script.returncode == 0 and "_BROWSER_AGENT_COMPLETE" in script.stdout
 
 

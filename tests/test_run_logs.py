@@ -5,17 +5,19 @@ from __future__ import annotations
 
 import json
 import os
+import sqlite3
 import subprocess
 import sys
 from pathlib import Path
 
 from playwright.async_api import Browser
-from sqlalchemy import Engine, event
+from sqlalchemy import Engine
 from sqlmodel import Session, select
 
 from browser_agent.demo_site import DemoSite
 from browser_agent.planner.records import RunRecorder
 from browser_agent.settings import Settings
+from browser_agent.store.connection import Store, sqlite_connection
 from browser_agent.store.db import open_store
 from browser_agent.store.models import Run, RunLog
 from browser_agent.store.run_logs import log_file
@@ -165,9 +167,22 @@ def test_the_stored_log_grows_by_the_new_messages_and_stays_the_file(settings: S
     """Each write sends the store only the messages added since the last one; the store's
     copy is the file's text, also after a secret learnt late is masked in all of it."""
     engine = open_store(settings)
-    recorder = RunRecorder.start(engine, settings.logs_dir, "x", None, "offline", True)
+    sent: list[str] = []  # each write of the run's stored log, with the values it sends
+
+    def traced() -> sqlite3.Connection:
+        connection = sqlite_connection(settings.workspace / "browser_agent.db")
+        connection.set_trace_callback(
+            lambda sql: (
+                sent.append(sql)
+                if sql.lower().startswith(("update runlog", "insert into runlog"))
+                else None
+            )
+        )
+        return connection
+
+    store = Store(traced, "sqlite", keep=True)
+    recorder = RunRecorder.start(store, settings.logs_dir, "x", None, "offline", True)
     messages: list[dict] = [{"role": "system", "content": "Be brief.\nÉtape 1"}]
-    sent: list[str] = []  # the parameters of each write of the run's stored log
 
     def stored() -> str:
         with Session(engine) as db:
@@ -175,11 +190,6 @@ def test_the_stored_log_grows_by_the_new_messages_and_stays_the_file(settings: S
             assert kept is not None
             return kept.log
 
-    def on_execute(_conn, _cursor, statement: str, parameters, _context, _many) -> None:  # type: ignore[no-untyped-def]
-        if statement.lower().startswith(("update runlog", "insert into runlog")):
-            sent.append(json.dumps(parameters, default=str))
-
-    event.listen(engine, "before_cursor_execute", on_execute)
     for step in range(1, 5):
         messages.append({"role": "assistant", "content": None, "tool_calls": [{"id": str(step)}]})
         page = f"typed pw{step} on a page of " + "text " * 400

@@ -31,7 +31,8 @@ from browser_agent.secrets import (
     missing,
 )
 from browser_agent.settings import Settings
-from browser_agent.store.db import forget_old_versions, open_store
+from browser_agent.store.connection import Store
+from browser_agent.store.db import open_store
 from browser_agent.store.skills import current_skills
 from tests.scripted import Script, mmid, succeeded_calls
 
@@ -149,7 +150,7 @@ def test_a_login_failing_before_the_password_is_typed_leaves_it_nowhere(
     assert json.loads(as_json.stdout)["status"] == "failed"
     shown = cli(settings, "show", json.loads(as_json.stdout)["run_id"])
     assert "{PASSWORD}" in shown.output  # the command is kept, with its placeholder
-    forget_old_versions(open_store(settings))
+    Store.of(open_store(settings)).forget_old_versions()
     nowhere(SECRET, settings.workspace, done.output, as_json.output, shown.output)
 
 
@@ -173,7 +174,7 @@ def test_a_secret_given_in_the_command_logs_in_and_a_routed_run_hides_it_too(
     assert (result["status"], result["llm_calls"]) == ("succeeded", 0), routed.output
     assert result["final_url"] == f"{demo.url}/account"
     shown = cli(settings, "skills", "show", skill.name)
-    forget_old_versions(engine)
+    Store.of(engine).forget_old_versions()
     nowhere(DEMO_PASSWORD, settings.workspace, learnt.output, harvested.output, routed.output)
     nowhere(DEMO_PASSWORD, settings.workspace, shown.output)
 
@@ -200,7 +201,7 @@ def test_secret_options_fill_the_placeholder_and_bad_ones_are_one_line(
     assert "DEMO_PW is not configured" in missing_one.stdout
     bad = cli(settings, "run", command, "--secret", "DEMO_PW")
     assert bad.exit_code == 2 and bad.output.count("\n") == 1 and "NAME=VALUE" in bad.output
-    forget_old_versions(open_store(settings))
+    Store.of(open_store(settings)).forget_old_versions()
     nowhere(DEMO_PASSWORD, settings.workspace, done.output, missing_one.output)
 
 
@@ -231,7 +232,7 @@ def test_a_login_skill_validates_when_its_secret_is_configured(
         settings, "validate", skill.name, env={"BROWSER_AGENT_SECRET_PASSWORD": DEMO_PASSWORD}
     )
     assert right.exit_code == 0 and "healthy" in right.output, right.output
-    forget_old_versions(engine)
+    Store.of(engine).forget_old_versions()
     nowhere(
         DEMO_PASSWORD, settings.workspace, learnt.output, unset.output, wrong.output, right.output
     )

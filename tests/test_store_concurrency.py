@@ -76,7 +76,7 @@ def _reporting(worker: Callable[..., Any], args: tuple, barrier: Barrier, result
 
 def count_uses(workspace: str, url: str, skill_id: int, barrier: Barrier) -> int:
     """Count INCREMENTS uses of a skill, every third one failed."""
-    from browser_agent.store.skills import record_use
+    from browser_agent.store.skill_use import record_use
 
     engine = open_store(settings_of(workspace, url))
     barrier.wait()

@@ -8,17 +8,14 @@ import json
 import logging
 import secrets
 from collections.abc import AsyncIterator, Callable
-from contextvars import ContextVar
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import event
-
 from browser_agent.llm.types import LLMClient
 from browser_agent.planner.people import Channel
 from browser_agent.settings import Settings
-from browser_agent.store.models import Run, Step
+from browser_agent.store.rows import StepRow
 
 logger = logging.getLogger("browser_agent.console")
 
@@ -152,15 +149,10 @@ class LiveRun:
         return True
 
 
-_live: ContextVar[LiveRun | None] = ContextVar("browser_agent_console_run", default=None)
-
-
-def _run_stored(_mapper: object, _connection: object, run: Run) -> None:
-    """The run of a console task is in the store: its page can link it from the start."""
-    live = _live.get()
-    if live is not None and live.run_id is None:
-        live.run_id = run.id
-        live.publish("stored", run_id=run.id)
+def _stored(live: LiveRun, run_id: str) -> None:
+    """The run is in the store: its page can link it from the start."""
+    live.run_id = run_id
+    live.publish("stored", run_id=run_id)
 
 
 class RunBoard:
@@ -170,8 +162,6 @@ class RunBoard:
         self.settings = settings
         self.make_llm = make_llm
         self.runs: dict[str, LiveRun] = {}
-        if not event.contains(Run, "after_insert", _run_stored):
-            event.listen(Run, "after_insert", _run_stored)
 
     def start(self, command: str, start_url: str | None, approve: bool = False) -> LiveRun:
         """Start ``command`` as a task of this process; its LiveRun follows it. With
@@ -197,7 +187,6 @@ class RunBoard:
         from browser_agent.planner.agent import run_command  # the planner: not for --help
         from browser_agent.planner.approval import approver
 
-        _live.set(live)  # this task's context: see _run_stored
         loop = asyncio.get_running_loop()
         timeout_s = self.settings.ask_timeout_s
 
@@ -215,6 +204,7 @@ class RunBoard:
                 start_url=live.start_url,
                 channel=channel,
                 on_step=lambda step: self._on_step(live, step),
+                on_start=lambda run_id: _stored(live, run_id),
                 approve=approver(lambda action: live.decide(action, timeout_s))
                 if approve
                 else None,
@@ -248,7 +238,7 @@ class RunBoard:
             trace=f"/runs/{live.run_id}/trace.zip" if traced else None,
         )
 
-    def _on_step(self, live: LiveRun, step: Step) -> None:
+    def _on_step(self, live: LiveRun, step: StepRow) -> None:
         """Publish a step as it is stored, then a screenshot of the page after it."""
         live.run_id = step.run_id
         live.llm_calls += step.llm_calls

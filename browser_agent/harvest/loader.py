@@ -19,9 +19,13 @@ import sys
 import types
 from collections.abc import Awaitable, Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from browser_agent.store.models import Skill
 from browser_agent.store.paths import from_store
+
+if TYPE_CHECKING:
+    from browser_agent.store.models import Skill
+    from browser_agent.store.rows import SkillRow
 
 SkillFunction = Callable[..., Awaitable[str]]
 
@@ -38,7 +42,7 @@ def source_hash(code: str) -> str:
     return hashlib.sha256(code.encode("utf-8")).hexdigest()
 
 
-def skill_code(skill: Skill, workspace: Path | None = None) -> tuple[str, str]:
+def skill_code(skill: Skill | SkillRow, workspace: Path | None = None) -> tuple[str, str]:
     """The skill's code and where it came from (for messages); SkillLoadError when it
     cannot be had, or the stored code does not match its hash."""
     if skill.source:
@@ -76,7 +80,7 @@ def _skill_builtins() -> dict:
     return {**vars(builtins), "__import__": _skill_import}
 
 
-def load_skill(skill: Skill, workspace: Path | None = None) -> SkillFunction:
+def load_skill(skill: Skill | SkillRow, workspace: Path | None = None) -> SkillFunction:
     """The async function of a stored skill (``workspace``: where relative paths of stores
     without kept code are found)."""
     code, origin = skill_code(skill, workspace)

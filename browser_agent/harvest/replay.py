@@ -7,7 +7,7 @@ import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from playwright.async_api import Browser
@@ -18,7 +18,10 @@ from browser_agent.harvest.loader import SkillFunction, SkillLoadError, load_ski
 from browser_agent.harvest.runtime import SkillStale
 from browser_agent.secrets import configured, how_to_set, missing, placeholders
 from browser_agent.settings import Settings
-from browser_agent.store.models import Skill
+
+if TYPE_CHECKING:
+    from browser_agent.store.models import Skill
+    from browser_agent.store.rows import SkillRow
 
 NEEDS_SECRET = "needs a secret (a password) that is never stored"
 
@@ -54,7 +57,7 @@ def relative(url: str) -> str:
     return parts.path + (f"?{parts.query}" if parts.query else "")
 
 
-def example_arguments(skill: Skill, start_url: str | None) -> dict[str, str]:
+def example_arguments(skill: Skill | SkillRow, start_url: str | None) -> dict[str, str]:
     """The arguments the skill was learnt with (secrets as their ``{NAME}`` placeholders)."""
     arguments = json.loads(skill.example_args or "{}")
     if start_url:
@@ -62,7 +65,7 @@ def example_arguments(skill: Skill, start_url: str | None) -> dict[str, str]:
     return arguments
 
 
-def lacking_secret(skill: Skill, secrets: Mapping[str, str]) -> str | None:
+def lacking_secret(skill: Skill | SkillRow, secrets: Mapping[str, str]) -> str | None:
     """Why the skill cannot be replayed for want of a secret, naming it; None if it can."""
     arguments = example_arguments(skill, None)
     if any(value == "" for value in arguments.values()):  # masked when it was learnt
@@ -79,7 +82,7 @@ def waits_for_secret(error: str | None) -> bool:
 
 
 async def replay(
-    skill: Skill,
+    skill: Skill | SkillRow,
     settings: Settings,
     browser: Browser | None = None,
     *,
@@ -128,7 +131,7 @@ async def _run(
     function: SkillFunction,
     arguments: dict[str, str],
     active: BrowserSession,
-    skill: Skill,
+    skill: Skill | SkillRow,
     screenshot_dir: Path | None,
 ) -> Replay:
     """Call the skill in ``active``'s context and judge where it ended."""
@@ -154,7 +157,7 @@ async def _run(
     return Replay(True, final_url=final)
 
 
-async def _screenshot(page, directory: Path | None, skill: Skill) -> str | None:  # type: ignore[no-untyped-def]
+async def _screenshot(page, directory: Path | None, skill: Skill | SkillRow) -> str | None:  # type: ignore[no-untyped-def]
     if directory is None:
         return None
     directory.mkdir(parents=True, exist_ok=True)

@@ -14,11 +14,9 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-
-from sqlalchemy import Engine
+from typing import TYPE_CHECKING
 
 from browser_agent.llm.types import LLMClient, LLMError
-from browser_agent.memory.manager import MemoryManager, recall_tool
 from browser_agent.memory.messages import (
     Message,
     clip_message,
@@ -41,6 +39,10 @@ from browser_agent.memory.tokens import (
 )
 from browser_agent.memory.usage import MemoryUsage
 from browser_agent.settings import Settings
+
+if TYPE_CHECKING:
+    from browser_agent.memory.manager import MemoryManager
+    from browser_agent.store.connection import Store
 
 MIN_ROOM_TOKENS = 64  # below this a budget is too small to hold anything useful
 
@@ -89,24 +91,31 @@ class ContextMemory:
         cls,
         settings: Settings,
         llm: LLMClient,
-        engine: Engine | None = None,
+        store: Store | None = None,
         run_id: str | None = None,
         secrets: Callable[[], set[str]] = set,
     ) -> ContextMemory:
-        """The memory the settings describe; a manager too when enabled and a store is given."""
+        """The memory the settings describe; a manager too when enabled and a store is given
+        (its module, and the ORM it queries the store with, are loaded only then)."""
         counter = token_counter(llm.name)
         prompts = Prompts(settings.memory_prompts_dir)
         usage = MemoryUsage()
         manager = None
-        if settings.memory_manager and engine is not None:
+        if settings.memory_manager and store is not None:
+            from browser_agent.memory.manager import MemoryManager
+
             manager = MemoryManager.from_settings(
-                settings, engine, llm, counter, prompts, usage, run_id, secrets
+                settings, store.orm_engine(settings), llm, counter, prompts, usage, run_id, secrets
             )
         return cls(llm, Budget.from_settings(settings), counter, prompts, manager, usage)
 
     def tools(self) -> dict[str, Callable[..., Awaitable[str]]]:
         """Tools the memory gives the planner: recall, when a memory manager is active."""
-        return {"recall": recall_tool(self.manager)} if self.manager else {}
+        if self.manager is None:
+            return {}
+        from browser_agent.memory.manager import recall_tool
+
+        return {"recall": recall_tool(self.manager)}
 
     async def fit(self, messages: list[Message], tools: list[dict]) -> list[Message]:
         """The context to send for ``messages`` and ``tools``, within the budget."""

@@ -14,10 +14,9 @@ import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 from playwright.async_api import Browser, Page
-from sqlalchemy import Engine
 
 from browser_agent.browser.dialogs import command_accepts_dialogs
 from browser_agent.browser.errors import ActionError, BrowserError, NoBrowser
@@ -38,10 +37,13 @@ from browser_agent.secrets import configured as configured_secrets
 from browser_agent.secrets import masked_command
 from browser_agent.settings import Settings
 from browser_agent.skills.primitive import OBSERVATION_ONLY, PRIMITIVES, get_dom
-from browser_agent.store.db import open_store
-from browser_agent.store.models import Step
-from browser_agent.store.skills import current_skills
+from browser_agent.store.connection import Store, open_run_store
+from browser_agent.store.rows import StepRow
+from browser_agent.store.skill_use import current_skill_rows
 from browser_agent.tools import tool_schema
+
+if TYPE_CHECKING:
+    from sqlalchemy import Engine
 
 TERMINATE = "##TERMINATE##"
 MAX_CONSECUTIVE_FAILURES = 5
@@ -154,7 +156,7 @@ class Agent:
     recorder: RunRecorder
     tools: Tools
     max_steps: int
-    on_step: Callable[[Step], None] | None = None
+    on_step: Callable[[StepRow], None] | None = None
     messages: list[dict[str, Any]] = field(default_factory=list)
     llm_calls: int = 0
     prompt_tokens: int = 0
@@ -172,7 +174,7 @@ class Agent:
             self.memory = ContextMemory.from_settings(
                 self.settings,
                 self.llm,
-                self.recorder.engine,
+                self.recorder.store,
                 self.recorder.run.id,
                 lambda: self.recorder.secrets,
             )
@@ -245,7 +247,7 @@ class Agent:
         try:
             function = load_skill(routed.skill, self.settings.workspace)
             outcome = await call_skill(
-                self.recorder.engine, routed.skill, function, arguments, self._help_step
+                self.recorder.store, routed.skill, function, arguments, self._help_step
             )
         except SkillLoadError as exc:
             outcome = SkillOutcome(f"The harvested skill could not be loaded: {exc}", False)
@@ -352,7 +354,7 @@ class Agent:
         started: float,
     ) -> None:
         """Store the step, rewrite the log and show progress."""
-        step = Step(
+        step = StepRow(
             run_id=self.recorder.run.id,
             index=0,
             tool=call.name,
@@ -432,7 +434,8 @@ async def run_command(
     channel: Channel | None = None,
     browser: Browser | Awaitable[Browser] | None = None,
     engine: Engine | None = None,
-    on_step: Callable[[Step], None] | None = None,
+    on_step: Callable[[StepRow], None] | None = None,
+    on_start: Callable[[str], None] | None = None,
     secrets: dict[str, str] | None = None,
     approve: Approve | None = None,
 ) -> RunResult:
@@ -443,6 +446,7 @@ async def run_command(
     ``secrets`` (by name; the configured ones when None) and the secret values the command
     gives reach no one: the command keeps their ``{NAME}`` placeholders, typing fills them.
     ``approve`` (approval mode) sees each action first; its text rejects the action.
+    ``on_start`` is told the run's id as soon as its row is in the store.
     ``browser`` may still be launching: it is awaited once the store is open and the
     command routed, and what its launch met is recorded (None: the run launches its own)."""
     if not command.strip():
@@ -452,16 +456,19 @@ async def run_command(
     known = configured_secrets() if secrets is None else dict(secrets)
     command, given = masked_command(command, known)
     known.update(given)
-    engine = engine or open_store(settings)
+    store = Store.of(engine) if engine is not None else open_run_store(settings)
     recorder = RunRecorder.start(
-        engine, settings.logs_dir, command, start_url, llm.name, settings.logs_in_store
+        store, settings.logs_dir, command, start_url, llm.name, settings.logs_in_store
     )
     recorder.secrets.update(known.values())
+    if on_start is not None:
+        on_start(recorder.run.id)
     tools = Tools.default()
     routed = None
     if settings.use_skills:
-        tools.functions.update(skill_tools(engine, command))
-        routed = route(command, current_skills(engine), start_url)
+        skills = current_skill_rows(store)
+        tools.functions.update(skill_tools(store, command, skills))
+        routed = route(command, skills, start_url)
     agent = Agent(llm, settings, recorder, tools, max_steps, on_step, approve=approve)
     use_channel(channel or Channel(ask=None, tell=lambda _text: None))
     started = time.perf_counter()
@@ -502,16 +509,19 @@ async def run_command(
         status, error = "interrupted", str(exc) or "Interrupted by the user."
         raise
     finally:
-        recorder.finish(
-            agent.messages,
-            status,
-            answer=answer,
-            error=error,
-            final_url=final_url,
-            llm_calls=agent.llm_calls + agent.memory.usage.llm_calls,
-            prompt_tokens=agent.prompt_tokens + agent.memory.usage.prompt_tokens,
-            completion_tokens=agent.completion_tokens + agent.memory.usage.completion_tokens,
-        )
+        try:
+            recorder.finish(
+                agent.messages,
+                status,
+                answer=answer,
+                error=error,
+                final_url=final_url,
+                llm_calls=agent.llm_calls + agent.memory.usage.llm_calls,
+                prompt_tokens=agent.prompt_tokens + agent.memory.usage.prompt_tokens,
+                completion_tokens=agent.completion_tokens + agent.memory.usage.completion_tokens,
+            )
+        finally:
+            store.close()  # a connection of the run's own (an engine's pool stays open)
     return RunResult(
         run_id=recorder.run.id,
         status=status,

@@ -11,20 +11,21 @@ import json
 import os
 import secrets as random_tokens
 import textwrap
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
-
-from sqlalchemy import Engine
-from sqlmodel import Session, select
+from typing import TYPE_CHECKING, Any
 
 from browser_agent.planner.redact import redact
 from browser_agent.store.abandoned import this_process
-from browser_agent.store.db import forget_old_versions
-from browser_agent.store.models import Run, Step
+from browser_agent.store.connection import Store
 from browser_agent.store.paths import from_store, to_store
+from browser_agent.store.rows import RunRow, StepRow
 from browser_agent.store.run_logs import add_to_log, keep_iteration, keep_iterations, keep_log
+from browser_agent.store.run_rows import add_step, rewrite_steps, save_run
+
+if TYPE_CHECKING:
+    from sqlalchemy import Engine
 
 
 def new_run_id() -> str:
@@ -66,9 +67,9 @@ def _write_json(path: Path, data: Any) -> str:
 class RunRecorder:
     """Keeps a run's log files and store rows up to date, with secrets masked."""
 
-    engine: Engine
+    store: Store
     logs_dir: Path
-    run: Run
+    run: RunRow
     secrets: set[str] = field(default_factory=set)
     step_count: int = 0
     masked: int = 0  # how many secrets everything written so far was masked with
@@ -78,7 +79,7 @@ class RunRecorder:
     @classmethod
     def start(
         cls,
-        engine: Engine,
+        db: Store | Engine,
         logs_dir: Path,
         command: str,
         start_url: str | None,
@@ -88,7 +89,7 @@ class RunRecorder:
         logs_dir.mkdir(parents=True, exist_ok=True)
         run_id = new_run_id()
         pid, host = this_process()
-        run = Run(
+        run = RunRow(
             id=run_id,
             command=command,
             start_url=start_url,
@@ -97,7 +98,7 @@ class RunRecorder:
             host=host,
             log_path=to_store(logs_dir / f"{run_id}.json", logs_dir.parent),
         )
-        recorder = cls(engine=engine, logs_dir=logs_dir, run=run, log_in_store=log_in_store)
+        recorder = cls(Store.of(db), logs_dir, run, log_in_store=log_in_store)
         recorder._save_run()
         return recorder
 
@@ -118,7 +119,7 @@ class RunRecorder:
         """Rewrite the chat log and the metadata beside it (and their copy in the store)."""
         items = redact([log_message(m) for m in messages], self.secrets)
         log = _write_json(self.log_path, items)
-        meta = _write_json(self.meta_path, redact(self.run.model_dump(mode="json"), self.secrets))
+        meta = _write_json(self.meta_path, redact(self.run.as_json(), self.secrets))
         if self.log_in_store:
             self._keep_in_store(items, log, meta)
 
@@ -129,9 +130,9 @@ class RunRecorder:
         kept, masked_with = self.in_store
         if 0 < kept <= len(items) and masked_with == len(self.secrets):
             added = ",\n".join(textwrap.indent(_json_text(item), "  ") for item in items[kept:])
-            add_to_log(self.engine, self.run.id, added, log, meta)
+            add_to_log(self.store, self.run.id, added, log, meta)
         else:
-            keep_log(self.engine, self.run.id, log, meta)
+            keep_log(self.store, self.run.id, log, meta)
         self.in_store = (len(items), len(self.secrets))
 
     def add_iteration(self, record: dict[str, Any]) -> None:
@@ -141,9 +142,9 @@ class RunRecorder:
         with self.iterations_path.open("a", encoding="utf-8") as out:
             out.write(line)
         if self.log_in_store:
-            keep_iteration(self.engine, self.run.id, line)
+            keep_iteration(self.store, self.run.id, line)
 
-    def add_step(self, step: Step) -> None:
+    def add_step(self, step: StepRow) -> None:
         """Store one tool call at once, so it survives an interrupted run: the step and the
         run's step count in one short transaction of their own."""
         self.step_count += 1
@@ -152,10 +153,9 @@ class RunRecorder:
         step.arguments = redact(step.arguments, self.secrets)
         step.response = redact(step.response, self.secrets)
         self.run.steps = self.step_count
-        with Session(self.engine, expire_on_commit=False) as db:  # callers read it afterwards
-            db.add(step)
-            db.merge(self._redacted_run())
-            db.commit()
+        with self.store.transaction() as execute:
+            step.id = add_step(execute, step)
+            save_run(execute, self._redacted_run())
         if len(self.secrets) > self.masked:  # a password was just typed: mask it at once,
             self._mask_written()  # so a run killed now leaves no copy in clear
 
@@ -171,12 +171,11 @@ class RunRecorder:
 
     def _save_run(self) -> None:
         """Write the run's row in a transaction of its own."""
-        with Session(self.engine) as db:
-            db.merge(self._redacted_run())
-            db.commit()
+        with self.store.transaction() as execute:
+            save_run(execute, self._redacted_run())
 
-    def _redacted_run(self) -> Run:
-        return Run.model_validate(redact(self.run.model_dump(), self.secrets))
+    def _redacted_run(self) -> RunRow:
+        return RunRow(**redact(asdict(self.run), self.secrets))
 
     def _mask_written(self) -> None:
         """Secrets learnt late (typed after the command named them) are masked after the fact."""
@@ -187,11 +186,6 @@ class RunRecorder:
             text = redact(self.iterations_path.read_text(encoding="utf-8"), self.secrets)
             self.iterations_path.write_text(text, encoding="utf-8")
             if self.log_in_store:
-                keep_iterations(self.engine, self.run.id, text)
-        with Session(self.engine) as db:
-            for step in db.exec(select(Step).where(Step.run_id == self.run.id)):
-                step.arguments = redact(step.arguments, self.secrets)
-                step.response = redact(step.response, self.secrets)
-                db.add(step)
-            db.commit()
-        forget_old_versions(self.engine)
+                keep_iterations(self.store, self.run.id, text)
+        rewrite_steps(self.store, self.run.id, lambda text: redact(text, self.secrets))
+        self.store.forget_old_versions()

@@ -25,8 +25,6 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from sqlalchemy import Engine
-
 from browser_agent.browser.errors import ActionError, BrowserError
 from browser_agent.browser.session import session
 from browser_agent.harvest.loader import SkillLoadError, load_skill
@@ -48,8 +46,14 @@ from browser_agent.planner.templates import (
     parse_template,
     split_list,
 )
-from browser_agent.store.models import Skill
-from browser_agent.store.skills import current_skills, loads, record_use, same_site, update_skill
+from browser_agent.store.connection import Store
+from browser_agent.store.rows import SkillRow
+from browser_agent.store.skill_use import (
+    loads,
+    mark_stale,
+    record_use,
+    same_site,
+)
 
 MAX_SKILL_TOOLS = 3
 
@@ -75,7 +79,7 @@ class Route:
     """A skill that matches the command, with the arguments read from it (typed as the
     skill's signature says), the template that matched and how specific the match is."""
 
-    skill: Skill
+    skill: SkillRow
     arguments: dict[str, Any]
     template: str = ""
     literal_words: int = 0
@@ -86,14 +90,14 @@ class Unfit(ValueError):
     """A value read from a command does not fit its parameter's type."""
 
 
-def routable(skill: Skill) -> bool:
+def routable(skill: SkillRow) -> bool:
     """A skill that may do a whole command: complete, and healthy or only unverified for
     want of a secret that the command itself supplies."""
     waiting_for_secret = skill.status == "candidate" and waits_for_secret(skill.last_error)
     return skill.complete and (skill.status == "healthy" or waiting_for_secret)
 
 
-def route(command: str, skills: Sequence[Skill], start_url: str | None = None) -> Route | None:
+def route(command: str, skills: Sequence[SkillRow], start_url: str | None = None) -> Route | None:
     """The most specific routable skill whose template matches the whole command and whose
     parameters take the values read from it, if any; with ``start_url``, only skills learnt
     on that page (the same words may mean other steps on another site)."""
@@ -101,7 +105,7 @@ def route(command: str, skills: Sequence[Skill], start_url: str | None = None) -
     return found[0] if found else None
 
 
-def routes(command: str, skills: Sequence[Skill], start_url: str | None = None) -> list[Route]:
+def routes(command: str, skills: Sequence[SkillRow], start_url: str | None = None) -> list[Route]:
     """Every routable skill and template that matches ``command`` with values that fit,
     the most specific first: most literal words matched, then fewest characters taken by
     parameters, then the newest version. The command is read once: linear in its length."""
@@ -143,7 +147,7 @@ def _specificity(found: Route) -> tuple[float, ...]:
     return (-found.literal_words, found.captured_chars, -created, -skill.version, -(skill.id or 0))
 
 
-def templates_of(skill: Skill) -> list[Template]:
+def templates_of(skill: SkillRow) -> list[Template]:
     """The parsed command templates of a skill (a malformed column gives none)."""
     templates = loads(skill.command_templates)
     if not isinstance(templates, list):
@@ -151,7 +155,7 @@ def templates_of(skill: Skill) -> list[Template]:
     return [parse_template(t) for t in templates if isinstance(t, str) and t.strip()]
 
 
-def parameter_schemas(skill: Skill) -> dict[str, dict[str, Any]]:
+def parameter_schemas(skill: SkillRow) -> dict[str, dict[str, Any]]:
     """The JSON schema of each parameter in the skill's signature (its tool schema)."""
     signature = loads(skill.signature)
     if not isinstance(signature, dict):
@@ -243,11 +247,13 @@ def _content_words(text: str) -> set[str]:
     return {w for w in re.findall(r"[a-z]+", text.lower()) if len(w) > 2 and w not in _FILLER}
 
 
-def relevant(command: str, skills: Sequence[Skill], limit: int = MAX_SKILL_TOOLS) -> list[Skill]:
+def relevant(
+    command: str, skills: Sequence[SkillRow], limit: int = MAX_SKILL_TOOLS
+) -> list[SkillRow]:
     """The few healthy skills whose templates share the most words with the command."""
     words = _content_words(command)
 
-    def overlap(skill: Skill) -> int:
+    def overlap(skill: SkillRow) -> int:
         text = " ".join(json.loads(skill.command_templates or "[]")) + " " + skill.docstring
         return len(words & _content_words(re.sub(r"\{\w+\}", " ", text)))
 
@@ -270,8 +276,8 @@ class SkillOutcome:
 
 
 async def call_skill(
-    engine: Engine,
-    skill: Skill,
+    store: Store,
+    skill: SkillRow,
     function: Callable[..., Awaitable[str]],
     arguments: dict,
     helper: StepHelper | None = None,
@@ -285,11 +291,11 @@ async def call_skill(
         try:
             answer = await function(**arguments)
         except SkillNotApplicable as exc:
-            return _not_applicable(engine, skill, repairs, exc)
+            return _not_applicable(store, skill, repairs, exc)
         except SkillStale as exc:
             url = _url()
-            _mark_stale(engine, skill, repairs, f"step {exc.step}: {exc}")
-            record_use(engine, skill.id, ok=False, error=str(exc))
+            _mark_stale(store, skill, repairs, f"step {exc.step}: {exc}")
+            record_use(store, skill.id, ok=False, error=str(exc))
             return SkillOutcome(
                 f"The harvested skill {skill.name} failed at its step {exc.step} on {url}: "
                 f"{exc}{_repaired_before(repairs)} It is marked stale. Carry on with the "
@@ -301,8 +307,8 @@ async def call_skill(
         except (ActionError, BrowserError) as exc:
             if repairs.done:  # it had already left its recorded path: out of date
                 said = f"{_repaired_before(repairs)} Then: {exc}".strip()
-                _mark_stale(engine, skill, repairs, said)
-            record_use(engine, skill.id, ok=False, error=str(exc))
+                _mark_stale(store, skill, repairs, said)
+            record_use(store, skill.id, ok=False, error=str(exc))
             return SkillOutcome(
                 f"The harvested skill {skill.name} failed on {_url()}: {exc}"
                 f"{_repaired_before(repairs)} Carry on with the primitive tools from the page "
@@ -312,25 +318,25 @@ async def call_skill(
             )
     if repairs.done:
         said = " ".join(repair.said() for repair in repairs.done)
-        _mark_stale(engine, skill, repairs, said)
-        record_use(engine, skill.id, ok=True)
+        _mark_stale(store, skill, repairs, said)
+        record_use(store, skill.id, ok=True)
         return SkillOutcome(
             f"The harvested skill {skill.name} needed repairs on the way: {said} It finished, "
             f"but is marked stale until it passes validation. {answer}",
             True,
             repairs=repairs.done,
         )
-    record_use(engine, skill.id, ok=True)
+    record_use(store, skill.id, ok=True)
     return SkillOutcome(str(answer), True)
 
 
 def _not_applicable(
-    engine: Engine, skill: Skill, repairs: Repairs, exc: SkillNotApplicable
+    store: Store, skill: SkillRow, repairs: Repairs, exc: SkillNotApplicable
 ) -> SkillOutcome:
     """The outcome of a skill that stopped because the command does not fit it."""
     state = "It is not broken and stays healthy"
     if repairs.done:  # the steps before needed repairs: out of date all the same
-        _mark_stale(engine, skill, repairs, _repaired_before(repairs).strip())
+        _mark_stale(store, skill, repairs, _repaired_before(repairs).strip())
         state = f"{_repaired_before(repairs).strip()} So it is marked stale"
     return SkillOutcome(
         f"The harvested skill {skill.name} does not apply to this command, so it did not do "
@@ -342,14 +348,14 @@ def _not_applicable(
     )
 
 
-def _mark_stale(engine: Engine, skill: Skill, repairs: Repairs, error: str) -> None:
+def _mark_stale(store: Store, skill: SkillRow, repairs: Repairs, error: str) -> None:
     """Mark the skill stale and keep its healed selectors as candidates for a next version."""
     healed = loads(skill.healed)
     healed = healed if isinstance(healed, dict) else {}
     for step, selectors in repairs.kept().items():
         healed.setdefault(step, {}).update(selectors)
     skill.status = "stale"
-    update_skill(engine, skill.id, status="stale", last_error=error, healed=json.dumps(healed))
+    mark_stale(store, skill.id, error, json.dumps(healed))
 
 
 def _repaired_before(repairs: Repairs) -> str:
@@ -365,27 +371,29 @@ def _url() -> str:
         return "an unknown page"
 
 
-def skill_tools(engine: Engine, command: str) -> dict[str, Callable[..., Awaitable[str]]]:
-    """The most relevant healthy skills as planner tools, named after the skill."""
+def skill_tools(
+    store: Store, command: str, skills: Sequence[SkillRow]
+) -> dict[str, Callable[..., Awaitable[str]]]:
+    """The most relevant healthy ones of ``skills`` as planner tools, named after the skill."""
     tools = {}
-    for skill in relevant(command, current_skills(engine, "healthy")):
+    for skill in relevant(command, [s for s in skills if s.status == "healthy"]):
         try:
             function = load_skill(skill)
         except SkillLoadError:
             continue
-        tools[skill.name] = _as_tool(engine, skill, function)
+        tools[skill.name] = _as_tool(store, skill, function)
     return tools
 
 
 def _as_tool(
-    engine: Engine, skill: Skill, function: Callable[..., Awaitable[str]]
+    store: Store, skill: SkillRow, function: Callable[..., Awaitable[str]]
 ) -> Callable[..., Awaitable[str]]:
     """A tool with the skill's signature whose failures come back as plain words."""
 
     async def tool(**arguments: Any) -> str:
         if skill.status != "healthy":
             return f"The harvested skill {skill.name} is stale; use the primitive tools."
-        outcome = await call_skill(engine, skill, function, arguments)
+        outcome = await call_skill(store, skill, function, arguments)
         if not outcome.ok:
             kind = "skill_not_applicable" if outcome.not_applicable else "skill_failed"
             raise ActionError(outcome.text, kind=kind)

@@ -21,7 +21,7 @@ from browser_agent.record.actions import Action
 from browser_agent.record.session import Recording
 from browser_agent.secrets import masked_command
 from browser_agent.settings import Settings
-from browser_agent.store.models import Step
+from browser_agent.store.rows import StepRow
 
 #: The model a recorded run names: a person showed it.
 MODEL = "demonstration"
@@ -78,7 +78,7 @@ def save_recording(
         call = {"id": call_id, "type": "function", "function": function}
         messages.append({"role": "assistant", "content": None, "tool_calls": [call]})
         messages.append({"role": "tool", "tool_call_id": call_id, "content": answer})
-        step = Step(run_id=recorder.run.id, index=0, tool=tool, arguments=text, response=answer)
+        step = StepRow(run_id=recorder.run.id, index=0, tool=tool, arguments=text, response=answer)
         step.url_after = url or None
         recorder.add_step(step)
     answer = f"Demonstrated {kept!r} in {len(recording.actions)} actions."

@@ -13,10 +13,7 @@ import socket
 from datetime import UTC, datetime
 from pathlib import Path
 
-from sqlalchemy import Engine, select, update
-from sqlmodel import col
-
-from browser_agent.store.models import Run
+from browser_agent.store.connection import Store
 
 ABANDONED_ERROR = "The process running it ended (killed, or the machine restarted) before it did."
 
@@ -26,21 +23,23 @@ def this_process() -> tuple[int, str]:
     return os.getpid(), socket.gethostname()
 
 
-def mark_abandoned(engine: Engine) -> list[str]:
+def mark_abandoned(store: Store) -> list[str]:
     """Mark this host's running runs whose process no longer exists as abandoned; their ids."""
     if os.name != "posix":  # os.kill(pid, 0) would end the process elsewhere
         return []
     _pid, host = this_process()
-    with engine.begin() as connection:
-        running = connection.execute(
-            select(col(Run.id), col(Run.pid)).where(Run.status == "running", Run.host == host)
-        ).all()
-        dead = [run_id for run_id, pid in running if pid is not None and not _alive(pid)]
-        if dead:
-            connection.execute(
-                update(Run)
-                .where(col(Run.id).in_(dead), Run.status == "running")
-                .values(status="abandoned", error=ABANDONED_ERROR, finished_at=datetime.now(UTC))
+    with store.transaction() as execute:
+        running = execute(
+            "SELECT id, pid FROM run WHERE status = 'running' AND host = :host", host=host
+        ).rows
+        dead = [row["id"] for row in running if row["pid"] is not None and not _alive(row["pid"])]
+        for run_id in dead:
+            execute(
+                "UPDATE run SET status = 'abandoned', error = :error, finished_at = :now "
+                "WHERE id = :id AND status = 'running'",
+                id=run_id,
+                error=ABANDONED_ERROR,
+                now=datetime.now(UTC),
             )
     return dead
 

@@ -18,6 +18,7 @@ from sqlalchemy.exc import ArgumentError, DBAPIError, NoSuchModuleError
 from sqlmodel import create_engine
 
 from browser_agent.settings import Settings, mask_url
+from browser_agent.store.connection import Store
 from browser_agent.store.errors import StoreError
 
 #: The driver a PostgreSQL URL without one is opened with.
@@ -44,7 +45,7 @@ def open_store(settings: Settings) -> Engine:
 
     engine = store_engine(settings)
     ensure_current(engine)
-    mark_abandoned(engine)
+    mark_abandoned(Store.of(engine))
     return engine
 
 
@@ -72,13 +73,6 @@ def engine_url(url: str) -> str:
     if separator and scheme.lower() in ("postgres", "postgresql"):
         return f"postgresql+{POSTGRES_DRIVER}://{rest}"
     return url.strip()
-
-
-def forget_old_versions(engine: Engine) -> None:
-    """Fold the write-ahead log into the database so replaced rows leave no copy on disk."""
-    if engine.url.get_backend_name() == "sqlite":
-        with engine.connect() as connection:
-            connection.exec_driver_sql("PRAGMA wal_checkpoint(TRUNCATE)")
 
 
 def _parsed(configured: str) -> URL:

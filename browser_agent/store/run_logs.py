@@ -11,52 +11,64 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
-from sqlalchemy import Engine, func, insert, update
-from sqlmodel import Session, col
-
-from browser_agent.store.models import Run, RunLog
+from browser_agent.store.connection import Store
 from browser_agent.store.paths import from_store
 
+if TYPE_CHECKING:
+    from sqlalchemy import Engine
 
-def keep_log(engine: Engine, run_id: str, log: str, meta: str) -> None:
+    from browser_agent.store.models import Run
+
+
+def keep_log(db: Store | Engine, run_id: str, log: str, meta: str) -> None:
     """Write (or replace) the store's copy of a run's chat log and metadata."""
     written = {"log": log, "meta": meta}
-    _kept(engine, run_id, written, written)
+    _kept(db, run_id, "log = :log, meta = :meta", written, written)
 
 
-def add_to_log(engine: Engine, run_id: str, items: str, log: str, meta: str) -> None:
+def add_to_log(db: Store | Engine, run_id: str, items: str, log: str, meta: str) -> None:
     """Add messages to the store's copy of a chat log without sending back those before
     it: ``items`` are the JSON text of the new messages as the log's file writes them (each
     line indented), put before the closing bracket; none, and only ``meta`` is written.
     ``log`` is the whole text, for a copy not kept yet."""
-    change: dict[str, Any] = {"meta": meta}
-    if items:
-        kept = col(RunLog.log)
-        change["log"] = func.substr(kept, 1, func.length(kept) - 2) + f",\n{items}\n]"
-    _kept(engine, run_id, change, {"log": log, "meta": meta})
+    new = {"log": log, "meta": meta}
+    if not items:
+        _kept(db, run_id, "meta = :meta", {"meta": meta}, new)
+        return
+    change = "meta = :meta, log = substr(log, 1, length(log) - 2) || :added"
+    _kept(db, run_id, change, {"meta": meta, "added": f",\n{items}\n]"}, new)
 
 
-def keep_iteration(engine: Engine, run_id: str, line: str) -> None:
+def keep_iteration(db: Store | Engine, run_id: str, line: str) -> None:
     """Add one iteration record (a JSON line) to the store's copy, without sending back
     those before it: a run's records grow with every model call."""
-    _kept(engine, run_id, {"iterations": col(RunLog.iterations) + line}, {"iterations": line})
+    added = {"iterations": line}
+    _kept(db, run_id, "iterations = iterations || :iterations", added, added)
 
 
-def keep_iterations(engine: Engine, run_id: str, text: str) -> None:
+def keep_iterations(db: Store | Engine, run_id: str, text: str) -> None:
     """Replace the store's copy of a run's iteration records (masked after the fact)."""
-    _kept(engine, run_id, {"iterations": text}, {"iterations": text})
+    written = {"iterations": text}
+    _kept(db, run_id, "iterations = :iterations", written, written)
 
 
-def _kept(engine: Engine, run_id: str, change: dict[str, Any], new: dict[str, Any]) -> None:
-    """Apply ``change`` to the run's row in one transaction, or make the row with ``new``
-    (a chat log not written yet is an empty one)."""
-    with engine.begin() as connection:
-        row = update(RunLog).where(col(RunLog.run_id) == run_id).values(**change)
-        if connection.execute(row).rowcount == 0:
+def _kept(
+    db: Store | Engine, run_id: str, change: str, values: dict[str, str], new: dict[str, str]
+) -> None:
+    """Apply ``change`` (``SET`` assignments of ``values``) to the run's row in one
+    transaction, or make the row with ``new`` (a chat log not written yet is an empty one)."""
+    with Store.of(db).transaction() as execute:
+        update = f"UPDATE runlog SET {change} WHERE run_id = :run_id"
+        if execute(update, run_id=run_id, **values).rowcount == 0:
             made = {"log": "[]", "meta": "{}", "iterations": "", **new}
-            connection.execute(insert(RunLog).values(run_id=run_id, **made))
+            execute(
+                "INSERT INTO runlog (run_id, log, meta, iterations) "
+                "VALUES (:run_id, :log, :meta, :iterations)",
+                run_id=run_id,
+                **made,
+            )
 
 
 def log_file(engine: Engine, run: Run, workspace: Path) -> Path:
@@ -67,6 +79,10 @@ def log_file(engine: Engine, run: Run, workspace: Path) -> Path:
     path = from_store(run.log_path, workspace)
     if path.exists():
         return path
+    from sqlmodel import Session
+
+    from browser_agent.store.models import RunLog
+
     with Session(engine) as db:
         kept = db.get(RunLog, run.id)
     if kept is None or not re.fullmatch(r"[A-Za-z0-9_-]+", run.id):

@@ -5,12 +5,12 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Mapping, Sequence
-from urllib.parse import urlsplit
 
-from sqlalchemy import Engine, update
-from sqlmodel import Session, col, func, select
+from sqlalchemy import Engine
+from sqlmodel import Session, func, select
 
 from browser_agent.store.models import HarvestedSource, Skill
+from browser_agent.store.skill_use import loads, same_site
 
 # A template's tokens as the router reads them: escaped braces, placeholders, plain text.
 _TOKENS = re.compile(r"(\{\{|\}\}|\{\w+\})")
@@ -81,20 +81,6 @@ def runs_of(skill: Skill) -> list[str]:
     """The sources (run ids or log paths) a skill version was harvested from."""
     runs = loads(skill.source_runs)
     return [str(run) for run in runs] if isinstance(runs, list) else []
-
-
-def site_of(url: str) -> str:
-    """The page a skill starts from, for telling skills of one command apart: scheme, host,
-    port and path (the query of a start URL varies between runs)."""
-    parts = urlsplit(url or "")
-    return f"{parts.scheme}://{parts.netloc}{parts.path or '/'}" if parts.netloc else ""
-
-
-def same_site(skill: Skill, url: str | None) -> bool:
-    """Whether ``skill`` was learnt on the page ``url`` starts from (any page, when either
-    is unknown)."""
-    mine, theirs = site_of(skill.start_url), site_of(url or "")
-    return not mine or not theirs or mine == theirs
 
 
 def skill_for_shape(engine: Engine, shape: str, start_url: str | None = None) -> Skill | None:
@@ -242,25 +228,3 @@ def update_skill(engine: Engine, skill_id: int, **changes: object) -> Skill:
         db.commit()
         db.refresh(row)
         return row
-
-
-def record_use(engine: Engine, skill_id: int, ok: bool, error: str | None = None) -> None:
-    """Count one use of a skill at run time. The counts are added in SQL, so processes
-    sharing the store never lose one to another's update."""
-    counts: dict[str, object] = {"uses": col(Skill.uses) + 1}
-    if ok:
-        counts["successes"] = col(Skill.successes) + 1
-    else:
-        counts["failures"] = col(Skill.failures) + 1
-        counts["last_error"] = error
-    with Session(engine) as db:
-        db.exec(update(Skill).where(col(Skill.id) == skill_id).values(counts))
-        db.commit()
-
-
-def loads(text: str) -> object:
-    """A JSON column's value (they are written by this package, but read defensively)."""
-    try:
-        return json.loads(text)
-    except (TypeError, json.JSONDecodeError):
-        return None

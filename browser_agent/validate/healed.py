@@ -16,7 +16,8 @@ from browser_agent.harvest.loader import skill_code, source_hash
 from browser_agent.settings import Settings
 from browser_agent.store.models import Skill
 from browser_agent.store.paths import to_store
-from browser_agent.store.skills import add_version, loads, update_skill, versions_of
+from browser_agent.store.skill_use import loads
+from browser_agent.store.skills import add_version, update_skill, versions_of
 
 # step (as text) -> {recorded selector: healed selector}, as Skill.healed keeps them
 Healed = dict[str, dict[str, str]]

@@ -34,13 +34,8 @@ from browser_agent.planner.templates import match_text
 from browser_agent.settings import Settings
 from browser_agent.store.models import Run, Skill
 from browser_agent.store.run_logs import log_file
-from browser_agent.store.skills import (
-    loads,
-    make_current,
-    runs_of,
-    update_skill,
-    versions_of,
-)
+from browser_agent.store.skill_use import loads
+from browser_agent.store.skills import make_current, runs_of, update_skill, versions_of
 from browser_agent.validate.healed import merge, stored_healed, write_healed_version
 from browser_agent.validate.record import record_replay, start_url_for
 

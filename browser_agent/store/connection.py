@@ -1,0 +1,190 @@
+"""The store through its database driver: the SQL a run reads and writes with.
+
+A run's own rows (the run, its steps, its log's copy, the skills it uses) are a few short
+statements, so the run path sends them through the DB-API connection itself instead of
+SQLAlchemy's ORM, whose import costs more CPU than everything else a routed run does in
+Python. :func:`open_run_store` opens a SQLite store already at the head revision with
+``sqlite3`` alone; anything else (a new or older store, a server database, an unusual
+URL) is opened by :func:`browser_agent.store.db.open_store` as every other command does,
+and wrapped. Statements name their parameters ``:name``; the driver's own style is used.
+"""
+
+from __future__ import annotations
+
+import re
+import sqlite3
+import weakref
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from browser_agent.store.migrations import HEAD_REVISION
+
+if TYPE_CHECKING:
+    from sqlalchemy import Engine
+
+    from browser_agent.settings import Settings
+
+#: Run one statement in the current transaction: its rows (as dicts) and its row count.
+Execute = Callable[..., "Result"]
+
+_stores: weakref.WeakSet[Store] = weakref.WeakSet()  # every direct connection of this process
+
+
+@dataclass
+class Result:
+    """What a statement gave back: its rows, each a dict by column name, and its row count."""
+
+    rows: list[dict[str, Any]]
+    rowcount: int
+
+
+@dataclass(eq=False)
+class Store:
+    """A DB-API connection to the store. ``connect`` gives a connection: one kept for the
+    process (``keep``, a direct SQLite connection) or one from an engine's pool, given
+    back after each transaction."""
+
+    connect: Callable[[], Any]
+    backend: str  # "sqlite" or "postgresql"
+    keep: bool = False
+    engine: Engine | None = None  # the SQLAlchemy engine it came from, if any
+    _kept: Any = field(default=None, repr=False)
+
+    @classmethod
+    def of(cls, db: Store | Engine) -> Store:
+        """``db`` as a store: itself, or the connections of a SQLAlchemy engine."""
+        if isinstance(db, Store):
+            return db
+        return cls(db.raw_connection, db.url.get_backend_name(), engine=db)
+
+    @contextmanager
+    def transaction(self) -> Iterator[Execute]:
+        """A transaction: ``execute(sql, **params)`` runs statements in it; committed at
+        the end of the block, rolled back if it raises."""
+        connection = self._connection()
+        try:
+            yield lambda sql, **params: self._run(connection, sql, params)
+            connection.commit()
+        except BaseException:
+            connection.rollback()
+            raise
+        finally:
+            if not self.keep:
+                connection.close()  # back to the engine's pool
+
+    def execute(self, sql: str, **params: Any) -> Result:
+        """One statement in a transaction of its own."""
+        with self.transaction() as execute:
+            return execute(sql, **params)
+
+    def orm_engine(self, settings: Settings) -> Engine:
+        """A SQLAlchemy engine on this store, for the ORM's queries (the memory manager's):
+        the one it came from, or one made on first use for a direct connection."""
+        if self.engine is None:
+            from browser_agent.store.db import store_engine
+
+            self.engine = store_engine(settings)
+        return self.engine
+
+    def forget_old_versions(self) -> None:
+        """Fold a SQLite store's write-ahead log into the file, so replaced rows (masked
+        secrets) leave no copy on disk. Nothing to do on a server database."""
+        if self.backend == "sqlite":
+            self.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+
+    def close(self) -> None:
+        """Close the kept connection (a SQLite store folds its write-ahead log back)."""
+        if self._kept is not None:
+            self._kept.close()
+            self._kept = None
+
+    def _connection(self) -> Any:
+        if not self.keep:
+            return self.connect()
+        if self._kept is None:
+            self._kept = self.connect()
+        return self._kept
+
+    def _run(self, connection: Any, sql: str, params: dict[str, Any]) -> Result:
+        if self.backend == "sqlite":
+            params = {k: _sqlite_value(v) for k, v in params.items()}
+        else:  # psycopg and psycopg2 take %(name)s
+            sql = re.sub(r"(?<![:\w]):(\w+)", r"%(\1)s", sql)
+        cursor = connection.cursor()
+        try:
+            cursor.execute(sql, params)
+            names = [column[0] for column in cursor.description or ()]
+            rows = (
+                [dict(zip(names, row, strict=True)) for row in cursor.fetchall()] if names else []
+            )
+            return Result(rows, cursor.rowcount)
+        finally:
+            cursor.close()
+
+
+def _sqlite_value(value: Any) -> Any:
+    """A value as the ORM writes it to SQLite: a time as the text of its UTC time."""
+    if isinstance(value, datetime):
+        return value.astimezone(UTC).strftime("%Y-%m-%d %H:%M:%S.%f")
+    return value
+
+
+def sqlite_connection(path: Path) -> sqlite3.Connection:
+    """A connection to the SQLite file at ``path`` with the store's per-connection settings:
+    wait for a busy store rather than fail, keep foreign keys, overwrite deleted content."""
+    connection = sqlite3.connect(path, timeout=5.0, check_same_thread=False)
+    connection.execute("PRAGMA foreign_keys=ON")
+    connection.execute("PRAGMA secure_delete=ON")  # masked secrets leave no old copy behind
+    return connection
+
+
+def open_run_store(settings: Settings) -> Store:
+    """The store a run writes to. A SQLite file at the head revision is opened with
+    ``sqlite3`` alone (its runs of dead processes marked abandoned, as ``open_store``
+    does); any other store goes through ``open_store``, which creates, migrates and says
+    in one line why it cannot be opened."""
+    from browser_agent.store.abandoned import mark_abandoned
+
+    path = _plain_sqlite_file(settings.db_url)
+    store = _current_sqlite_store(path) if path is not None else None
+    if store is None:
+        from browser_agent.store.db import open_store
+
+        return Store.of(open_store(settings))
+    mark_abandoned(store)
+    return store
+
+
+def close_stores() -> None:
+    """Close every direct connection still open in this process, for a process about to end."""
+    for store in list(_stores):
+        store.close()
+
+
+def _plain_sqlite_file(url: str) -> Path | None:
+    """The existing file a ``sqlite:///PATH`` URL names; None for any other URL (a server,
+    options after ``?``, escapes, memory) or a file not made yet."""
+    prefix = "sqlite:///"
+    if not url.startswith(prefix) or any(c in url for c in "?%#"):
+        return None
+    path = Path(url[len(prefix) :])
+    return path if path.name not in ("", ":memory:") and path.is_file() else None
+
+
+def _current_sqlite_store(path: Path) -> Store | None:
+    """A kept connection to the store file at ``path`` when its tables are at the head
+    revision; None when they are not (or it is no store) and ``open_store`` must see to it."""
+    store = Store(lambda: sqlite_connection(path), "sqlite", keep=True)
+    try:
+        rows = store.execute("SELECT version_num FROM alembic_version").rows
+    except sqlite3.Error:
+        rows = []
+    if [row["version_num"] for row in rows] != [HEAD_REVISION]:
+        store.close()
+        return None
+    _stores.add(store)
+    return store

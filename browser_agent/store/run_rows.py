@@ -1,0 +1,48 @@
+"""Writing a run's rows: the run itself, written again as it goes, and one row per step."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import asdict
+
+from browser_agent.store.connection import Execute, Store
+from browser_agent.store.rows import RunRow, StepRow, columns
+
+_RUN_COLUMNS = columns(RunRow)
+_STEP_COLUMNS = [name for name in columns(StepRow) if name != "id"]
+
+
+def save_run(execute: Execute, run: RunRow) -> None:
+    """Write ``run``'s row: made the first time, every field replaced after."""
+    names = ", ".join(f'"{name}"' for name in _RUN_COLUMNS)
+    values = ", ".join(f":{name}" for name in _RUN_COLUMNS)
+    changes = ", ".join(f'"{name}" = excluded."{name}"' for name in _RUN_COLUMNS[1:])
+    execute(
+        f'INSERT INTO run ({names}) VALUES ({values}) ON CONFLICT ("id") DO UPDATE SET {changes}',
+        **asdict(run),
+    )
+
+
+def add_step(execute: Execute, step: StepRow) -> int:
+    """Insert ``step``; its id."""
+    names = ", ".join(f'"{name}"' for name in _STEP_COLUMNS)
+    values = ", ".join(f":{name}" for name in _STEP_COLUMNS)
+    fields = {name: getattr(step, name) for name in _STEP_COLUMNS}
+    result = execute(f"INSERT INTO step ({names}) VALUES ({values}) RETURNING id", **fields)
+    return int(result.rows[0]["id"])
+
+
+def rewrite_steps(store: Store, run_id: str, change: Callable[[str], str]) -> None:
+    """Pass the arguments and response of each step of the run through ``change`` (to mask
+    a secret learnt late), in one transaction."""
+    with store.transaction() as execute:
+        steps = execute(
+            "SELECT id, arguments, response FROM step WHERE run_id = :run_id", run_id=run_id
+        ).rows
+        for step in steps:
+            execute(
+                "UPDATE step SET arguments = :arguments, response = :response WHERE id = :id",
+                id=step["id"],
+                arguments=change(step["arguments"]),
+                response=change(step["response"]),
+            )

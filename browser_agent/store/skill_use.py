@@ -1,0 +1,68 @@
+"""What a run does with harvested skills in the store: read the current ones, count each
+use, mark one stale. In SQL on the driver (see :mod:`browser_agent.store.connection`), so
+a routed run loads no ORM; registering and changing versions is in
+:mod:`browser_agent.store.skills`."""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING
+from urllib.parse import urlsplit
+
+from browser_agent.store.connection import Store
+from browser_agent.store.rows import SkillRow, columns
+
+if TYPE_CHECKING:
+    from sqlalchemy import Engine
+
+    from browser_agent.store.models import Skill
+
+
+def current_skill_rows(db: Store | Engine) -> list[SkillRow]:
+    """The current version of every skill, by name."""
+    names = ", ".join(f'"{name}"' for name in columns(SkillRow))
+    sql = f"SELECT {names} FROM skill WHERE current = :yes ORDER BY name"
+    rows = Store.of(db).execute(sql, yes=True).rows
+    return [SkillRow.read(row) for row in rows]
+
+
+def record_use(db: Store | Engine, skill_id: int, ok: bool, error: str | None = None) -> None:
+    """Count one use of a skill at run time. The counts are added in SQL, so processes
+    sharing the store never lose one to another's update."""
+    failed = "failures = failures + 1, last_error = :error"
+    change = "successes = successes + 1" if ok else failed
+    Store.of(db).execute(
+        f"UPDATE skill SET uses = uses + 1, {change} WHERE id = :id", id=skill_id, error=error
+    )
+
+
+def mark_stale(db: Store | Engine, skill_id: int, error: str, healed: str) -> None:
+    """Mark a skill stale with why, and the selectors healing found (JSON) for its next version."""
+    Store.of(db).execute(
+        "UPDATE skill SET status = 'stale', last_error = :error, healed = :healed WHERE id = :id",
+        id=skill_id,
+        error=error,
+        healed=healed,
+    )
+
+
+def loads(text: str) -> object:
+    """A JSON column's value (they are written by this package, but read defensively)."""
+    try:
+        return json.loads(text)
+    except (TypeError, json.JSONDecodeError):
+        return None
+
+
+def site_of(url: str) -> str:
+    """The page a skill starts from, for telling skills of one command apart: scheme, host,
+    port and path (the query of a start URL varies between runs)."""
+    parts = urlsplit(url or "")
+    return f"{parts.scheme}://{parts.netloc}{parts.path or '/'}" if parts.netloc else ""
+
+
+def same_site(skill: SkillRow | Skill, url: str | None) -> bool:
+    """Whether ``skill`` was learnt on the page ``url`` starts from (any page, when either
+    is unknown)."""
+    mine, theirs = site_of(skill.start_url), site_of(url or "")
+    return not mine or not theirs or mine == theirs
