@@ -78,6 +78,7 @@ async def test_recall_brings_back_the_first_biography(settings: Settings, browse
         memory_short_term_size=2,
     )
     writer = Writer()
+    open_store(settings)  # an existing store: the run opens it with sqlite3, the manager's ORM
     result = await run_command(COMMAND, FunctionClient(writer), settings, browser=browser)
 
     assert result.status == "succeeded", result.answer

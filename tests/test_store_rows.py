@@ -151,6 +151,20 @@ def test_a_run_opens_a_current_sqlite_store_with_sqlite3_alone(settings: Setting
     again.close()
 
 
+def test_a_direct_connection_gives_the_orm_an_engine_on_the_same_file(
+    settings: Settings,
+) -> None:
+    open_store(settings)
+    store = open_run_store(settings)
+    assert store.engine is None
+    engine = store.orm_engine(settings)  # the memory manager's queries
+    assert store.orm_engine(settings) is engine
+    RunRecorder.start(store, settings.logs_dir, "x", None, "offline")
+    with Session(engine) as db:
+        assert [run.command for run in db.exec(select(Run))] == ["x"]
+    store.close()
+
+
 def test_a_store_behind_the_head_revision_is_migrated_before_a_run_uses_it(
     settings: Settings,
 ) -> None:
