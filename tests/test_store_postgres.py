@@ -271,6 +271,15 @@ def test_a_sqlite_file_in_a_folder_that_does_not_exist_is_said_in_one_line(
     assert_one_line(code, output, f"the folder {tmp_path / 'gone'} does not exist")
 
 
+def test_a_file_that_is_no_sqlite_database_is_said_in_one_line(tmp_path: Path) -> None:
+    """Opened with sqlite3 by a run, and by open_store for every other command."""
+    store = tmp_path / "notes.db"
+    store.write_text("Shopping list: sandals, laces, a shoe horn.\n" * 20, encoding="utf-8")
+    for args in (["runs"], ["run", "search for sandals", "--url", "http://127.0.0.1:9/"]):
+        code, output = cli(tmp_path, f"sqlite:///{store}", *args)
+        assert_one_line(code, output, f"cannot open the store sqlite:///{store}", "not a database")
+
+
 def test_a_refused_connection_is_one_line_from_the_installed_command(tmp_path: Path) -> None:
     """The console script, as a user runs it: stderr holds one line, exit code 2."""
     url = f"postgres://agent:hunter2@127.0.0.1:{free_port()}/agent"

@@ -39,13 +39,17 @@ def open_store(settings: Settings) -> Engine:
     its tables created or upgraded under the migration lock when they are not current.
 
     Runs of this host left ``running`` by a process that no longer exists are marked
-    abandoned. Raises StoreError when the store cannot be opened."""
+    abandoned. Raises StoreError when the store cannot be opened or read."""
     from browser_agent.store.abandoned import mark_abandoned
     from browser_agent.store.migrate import ensure_current
 
     engine = store_engine(settings)
-    ensure_current(engine)
-    mark_abandoned(Store.of(engine))
+    try:
+        ensure_current(engine)
+        mark_abandoned(Store.of(engine))
+    except DBAPIError as exc:  # a file that is no SQLite database, a table it cannot read
+        said = _first_line(str(exc.orig))
+        raise StoreError(f"cannot open the store {mask_url(settings.db_url)}: {said}") from None
     return engine
 
 
