@@ -1,3 +1,4 @@
 """The store: SQLModel tables for runs, steps and skills, in SQLite or any SQLAlchemy URL
-(db opens it, models holds the tables). Nothing is imported here, so the store's error
-and path helpers load without SQLAlchemy."""
+(db opens it, models holds the tables). A run's own reads and writes (connection, rows,
+run_rows, run_logs, skill_use) are SQL on the database driver and load no SQLAlchemy.
+Nothing is imported here, so the store's error and path helpers load without SQLAlchemy."""
