@@ -67,7 +67,7 @@ class Settings(BaseSettings):
     )
     database_url: str | None = Field(
         None,
-        description="any SQLAlchemy URL",
+        description="a SQLite or PostgreSQL URL (`sqlite:///PATH`, `postgresql://…`)",
         json_schema_extra=_shown("SQLite file in the workspace"),
     )
     headed: bool = Field(False, description="`true` shows the browser window")

@@ -264,6 +264,19 @@ def test_a_url_that_is_not_a_database_url_is_said_in_one_line(url: str, tmp_path
     )
 
 
+@pytest.mark.parametrize("url", ["mysql://agent:hunter2@db/agent", "mssql+pyodbc://db/agent"])
+def test_a_database_other_than_sqlite_or_postgresql_is_said_in_one_line(
+    url: str, tmp_path: Path
+) -> None:
+    code, output = cli(tmp_path, url, "runs")
+    assert_one_line(
+        code,
+        output,
+        "database; the store is a SQLite file or a PostgreSQL database",
+        password="hunter2",
+    )
+
+
 def test_a_sqlite_file_in_a_folder_that_does_not_exist_is_said_in_one_line(
     tmp_path: Path,
 ) -> None:

@@ -80,19 +80,27 @@ def engine_url(url: str) -> str:
 
 
 def _parsed(configured: str) -> URL:
-    """The SQLAlchemy URL of the configured store URL; StoreError if it is not one."""
+    """The SQLAlchemy URL of the configured store URL; StoreError if it is not one, or
+    names a database other than SQLite or PostgreSQL (a run's statements are written for
+    those two: see store.connection)."""
     try:
-        return make_url(engine_url(configured))
-    except ArgumentError:
+        url = make_url(engine_url(configured))
+        kind = url.get_dialect().name  # the dialect's module only, not its driver
+    except (ArgumentError, NoSuchModuleError):  # http://, file://, a typo
         raise StoreError(_not_a_database_url(configured)) from None
+    if kind not in ("sqlite", "postgresql"):
+        raise StoreError(
+            f"the store URL {mask_url(configured)!r} names a {kind} database; the store is "
+            f"a SQLite file or a PostgreSQL database (BROWSER_AGENT_DATABASE_URL takes "
+            f"{EXPECTED_URL})"
+        )
+    return url
 
 
 def _created(url: URL, configured: str) -> Engine:
     """``create_engine`` for ``url``, which loads its dialect and driver."""
     try:
         engine = create_engine(url)
-    except NoSuchModuleError:  # no dialect of that name: http://, file://, a typo
-        raise StoreError(_not_a_database_url(configured)) from None
     except ImportError as exc:  # the dialect is known, its driver is not installed
         raise StoreError(_missing_driver(url, configured, exc)) from None
     _engines.add(engine)
