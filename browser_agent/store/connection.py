@@ -44,9 +44,9 @@ class Result:
 
 @dataclass(eq=False)
 class Store:
-    """A DB-API connection to the store. ``connect`` gives a connection: one kept for the
-    process (``keep``, a direct SQLite connection) or one from an engine's pool, given
-    back after each transaction."""
+    """A DB-API connection to the store. ``connect`` gives a connection: one kept open
+    until :meth:`close` (``keep``: a direct SQLite connection, a run's own) or one from an
+    engine's pool, given back after each transaction."""
 
     connect: Callable[[], Any]
     backend: str  # "sqlite" or "postgresql"
