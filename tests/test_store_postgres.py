@@ -15,6 +15,7 @@ import os
 import socket
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -291,6 +292,58 @@ def test_a_file_that_is_no_sqlite_database_is_said_in_one_line(tmp_path: Path) -
     for args in (["runs"], ["run", "search for sandals", "--url", "http://127.0.0.1:9/"]):
         code, output = cli(tmp_path, f"sqlite:///{store}", *args)
         assert_one_line(code, output, f"cannot open the store sqlite:///{store}", "not a database")
+
+
+@pytest.mark.parametrize("refusal", ["wrong password", "refused"])
+def test_a_run_says_a_store_it_cannot_open_in_one_line(
+    refusal: str, postgres_url: str, tmp_path: Path
+) -> None:
+    """A run opens the store with psycopg alone, and says the server's refusal as every
+    other command does."""
+    if refusal == "wrong password":
+        url, said = with_url(postgres_url, password="hunter2"), "wrong password or unknown user"
+    else:
+        url, said = f"postgres://agent:hunter2@127.0.0.1:{free_port()}/agent", "connection refused"
+    code, output = cli(tmp_path, url, "run", "search for sandals", "--url", "http://127.0.0.1:9/")
+    assert_one_line(code, output, "cannot open the store", said, password="hunter2")
+
+
+def test_a_run_tries_a_server_that_hangs_up_once(tmp_path: Path) -> None:
+    """A server that takes the connection and closes it: the run's attempt is all there
+    is (open_store does not connect again to say why)."""
+    import psycopg
+
+    accepted: list[int] = []
+    with socket.socket() as server:
+        server.bind(("127.0.0.1", 0))
+        server.listen(8)
+        server.settimeout(0.2)
+        done = threading.Event()
+
+        def hang_up() -> None:
+            while not done.is_set():
+                try:
+                    connection, _ = server.accept()
+                except TimeoutError:
+                    continue
+                accepted.append(1)
+                connection.close()
+
+        thread = threading.Thread(target=hang_up)
+        thread.start()
+        url = f"postgresql://agent:hunter2@127.0.0.1:{server.getsockname()[1]}/agent"
+        try:
+            with pytest.raises(psycopg.OperationalError):
+                psycopg.connect(url)  # one attempt of libpq (it may try twice: SSL, then not)
+            one_attempt, accepted[:] = len(accepted), []
+            code, output = cli(
+                tmp_path, url, "run", "search for sandals", "--url", "http://127.0.0.1:9/"
+            )
+        finally:
+            done.set()
+            thread.join()
+    assert_one_line(code, output, "cannot open the store", password="hunter2")
+    assert len(accepted) == one_attempt
 
 
 def test_a_refused_connection_is_one_line_from_the_installed_command(tmp_path: Path) -> None:

@@ -139,6 +139,32 @@ def test_skills_are_read_and_counted_as_the_orm_keeps_them(tmp_path: Path, store
     )
 
 
+def test_a_run_on_a_current_store_loads_no_sqlalchemy(tmp_path: Path, store_url: str) -> None:
+    """SQLite through sqlite3, PostgreSQL through psycopg: opened, a run's row written."""
+    settings = store_settings(tmp_path, store_url)
+    open_store(settings)
+    script = (
+        "import sys; from browser_agent.settings import load_settings; "
+        "from browser_agent.store.connection import open_run_store; "
+        "from browser_agent.planner.records import RunRecorder; "
+        "settings = load_settings(); store = open_run_store(settings); "
+        "RunRecorder.start(store, settings.logs_dir, 'x', None, 'offline'); "
+        "loaded = {m.split('.')[0] for m in sys.modules}; "
+        "print(store.engine is None, sorted(loaded & {'sqlalchemy', 'sqlmodel'}))"
+    )
+    env = {
+        **os.environ,
+        "BROWSER_AGENT_WORKSPACE": str(settings.workspace),
+        "BROWSER_AGENT_DATABASE_URL": store_url,
+    }
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, env=env, timeout=60
+    )
+    assert done.stdout.split("\n")[0] == "True []", done.stdout + done.stderr
+    with Session(open_store(settings)) as db:
+        assert [run.command for run in db.exec(select(Run))] == ["x"]
+
+
 def test_a_run_opens_a_current_sqlite_store_with_sqlite3_alone(settings: Settings) -> None:
     first = open_run_store(settings)  # no file yet: made and migrated by open_store
     assert first.engine is not None

@@ -3,10 +3,11 @@
 A run's own rows (the run, its steps, its log's copy, the skills it uses) are a few short
 statements, so the run path sends them through the DB-API connection itself instead of
 SQLAlchemy's ORM, whose import costs more CPU than everything else a routed run does in
-Python. :func:`open_run_store` opens a SQLite store already at the head revision with
-``sqlite3`` alone; anything else (a new or older store, a server database, an unusual
-URL) is opened by :func:`browser_agent.store.db.open_store` as every other command does,
-and wrapped. Statements name their parameters ``:name``; the driver's own style is used.
+Python. :func:`open_run_store` opens a store already at the head revision with the driver
+alone (``sqlite3`` for a SQLite file, ``psycopg`` for PostgreSQL); anything else (a new or
+older store, an unusual URL) is opened by :func:`browser_agent.store.db.open_store` as
+every other command does, and wrapped. Statements name their parameters ``:name``; the
+driver's own style is used.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit
 
 from browser_agent.store.migrations import HEAD_REVISION
 
@@ -143,14 +145,19 @@ def sqlite_connection(path: Path) -> sqlite3.Connection:
 
 
 def open_run_store(settings: Settings) -> Store:
-    """The store a run writes to. A SQLite file at the head revision is opened with
-    ``sqlite3`` alone (its runs of dead processes marked abandoned, as ``open_store``
-    does); any other store goes through ``open_store``, which creates, migrates and says
-    in one line why it cannot be opened."""
+    """The store a run writes to. A SQLite file or a PostgreSQL database at the head
+    revision is opened with its driver alone (its runs of dead processes marked abandoned,
+    as ``open_store`` does); any other store goes through ``open_store``, which creates and
+    migrates. Raises StoreError, in one line, when the store cannot be opened."""
     from browser_agent.store.abandoned import mark_abandoned
 
     path = _plain_sqlite_file(settings.db_url)
-    store = _current_sqlite_store(path) if path is not None else None
+    server = _plain_postgres_url(settings.db_url)
+    store = None
+    if path is not None:
+        store = _current_store(Store(lambda: sqlite_connection(path), "sqlite", keep=True))
+    elif server is not None:
+        store = _current_postgres_store(server, settings.db_url)
     if store is None:
         from browser_agent.store.db import open_store
 
@@ -175,13 +182,50 @@ def _plain_sqlite_file(url: str) -> Path | None:
     return path if path.name not in ("", ":memory:") and path.is_file() else None
 
 
-def _current_sqlite_store(path: Path) -> Store | None:
-    """A kept connection to the store file at ``path`` when its tables are at the head
-    revision; None when they are not (or it is no store) and ``open_store`` must see to it."""
-    store = Store(lambda: sqlite_connection(path), "sqlite", keep=True)
+def _plain_postgres_url(url: str) -> str | None:
+    """A ``postgres://``, ``postgresql://`` or ``postgresql+psycopg://`` URL as libpq takes
+    it (``postgresql://…``); None for any other URL."""
+    scheme, separator, rest = url.strip().partition("://")
+    if separator and scheme.lower() in ("postgres", "postgresql", "postgresql+psycopg"):
+        return f"postgresql://{rest}"
+    return None
+
+
+def _current_postgres_store(server: str, configured: str) -> Store | None:
+    """A kept psycopg connection to the database at ``server`` when its tables are at the
+    head revision; None when they are not, or psycopg is missing (``open_store`` sees to
+    both). A server that refuses the connection is said at once, without trying again."""
+    try:
+        import psycopg
+    except ImportError:
+        return None
+    store = Store(lambda: psycopg.connect(server), "postgresql", keep=True)
+    try:
+        return _current_store(store, psycopg.errors.UndefinedTable)
+    except psycopg.OperationalError as exc:  # no connection: the server's reason
+        from browser_agent.settings import mask_url
+        from browser_agent.store.errors import StoreError
+        from browser_agent.store.refusals import connection_refusal
+
+        reason = connection_refusal(*_host_and_port(server), str(exc))
+        raise StoreError(f"cannot open the store {mask_url(configured)}: {reason}") from None
+
+
+def _host_and_port(server: str) -> tuple[str | None, int | None]:
+    """The host and port a server URL names (None for what it does not, or names badly)."""
+    place = urlsplit(server)
+    try:
+        return place.hostname, place.port
+    except ValueError:  # a port that is no number: libpq said so
+        return place.hostname, None
+
+
+def _current_store(store: Store, *no_table: type[Exception]) -> Store | None:
+    """``store`` when its tables are at the head revision; None (and closed) when they
+    are not, or it has none (``no_table``: the driver's errors that say so)."""
     try:
         rows = store.execute("SELECT version_num FROM alembic_version").rows
-    except sqlite3.Error:
+    except (sqlite3.Error, *no_table):
         rows = []
     if [row["version_num"] for row in rows] != [HEAD_REVISION]:
         store.close()

@@ -8,7 +8,6 @@ URL) raises :class:`StoreError` with one line saying why; passwords never appear
 
 from __future__ import annotations
 
-import re
 import weakref
 from pathlib import Path
 
@@ -20,6 +19,7 @@ from sqlmodel import create_engine
 from browser_agent.settings import Settings, mask_url
 from browser_agent.store.connection import Store
 from browser_agent.store.errors import StoreError
+from browser_agent.store.refusals import connection_refusal, first_line
 
 #: The driver a PostgreSQL URL without one is opened with.
 POSTGRES_DRIVER = "psycopg"
@@ -48,7 +48,7 @@ def open_store(settings: Settings) -> Engine:
         ensure_current(engine)
         mark_abandoned(Store.of(engine))
     except DBAPIError as exc:  # a file that is no SQLite database, a table it cannot read
-        said = _first_line(str(exc.orig))
+        said = first_line(str(exc.orig))
         raise StoreError(f"cannot open the store {mask_url(settings.db_url)}: {said}") from None
     return engine
 
@@ -151,57 +151,8 @@ def _check_connection(engine: Engine, configured: str) -> None:
         with engine.connect():
             pass
     except DBAPIError as exc:
-        reason = _connection_refusal(engine.url, str(exc.orig))
+        reason = connection_refusal(engine.url.host, engine.url.port, str(exc.orig))
         raise StoreError(f"cannot open the store {mask_url(configured)}: {reason}") from None
-
-
-#: What a PostgreSQL server or libpq says when a connection fails, and how we say it.
-#: Each pattern is searched in the driver's message; the first that matches is used.
-_REFUSALS: tuple[tuple[str, str], ...] = (
-    (r'database "(?P<name>[^"]*)" does not exist', "the server has no database {name!r}"),
-    (
-        r'password authentication failed for user "(?P<name>[^"]*)"',
-        "the server refused user {name!r}: wrong password or unknown user",
-    ),
-    (r'role "(?P<name>[^"]*)" does not exist', "the server has no user {name!r}"),
-    (r"no password supplied", "the server asks for a password and the URL gives none"),
-    (
-        r"Connection refused",
-        "nothing accepts connections at {address} (connection refused): "
-        "is the PostgreSQL server running there?",
-    ),
-    (
-        r"failed to resolve host|could not translate host name",
-        "the host {host!r} is not known",
-    ),
-    (r"timeout expired|timed out", "no answer from {address} (timed out)"),
-)
-
-
-def _connection_refusal(url: URL, said: str) -> str:
-    """Why a connection failed, in a few words, from the driver's message."""
-    place = {"host": url.host or "localhost", "address": _address(url)}
-    for pattern, reason in _REFUSALS:
-        found = re.search(pattern, said)
-        if found:
-            return reason.format(**place, **found.groupdict())
-    return _first_line(said)
-
-
-def _address(url: URL) -> str:
-    """``host:port`` of a server URL (the local socket when it names no host)."""
-    if not url.host:
-        return "the local server's socket"
-    default = 5432 if url.get_backend_name() == "postgresql" else None
-    port = url.port or default
-    return f"{url.host}:{port}" if port else url.host
-
-
-def _first_line(said: str) -> str:
-    """The driver's message without its connection preamble, on one line."""
-    text = re.sub(r"^connection failed: (connection to server at .*? failed: )?", "", said.strip())
-    text = re.sub(r"^FATAL:\s+", "", text)
-    return " ".join(text.split()) or "the connection failed"
 
 
 def _sqlite_pragmas(connection, _record) -> None:  # type: ignore[no-untyped-def]
