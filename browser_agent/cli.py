@@ -651,7 +651,7 @@ def _before_exit() -> None:
     connection = sys.modules.get("browser_agent.store.connection")  # not for --help
     if connection is not None:
         connection.close_stores()
-    db = sys.modules.get("browser_agent.store.db")  # not for a run on a current SQLite store
+    db = sys.modules.get("browser_agent.store.db")  # not for a run on a current store
     if db is not None:
         db.close_engines()
     gc.freeze()

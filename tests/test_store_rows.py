@@ -52,7 +52,7 @@ def test_each_row_type_has_the_fields_of_its_table(row: type, model: type[SQLMod
         mine = fields[name]
         assert str(mine.type).replace("datetime.", "") == _type_name(field.annotation), name
         if field.default_factory is not None:
-            assert mine.default_factory.__name__ == field.default_factory.__name__, name  # type: ignore[misc]
+            assert mine.default_factory is field.default_factory, name
         elif field.is_required():
             assert mine.default is dataclasses.MISSING, name
         else:
@@ -173,6 +173,8 @@ def test_a_run_opens_a_current_sqlite_store_with_sqlite3_alone(settings: Setting
     again = open_run_store(settings)
     assert again.engine is None and again.keep  # the file is current: sqlite3 alone
     assert again.execute("PRAGMA foreign_keys").rows == [{"foreign_keys": 1}]
+    assert again.execute("PRAGMA busy_timeout").rows == [{"timeout": 5000}]
+    assert again.execute("PRAGMA secure_delete").rows == [{"secure_delete": 1}]
     assert again.execute("PRAGMA journal_mode").rows == [{"journal_mode": "wal"}]
     again.close()
 

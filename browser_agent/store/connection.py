@@ -136,12 +136,23 @@ def _sqlite_value(value: Any) -> Any:
 
 
 def sqlite_connection(path: Path) -> sqlite3.Connection:
-    """A connection to the SQLite file at ``path`` with the store's per-connection settings:
-    wait for a busy store rather than fail, keep foreign keys, overwrite deleted content."""
-    connection = sqlite3.connect(path, timeout=5.0, check_same_thread=False)
-    connection.execute("PRAGMA foreign_keys=ON")
-    connection.execute("PRAGMA secure_delete=ON")  # masked secrets leave no old copy behind
+    """A connection to the SQLite file at ``path`` with the store's per-connection settings."""
+    connection = sqlite3.connect(path, check_same_thread=False)
+    use_store_pragmas(connection)
     return connection
+
+
+def use_store_pragmas(connection: Any) -> None:
+    """Per SQLite connection (``sqlite3``'s own or one SQLAlchemy opens): wait for a busy
+    store rather than fail, keep foreign keys, overwrite what is deleted.
+
+    WAL, which lets the validator and a run write at once, stays with the file; it is set
+    once, under the migration lock (``migrate.upgrade``), since switching needs the whole file."""
+    cursor = connection.cursor()
+    cursor.execute("PRAGMA busy_timeout=5000")
+    cursor.execute("PRAGMA foreign_keys=ON")
+    cursor.execute("PRAGMA secure_delete=ON")  # masked secrets leave no old copy behind
+    cursor.close()
 
 
 def open_run_store(settings: Settings) -> Store:

@@ -17,7 +17,7 @@ from sqlalchemy.exc import ArgumentError, DBAPIError, NoSuchModuleError
 from sqlmodel import create_engine
 
 from browser_agent.settings import Settings, mask_url
-from browser_agent.store.connection import Store
+from browser_agent.store.connection import Store, use_store_pragmas
 from browser_agent.store.errors import StoreError
 from browser_agent.store.refusals import connection_refusal, first_line
 
@@ -64,7 +64,7 @@ def store_engine(settings: Settings) -> Engine:
         _check_folder(url, settings.db_url)
     engine = _created(url, settings.db_url)
     if url.get_backend_name() == "sqlite":
-        event.listen(engine, "connect", _sqlite_pragmas)
+        event.listen(engine, "connect", lambda connection, _record: use_store_pragmas(connection))
     else:
         _check_connection(engine, settings.db_url)
     return engine
@@ -153,15 +153,3 @@ def _check_connection(engine: Engine, configured: str) -> None:
     except DBAPIError as exc:
         reason = connection_refusal(engine.url.host, engine.url.port, str(exc.orig))
         raise StoreError(f"cannot open the store {mask_url(configured)}: {reason}") from None
-
-
-def _sqlite_pragmas(connection, _record) -> None:  # type: ignore[no-untyped-def]
-    """Per connection: wait for a busy store rather than fail, keep foreign keys.
-
-    WAL, which lets the validator and a run write at once, stays with the file; it is set
-    once, under the migration lock (``migrate.upgrade``), since switching needs the whole file."""
-    cursor = connection.cursor()
-    cursor.execute("PRAGMA busy_timeout=5000")
-    cursor.execute("PRAGMA foreign_keys=ON")
-    cursor.execute("PRAGMA secure_delete=ON")  # masked secrets leave no old copy behind
-    cursor.close()
