@@ -23,11 +23,11 @@ from rich.markup import escape
 # use them, so `--help` and a routed run start fast.
 from browser_agent import ENV_PREFIX
 from browser_agent.browser.chromium import find_chromium
-from browser_agent.browser.errors import ActionError, BrowserError
 from browser_agent.cli_group import OneLineErrors, fail
 from browser_agent.cluster.cli import batch_command
 from browser_agent.console.serve import serve_command
 from browser_agent.demo import FIRST_COMMAND, SECOND_COMMAND
+from browser_agent.errors import ActionError, BrowserError
 from browser_agent.harvest.cli import harvest_command, skills_app
 from browser_agent.json_output import print_json, run_fields, step_fields
 from browser_agent.memory.cli import app as memory_app

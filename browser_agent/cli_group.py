@@ -10,7 +10,7 @@ import typer
 from typer._click.exceptions import ClickException, NoArgsIsHelpError, UsageError
 from typer.core import TyperGroup
 
-from browser_agent.browser.errors import NoBrowser
+from browser_agent.errors import NoBrowser
 from browser_agent.secrets import SecretError
 from browser_agent.store.errors import StoreError
 

@@ -9,7 +9,7 @@ from contextlib import suppress
 from typing import TYPE_CHECKING
 from urllib.parse import urlparse
 
-from browser_agent.browser.errors import ActionError
+from browser_agent.errors import ActionError
 
 if TYPE_CHECKING:
     from browser_agent.settings import Settings

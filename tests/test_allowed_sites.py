@@ -20,10 +20,10 @@ from playwright.async_api import Browser
 from sqlmodel import Session, select
 from typer.testing import CliRunner
 
-from browser_agent.browser.errors import ActionError
 from browser_agent.browser.session import BrowserSession, browser_session
 from browser_agent.cli import app
 from browser_agent.demo_site import DemoSite
+from browser_agent.errors import ActionError
 from browser_agent.harvest.replay import replay
 from browser_agent.llm.types import ToolCall
 from browser_agent.planner.agent import Tools, execute

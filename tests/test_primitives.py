@@ -10,10 +10,10 @@ from urllib.parse import unquote
 
 import pytest
 
-from browser_agent.browser.errors import ActionError
 from browser_agent.browser.session import BrowserSession
 from browser_agent.demo_site import DemoSite
 from browser_agent.dom.library import run_on_page
+from browser_agent.errors import ActionError
 from browser_agent.page_content import PAGE_END, PAGE_START
 from browser_agent.skills.primitive import (
     PRIMITIVES,

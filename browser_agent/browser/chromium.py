@@ -5,7 +5,7 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-from browser_agent.browser.errors import NoBrowser
+from browser_agent.errors import NoBrowser
 
 # Flags that let Chromium run as root in a container and keep it off the network
 # except for the pages it is asked to load.

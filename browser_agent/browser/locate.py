@@ -9,9 +9,9 @@ from weakref import WeakKeyDictionary
 from playwright.async_api import BrowserContext, Frame, Locator, Page
 from playwright.async_api import Error as PlaywrightError
 
-from browser_agent.browser.errors import ActionError
 from browser_agent.browser.session import BrowserSession
 from browser_agent.dom.library import run_on_element
+from browser_agent.errors import ActionError
 
 _MMID = re.compile(r"""^\s*(?:\[\s*mmid\s*=\s*["']?(\d+)["']?\s*\]|mmid\s*=\s*(\d+)|(\d+))\s*$""")
 

@@ -91,9 +91,9 @@ def command_jobs(
 ) -> list[CommandJob]:
     """A job per line, under a new batch id; a URL the settings refuse, or (in-process) a
     secret not configured, is a mistake of the line that names it."""
-    from browser_agent.browser.errors import ActionError
     from browser_agent.cli_group import UserError
     from browser_agent.cluster.jobs import CommandJob, job_ids, named_secrets
+    from browser_agent.errors import ActionError
     from browser_agent.site_policy import normalize_url
 
     batch_id = uuid.uuid4().hex[:12]

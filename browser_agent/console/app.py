@@ -136,7 +136,7 @@ class Console:
 
     def _refused_start(self, command: str, start_url: str | None) -> str | None:
         """Why this command may not start (an empty command, a URL the settings refuse)."""
-        from browser_agent.browser.errors import ActionError
+        from browser_agent.errors import ActionError
         from browser_agent.site_policy import normalize_url
 
         if not command:

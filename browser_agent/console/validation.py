@@ -63,7 +63,7 @@ class Validations:
         return path if path.is_file() else None
 
     async def _run(self, validation: Validation) -> None:
-        from browser_agent.browser.errors import BrowserError
+        from browser_agent.errors import BrowserError
         from browser_agent.validate.lock import LockHeld
         from browser_agent.validate.validator import CannotValidate, run_validation
 

@@ -12,8 +12,8 @@ from urllib.parse import urlsplit
 
 from playwright.async_api import Browser
 
-from browser_agent.browser.errors import ActionError, BrowserError
 from browser_agent.browser.session import BrowserSession, browser_session
+from browser_agent.errors import ActionError, BrowserError
 from browser_agent.harvest.loader import SkillFunction, SkillLoadError, load_skill
 from browser_agent.harvest.runtime import SkillStale
 from browser_agent.secrets import configured, how_to_set, missing, placeholders

@@ -25,11 +25,11 @@ from weakref import WeakKeyDictionary
 from playwright.async_api import BrowserContext, Frame, Page
 from playwright.async_api import Error as PlaywrightError
 
-from browser_agent.browser.errors import ActionError
 from browser_agent.browser.locate import Located, frame_for, vouch
 from browser_agent.browser.session import session
 from browser_agent.browser.values import field_value
 from browser_agent.dom.library import count_and_run, run_on_element
+from browser_agent.errors import ActionError
 from browser_agent.harvest.selectors import ANY_ROLE, CLOSE_MARKS, text_selector
 from browser_agent.secrets import filled
 

@@ -19,9 +19,9 @@ from typing import TYPE_CHECKING, Annotated, Any
 from playwright.async_api import Browser, Page
 
 from browser_agent.browser.dialogs import command_accepts_dialogs
-from browser_agent.browser.errors import ActionError, BrowserError, NoBrowser
 from browser_agent.browser.session import BrowserSession, browser_session
 from browser_agent.browser.tracing import RunTrace
+from browser_agent.errors import ActionError, BrowserError, NoBrowser
 from browser_agent.harvest.loader import SkillLoadError, load_skill
 from browser_agent.harvest.runtime import Target
 from browser_agent.llm.types import LLMClient, LLMError, LLMReply, ToolCall

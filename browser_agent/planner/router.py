@@ -25,8 +25,8 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from browser_agent.browser.errors import ActionError, BrowserError
 from browser_agent.browser.session import session
+from browser_agent.errors import ActionError, BrowserError
 from browser_agent.harvest.loader import SkillLoadError, load_skill
 from browser_agent.harvest.replay import waits_for_secret
 from browser_agent.harvest.runtime import (

@@ -58,8 +58,8 @@ async def record_in_window(
     hears of each action as it is recorded."""
     from playwright.async_api import Error as PlaywrightError
 
-    from browser_agent.browser.errors import BrowserError
     from browser_agent.browser.session import launched_browser
+    from browser_agent.errors import BrowserError
     from browser_agent.record.session import record_session
 
     if not settings.browser_endpoint and not has_display():

@@ -67,7 +67,7 @@ def validate_command(
     replays at once on each).
     """
     # the validator (browser, store, harvester) loads only when validating
-    from browser_agent.browser.errors import BrowserError
+    from browser_agent.errors import BrowserError
     from browser_agent.progress import counting
     from browser_agent.settings import load_settings
     from browser_agent.validate.lock import LockHeld

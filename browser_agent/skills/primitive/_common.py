@@ -7,7 +7,7 @@ from typing import Annotated, TypeVar
 
 from playwright.async_api import Error as PlaywrightError
 
-from browser_agent.browser.errors import ActionError
+from browser_agent.errors import ActionError
 
 T = TypeVar("T")
 

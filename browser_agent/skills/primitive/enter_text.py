@@ -9,11 +9,11 @@ from typing import Annotated
 from playwright.async_api import Error as PlaywrightError
 
 from browser_agent.browser.effects import watching
-from browser_agent.browser.errors import ActionError
 from browser_agent.browser.locate import Located, locate
 from browser_agent.browser.session import BrowserSession, session
 from browser_agent.browser.values import field_value
 from browser_agent.dom.library import run_on_element, run_on_page
+from browser_agent.errors import ActionError
 from browser_agent.secrets import filled
 from browser_agent.skills.primitive._common import Selector, attempt
 

@@ -6,8 +6,8 @@ from typing import Annotated
 
 from playwright.async_api import Error as PlaywrightError
 
-from browser_agent.browser.errors import ActionError
 from browser_agent.browser.session import session
+from browser_agent.errors import ActionError
 from browser_agent.site_policy import normalize_url
 
 

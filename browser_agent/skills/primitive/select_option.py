@@ -7,10 +7,10 @@ from typing import Annotated
 from playwright.async_api import Error as PlaywrightError
 
 from browser_agent.browser.effects import watching
-from browser_agent.browser.errors import ActionError
 from browser_agent.browser.locate import locate
 from browser_agent.browser.session import session
 from browser_agent.dom.library import run_on_element
+from browser_agent.errors import ActionError
 from browser_agent.skills.primitive._common import Selector, attempt
 
 
