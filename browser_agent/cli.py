@@ -23,20 +23,21 @@ from rich.markup import escape
 # use them, so `--help` and a routed run start fast.
 from browser_agent import ENV_PREFIX
 from browser_agent.browser.chromium import find_chromium
-from browser_agent.cli_group import OneLineErrors, fail
+from browser_agent.cli_group import OneLineErrors
 from browser_agent.cluster.cli import batch_command
 from browser_agent.console.serve import serve_command
 from browser_agent.demo import FIRST_COMMAND, SECOND_COMMAND
-from browser_agent.errors import ActionError, BrowserError
+from browser_agent.errors import BrowserError
 from browser_agent.harvest.cli import harvest_command, skills_app
 from browser_agent.json_output import print_json, run_fields, step_fields
+from browser_agent.llm.choose import OFFLINE_MODEL, is_offline, make_llm
 from browser_agent.memory.cli import app as memory_app
 from browser_agent.prices import cost_of_run, priced, shown_cost
 from browser_agent.profile_options import ProfileOption, StorageStateOption
 from browser_agent.record.cli import record_command
 from browser_agent.secrets import OPTION_HELP as SECRET_HELP
 from browser_agent.secrets import configured as configured_secrets
-from browser_agent.site_policy import ALLOW_DOMAIN_HELP
+from browser_agent.site_policy import ALLOW_DOMAIN_HELP, openable
 from browser_agent.store.cli import db_app
 from browser_agent.validate.cli import validate_command
 
@@ -44,7 +45,6 @@ if TYPE_CHECKING:
     from collections.abc import Callable
 
     from browser_agent.harvest.harvester import HarvestResult
-    from browser_agent.llm.lazy import LazyClient
     from browser_agent.llm.types import LLMClient
     from browser_agent.planner.agent import RunResult
     from browser_agent.settings import Settings
@@ -52,7 +52,6 @@ if TYPE_CHECKING:
 
 console = Console()
 
-OFFLINE_MODEL = "offline"
 MODEL_HELP = "Model at the endpoint; 'offline' for the built-in planner (the default without one)."
 
 
@@ -193,73 +192,11 @@ def dom(
         raise typer.Exit(1) from exc
 
 
-def openable(url: str, settings: Settings) -> str:
-    """``url`` as open_url opens it; a URL that names no site, or one the settings refuse
-    (a ``file:`` URL, a site off the allow-list), ends the command in one line with exit
-    code 2."""
-    from browser_agent.site_policy import normalize_url
-
-    try:
-        target = normalize_url(url, settings)
-        named = target.startswith("file:") or _site_name(target)
-    except ActionError as exc:
-        raise fail(str(exc)) from None
-    except ValueError as exc:  # urllib: an unclosed [ of an IPv6 address and the like
-        raise fail(f"{url!r} is not a web address: {exc}") from None
-    if not named:
-        raise fail(f"{url!r} names no site: give one like https://example.com")
-    return target
-
-
-def _site_name(url: str) -> bool:
-    """True when ``url`` has a host name that can be looked up (letters, digits, dots and
-    dashes, or an IP address)."""
-    from urllib.parse import urlsplit
-
-    host = urlsplit(url).hostname or ""
-    return bool(host) and all(c.isalnum() or c in ".-:" for c in host)
-
-
-def make_llm(settings: Settings, model: str | None, text_actions: bool = False) -> LazyClient:
-    """The configured model client; the offline planner when asked for (``--model offline``)
-    or when no endpoint is configured, so the product runs without a network."""
-    from browser_agent.llm.lazy import LazyClient  # made on the first call: a routed run has none
-
-    if is_offline(settings, model):
-
-        def offline() -> LLMClient:
-            from browser_agent.llm.offline import OfflinePlanner
-
-            return OfflinePlanner()
-
-        return LazyClient(OFFLINE_MODEL, offline)
-    name = model or settings.llm_model
-
-    def hosted() -> LLMClient:
-        from browser_agent.llm.openai_client import OpenAIClient  # openai: for a hosted model
-
-        return OpenAIClient(
-            name,
-            base_url=settings.llm_base_url,
-            api_key=settings.llm_api_key,
-            timeout_s=settings.llm_timeout_s,
-            text_actions=text_actions or settings.llm_text_actions,
-        )
-
-    return LazyClient(name, hosted)
-
-
 def _with_spinner(llm: LLMClient, as_json: bool = False) -> LLMClient:
     """``llm`` showing a spinner on stderr while it answers, on a terminal only."""
     from browser_agent.progress import waiting_for_model
 
     return waiting_for_model(llm, Console(stderr=True), as_json)
-
-
-def is_offline(settings: Settings, model: str | None = None) -> bool:
-    """True when the offline planner stands in: asked for, or no endpoint configured."""
-    no_endpoint = settings.llm_base_url is None and settings.llm_api_key is None
-    return (model or settings.llm_model) == OFFLINE_MODEL or no_endpoint
 
 
 def _target(arguments: str) -> str:

@@ -10,16 +10,11 @@ import typer
 from typer._click.exceptions import ClickException, NoArgsIsHelpError, UsageError
 from typer.core import TyperGroup
 
-from browser_agent.errors import NoBrowser
+from browser_agent.errors import NoBrowser, UserError
 from browser_agent.secrets import SecretError
 from browser_agent.store.errors import StoreError
 
 DEBUG_HINT = "--debug shows the traceback"
-
-
-class UserError(Exception):
-    """A mistake the person running the command can fix (an unknown run id or skill, an
-    empty command): said in one line, exit code 2."""
 
 
 def fail(message: str, code: int = 2) -> typer.Exit:

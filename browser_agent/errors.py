@@ -1,6 +1,11 @@
-"""Errors raised by the browser layer, worded so they can be shown to a model or a person."""
+"""The product's errors, worded so they can be shown to a model or a person."""
 
 from __future__ import annotations
+
+
+class UserError(Exception):
+    """A mistake the person running the command can fix (an unknown run id or skill, an
+    empty command): said in one line, exit code 2."""
 
 
 class BrowserError(RuntimeError):

@@ -11,7 +11,7 @@ import re
 from collections.abc import Mapping
 from typing import Protocol
 
-OFFLINE_MODEL = "offline"
+from browser_agent.llm.choose import OFFLINE_MODEL
 
 # (input, output) in US dollars per 1M tokens, from openai.com/api/pricing as of 2025-06.
 DEFAULT_PRICES: dict[str, tuple[float, float]] = {

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from sqlmodel import Session, col, select
 
-from browser_agent.cli_group import UserError
+from browser_agent.errors import UserError
 from browser_agent.store.models import Run
 
 SHOWN = 5  # ids named when a start matches several runs

@@ -7,9 +7,9 @@ import re
 from collections.abc import Iterable
 from contextlib import suppress
 from typing import TYPE_CHECKING
-from urllib.parse import urlparse
+from urllib.parse import urlparse, urlsplit
 
-from browser_agent.errors import ActionError
+from browser_agent.errors import ActionError, UserError
 
 if TYPE_CHECKING:
     from browser_agent.settings import Settings
@@ -98,3 +98,25 @@ def normalize_url(url: str, settings: Settings) -> str:
     if why is not None:
         raise ActionError(why, kind="refused")
     return url
+
+
+def openable(url: str, settings: Settings) -> str:
+    """``url`` as open_url opens it; a URL that names no site, or one the settings refuse
+    (a ``file:`` URL, a site off the allow-list), is a UserError (one line, exit code 2)."""
+    try:
+        target = normalize_url(url, settings)
+        named = target.startswith("file:") or _site_name(target)
+    except ActionError as exc:
+        raise UserError(str(exc)) from None
+    except ValueError as exc:  # urllib: an unclosed [ of an IPv6 address and the like
+        raise UserError(f"{url!r} is not a web address: {exc}") from None
+    if not named:
+        raise UserError(f"{url!r} names no site: give one like https://example.com")
+    return target
+
+
+def _site_name(url: str) -> bool:
+    """True when ``url`` has a host name that can be looked up (letters, digits, dots and
+    dashes, or an IP address)."""
+    host = urlsplit(url).hostname or ""
+    return bool(host) and all(c.isalnum() or c in ".-:" for c in host)

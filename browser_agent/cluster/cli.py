@@ -49,8 +49,8 @@ def batch_command(
 
     Exit code 0 when every command succeeded, 1 otherwise, 2 when the batch could not run.
     """
-    from browser_agent.cli_group import UserError
     from browser_agent.cluster.batch_file import BatchFileError, read_batch
+    from browser_agent.errors import UserError
     from browser_agent.progress import counting
     from browser_agent.settings import load_settings
 
@@ -91,9 +91,8 @@ def command_jobs(
 ) -> list[CommandJob]:
     """A job per line, under a new batch id; a URL the settings refuse, or (in-process) a
     secret not configured, is a mistake of the line that names it."""
-    from browser_agent.cli_group import UserError
     from browser_agent.cluster.jobs import CommandJob, job_ids, named_secrets
-    from browser_agent.errors import ActionError
+    from browser_agent.errors import ActionError, UserError
     from browser_agent.site_policy import normalize_url
 
     batch_id = uuid.uuid4().hex[:12]

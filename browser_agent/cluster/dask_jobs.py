@@ -16,7 +16,6 @@ from typing import Any
 
 from distributed import Client, LocalCluster, as_completed, get_worker
 
-from browser_agent.cli_group import UserError
 from browser_agent.cluster.jobs import (
     ERROR,
     BrowserLost,
@@ -27,6 +26,7 @@ from browser_agent.cluster.jobs import (
     validate_job,
 )
 from browser_agent.cluster.worker import PLUGIN_NAME, BrowserPlugin
+from browser_agent.errors import UserError
 
 #: How often a job whose browser went away is run again.
 RETRIES = 2

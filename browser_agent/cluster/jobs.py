@@ -169,7 +169,9 @@ async def run_job(
         failed = JobResult(job.job_id, job.label, "failed", error=error, worker=worker_name())
         failed.detail = {"error": error}
         return record_once(engine, job.job_id, job.batch_id, RUN, failed)
-    from browser_agent.cli import make_llm  # the offline planner unless a model is configured
+    from browser_agent.llm.choose import (
+        make_llm,  # the offline planner unless a model is configured
+    )
     from browser_agent.planner.agent import run_command
 
     try:

@@ -24,7 +24,7 @@ ClusterOption = Annotated[
 
 def check_cluster_options(workers: int | None, cluster: str | None) -> None:
     """--workers and --cluster exclude each other; a scheduler address is tcp://HOST:PORT."""
-    from browser_agent.cli_group import UserError
+    from browser_agent.errors import UserError
 
     if workers and cluster:
         raise UserError("--workers starts a local cluster and --cluster uses another: give one")
@@ -38,7 +38,7 @@ def need_dask() -> None:
     """Say in one line how to install Dask when ``--workers``/``--cluster`` need it."""
     from importlib.util import find_spec
 
-    from browser_agent.cli_group import UserError
+    from browser_agent.errors import UserError
 
     if find_spec("distributed") is None:
         raise UserError("--workers and --cluster need Dask: pip install 'browser-agent[cluster]'")

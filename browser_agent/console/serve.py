@@ -12,7 +12,7 @@ from typing import Annotated
 
 import typer
 
-from browser_agent.cli_group import UserError
+from browser_agent.errors import UserError
 
 MODEL_HELP = "Model at the endpoint; 'offline' for the built-in planner (the default without one)."
 MISSING = (
@@ -83,8 +83,8 @@ def serve_command(
         from browser_agent.console.app import create_app
     except ImportError:
         raise UserError(MISSING) from None
-    from browser_agent.cli import make_llm
     from browser_agent.console.auth import new_token
+    from browser_agent.llm.choose import make_llm
     from browser_agent.settings import load_settings
     from browser_agent.store.db import open_store
 

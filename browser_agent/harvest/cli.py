@@ -13,7 +13,7 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
-from browser_agent.cli_group import UserError
+from browser_agent.errors import UserError
 from browser_agent.harvest.outcomes import (
     ALREADY,
     FAILED,

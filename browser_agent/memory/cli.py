@@ -8,7 +8,7 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
-from browser_agent.cli_group import UserError
+from browser_agent.errors import UserError
 from browser_agent.json_output import memory_fields, print_json
 
 if TYPE_CHECKING:

@@ -44,10 +44,10 @@ def record_command(
 
     Close the window (or press Ctrl-C) when done. Typing is kept one step per field; a
     password typed is kept as a {NAME} placeholder, never its value."""
-    from browser_agent.cli import openable
     from browser_agent.record.teach import NO_DISPLAY, CannotRecord, has_display
     from browser_agent.secrets import configured
     from browser_agent.settings import load_settings
+    from browser_agent.site_policy import openable
 
     settings = load_settings()
     terminal = sys.stdin.isatty()

@@ -78,7 +78,7 @@ def validate_command(
         allowed_domains=allow_domain or None, profile=profile, storage_state=storage_state
     )
     if url:  # a base URL the browser may open, said in one line as run and dom say it
-        from browser_agent.cli import openable
+        from browser_agent.site_policy import openable
 
         url = openable(url, settings)
     check_cluster_options(workers, cluster)
