@@ -585,9 +585,9 @@ def _before_exit() -> None:
     """Close the store's connections, then keep what the command loaded out of the garbage
     collector's passes at exit: for a routed run that is about 110,000 objects, and the
     passes took a quarter of a second, as long as the run's page actions."""
-    connection = sys.modules.get("browser_agent.store.connection")  # not for --help
-    if connection is not None:
-        connection.close_stores()
+    run_store = sys.modules.get("browser_agent.store.run_store")  # not for --help
+    if run_store is not None:
+        run_store.close_stores()
     db = sys.modules.get("browser_agent.store.db")  # not for a run on a current store
     if db is not None:
         db.close_engines()

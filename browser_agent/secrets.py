@@ -4,7 +4,7 @@ A secret comes from ``--secret NAME=VALUE``, ``--secret NAME=env:VAR`` or a
 ``BROWSER_AGENT_SECRET_<NAME>`` variable; a value the command itself gives after a word
 such as "password" or "PIN" becomes one too, and the command keeps only its placeholder.
 The primitives put the value in when they type (:func:`filled`); everything written down
-is masked with the set of values (:mod:`browser_agent.planner.redact`).
+is masked with the set of values (:mod:`browser_agent.redact`).
 """
 
 from __future__ import annotations

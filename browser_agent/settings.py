@@ -20,7 +20,7 @@ from pydantic.fields import FieldInfo
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 from browser_agent import APP_NAME, ENV_PREFIX
-from browser_agent.site_policy import domain_list
+from browser_agent.allow_list import domain_list
 
 # Shown in the settings table instead of a default that depends on the machine or is unset.
 SHOWN_DEFAULT = "shown_default"
@@ -222,7 +222,7 @@ class Settings(BaseSettings):
     @classmethod
     def _profile(cls, value: str | None) -> str | None:
         """A profile name is one plain file name: no path, no second line."""
-        from browser_agent.browser.profiles import checked_profile_name
+        from browser_agent.storage_state import checked_profile_name
 
         return checked_profile_name(value) if value is not None else None
 
@@ -230,7 +230,7 @@ class Settings(BaseSettings):
     @classmethod
     def _storage_state(cls, value: Path | None) -> Path | None:
         """A storage-state file is read and checked when it is named, not mid-run."""
-        from browser_agent.browser.profiles import read_storage_state
+        from browser_agent.storage_state import read_storage_state
 
         if value is None:
             return None

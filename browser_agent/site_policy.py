@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from contextlib import suppress
 from typing import TYPE_CHECKING
 from urllib.parse import urlparse, urlsplit
 
@@ -20,41 +19,8 @@ ALLOW_DOMAIN_HELP = (
     "Open only this domain and its subdomains (repeatable; a comma-separated list too); "
     "replaces BROWSER_AGENT_ALLOWED_DOMAINS for this command."
 )
-_HOST = re.compile(r"^(\[[0-9a-f:.]+\]|[a-z0-9_-]+(\.[a-z0-9_-]+)*)$")
 # A scheme, but not a host name followed by a port ("localhost:8080").
 _SCHEME = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*:(?!\d)")
-
-
-def domain_list(entries: str | Iterable[str]) -> tuple[str, ...]:
-    """Allow-list entries as host names: ``Shop.Example``, ``*.shop.example`` and
-    ``https://shop.example:8443/x`` all give ``shop.example`` (ports do not count).
-
-    Raises ValueError naming an entry that is not a domain name or IP address.
-    """
-    hosts: list[str] = []
-    for given in [entries] if isinstance(entries, str) else entries:
-        for part in given.split(","):
-            entry = _host_of(part.strip().lower())
-            if not entry:
-                continue
-            if not _HOST.match(entry):
-                raise ValueError(f"{part.strip()!r} is not a domain name or IP address")
-            if entry not in hosts:
-                hosts.append(entry)
-    return tuple(hosts)
-
-
-def _host_of(entry: str) -> str:
-    """The host part of an entry that may carry a scheme, user, port or path."""
-    if "://" in entry:
-        entry = entry.split("://", 1)[1]
-    entry = entry.split("/")[0].rsplit("@", 1)[-1]
-    if not entry.startswith("["):
-        entry = entry.split(":")[0]
-    entry = entry.removeprefix("*.").strip(".")
-    with suppress(UnicodeError):
-        entry = entry.encode("idna").decode("ascii")
-    return entry
 
 
 def refusal(url: str, settings: Settings) -> str | None:

@@ -15,17 +15,17 @@ import pytest
 from playwright.async_api import Browser
 from typer.testing import CliRunner
 
-from browser_agent.browser.profiles import (
-    ProfileError,
-    profile_path,
-    read_storage_state,
-    write_storage_state,
-)
 from browser_agent.browser.session import browser_session
 from browser_agent.cli import app
 from browser_agent.demo_site import DemoSite
 from browser_agent.demo_site.server import DEMO_PASSWORD
 from browser_agent.settings import Settings
+from browser_agent.storage_state import (
+    ProfileError,
+    profile_path,
+    read_storage_state,
+    write_storage_state,
+)
 
 LOGIN = "log in as demo with password {DEMO_PW}"
 ACCOUNT = "open the account page"

@@ -19,7 +19,8 @@ from typer.testing import CliRunner
 from browser_agent.cli import app
 from browser_agent.demo_site import DemoSite
 from browser_agent.demo_site.server import DEMO_PASSWORD
-from browser_agent.harvest.logs import Call, typed_passwords
+from browser_agent.harvest.calls import Call
+from browser_agent.harvest.logs import typed_passwords
 from browser_agent.llm.test_server import start_test_llm_server
 from browser_agent.llm.types import LLMReply
 from browser_agent.secrets import (

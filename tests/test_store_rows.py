@@ -16,15 +16,16 @@ from sqlalchemy import Engine, text
 from sqlmodel import Session, SQLModel, select
 
 from browser_agent.planner.records import RunRecorder
-from browser_agent.planner.redact import MASK
+from browser_agent.redact import MASK
 from browser_agent.settings import Settings, load_settings
 from browser_agent.store.abandoned import ABANDONED_ERROR, this_process
-from browser_agent.store.connection import Store, open_run_store
-from browser_agent.store.db import open_store
+from browser_agent.store.connection import Store
+from browser_agent.store.db import open_store, orm_engine
 from browser_agent.store.migrate import current_revision
 from browser_agent.store.migrations import HEAD_REVISION
 from browser_agent.store.models import Run, Skill, Step
 from browser_agent.store.rows import RunRow, SkillRow, StepRow
+from browser_agent.store.run_store import open_run_store
 from browser_agent.store.skill_use import current_skill_rows, mark_stale, record_use
 
 PAIRS = ((RunRow, Run), (StepRow, Step), (SkillRow, Skill))
@@ -145,7 +146,7 @@ def test_a_run_on_a_current_store_loads_no_sqlalchemy(tmp_path: Path, store_url:
     open_store(settings)
     script = (
         "import sys; from browser_agent.settings import load_settings; "
-        "from browser_agent.store.connection import open_run_store; "
+        "from browser_agent.store.run_store import open_run_store; "
         "from browser_agent.planner.records import RunRecorder; "
         "settings = load_settings(); store = open_run_store(settings); "
         "RunRecorder.start(store, settings.logs_dir, 'x', None, 'offline'); "
@@ -185,8 +186,8 @@ def test_a_direct_connection_gives_the_orm_an_engine_on_the_same_file(
     open_store(settings)
     store = open_run_store(settings)
     assert store.engine is None
-    engine = store.orm_engine(settings)  # the memory manager's queries
-    assert store.orm_engine(settings) is engine
+    engine = orm_engine(store, settings)  # the memory manager's queries
+    assert orm_engine(store, settings) is engine
     RunRecorder.start(store, settings.logs_dir, "x", None, "offline")
     with Session(engine) as db:
         assert [run.command for run in db.exec(select(Run))] == ["x"]

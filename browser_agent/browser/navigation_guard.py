@@ -6,21 +6,31 @@ from __future__ import annotations
 
 import asyncio
 from contextlib import suppress
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 from urllib.parse import urljoin, urlparse
 
+from playwright.async_api import BrowserContext, Page, Route
 from playwright.async_api import Error as PlaywrightError
-from playwright.async_api import Page, Route
 
 from browser_agent.site_policy import EMPTY_PAGE, WEB_SCHEMES, refusal
 
 if TYPE_CHECKING:
-    from browser_agent.browser.session import BrowserSession
+    from browser_agent.settings import Settings
 
 MAX_REDIRECTS = 20
 
 
-async def guard_navigations(active: BrowserSession) -> None:
+class Guarded(Protocol):
+    """What the guard needs of a session: its settings and context, the current page
+    (moved back when a refused tab closes) and the notes told to the planner."""
+
+    settings: Settings
+    context: BrowserContext
+    page: Page
+    notes: list[str]
+
+
+async def guard_navigations(active: Guarded) -> None:
     """Refuse navigations off the allow-list in every page and frame of the session's
     context; a new tab whose first page is refused is closed again.
 
@@ -86,7 +96,7 @@ def _opens_tab(route: Route) -> bool:
     return False
 
 
-async def _follow_redirects(route: Route, active: BrowserSession) -> str | None:
+async def _follow_redirects(route: Route, active: Guarded) -> str | None:
     """Check each redirect hop of the navigation before it is requested. Every hop allowed:
     the navigation gets its own first response and the browser follows the hops (so a
     hop that redirects again is requested twice), and None is returned. Else the reason.

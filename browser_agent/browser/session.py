@@ -18,9 +18,10 @@ from browser_agent.browser.chromium import LAUNCH_ARGS, find_chromium
 from browser_agent.browser.dialogs import answer_dialog
 from browser_agent.browser.driver import playwright_driver
 from browser_agent.browser.navigation_guard import guard_navigations
-from browser_agent.browser.profiles import ProfileError, keep_profile, starting_state
+from browser_agent.browser.profiles import keep_profile, starting_state
 from browser_agent.errors import BrowserError, NoBrowser
 from browser_agent.settings import Settings, mask_url
+from browser_agent.storage_state import ProfileError
 
 
 @dataclass

@@ -28,9 +28,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from browser_agent.harvest.calls import Call, ChatLog, LogError, problem_with
 from browser_agent.harvest.elements import Tag, role_of
-from browser_agent.harvest.logs import Call, ChatLog, LogError, problem_with
-from browser_agent.planner.redact import MASK
+from browser_agent.redact import MASK
 from browser_agent.skills.primitive import PRIMITIVES
 
 # Calls that only look at the page (or wait): nothing to replay, nothing to report.

@@ -19,9 +19,10 @@ from pathlib import Path
 from playwright.async_api import Browser
 from sqlalchemy import Engine
 
+from browser_agent.harvest.calls import LogError
 from browser_agent.harvest.codegen import generate_module, skill_name
 from browser_agent.harvest.loader import SkillLoadError, load_skill, skill_code, source_hash
-from browser_agent.harvest.logs import LogError, read_log
+from browser_agent.harvest.logs import read_log
 from browser_agent.harvest.outcomes import (
     ALREADY,
     FAILED,

@@ -10,51 +10,18 @@ malformed files raise LogError naming the file.
 
 from __future__ import annotations
 
-import inspect
 import json
 import re
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from browser_agent.harvest import foreign
+from browser_agent.harvest.calls import Call, ChatLog, LogError, problem_with
 from browser_agent.harvest.elements import tag_for_selector
-from browser_agent.planner.redact import MASK, redact
+from browser_agent.redact import MASK, redact
 from browser_agent.secrets import PLACEHOLDER
 from browser_agent.skills.primitive import PRIMITIVES
-
-
-class LogError(ValueError):
-    """A log that cannot be read; the message names the file and the problem."""
-
-    def __init__(self, path: Path | str, problem: str) -> None:
-        super().__init__(f"{path}: {problem}")
-        self.path = str(path)
-        self.problem = problem
-
-
-@dataclass
-class Call:
-    """One tool call paired with the response it got (None when the log stops before it)."""
-
-    name: str
-    arguments: dict[str, Any]
-    response: str | None
-
-
-@dataclass
-class ChatLog:
-    """What a harvester needs from a log: the command, the calls, how the run ended."""
-
-    path: str
-    command: str
-    calls: list[Call]
-    final_answer: str | None
-    succeeded: bool
-    run_id: str | None = None
-    start_url: str | None = None
-    meta: dict[str, Any] = field(default_factory=dict)
-    dropped: list[str] = field(default_factory=list)  # calls left out, each with the reason
-
 
 # Where the command starts: after "user task", "task:", "command" or "request".
 _TASK_PREFIX = re.compile(r"(?:user task|task|command|request)\s*[:\-]?\s*", re.IGNORECASE)
@@ -115,8 +82,6 @@ def read_log(path: Path, command: str | None = None) -> ChatLog:
     meta = _meta(path)
     if command:
         meta = {**meta, "command": command}
-    from browser_agent.harvest import foreign  # foreign builds on this module's types
-
     if foreign.is_browser_use_history(data):
         return mask_secrets(foreign.read_browser_use(data, path, meta))
     return parse_messages(_message_list(path, data), path, meta)
@@ -155,8 +120,6 @@ def parse_messages(
 ) -> ChatLog:
     """Pair each tool call with its response, map another agent's tools onto the
     primitives, find the command and the outcome, and mask typed passwords."""
-    from browser_agent.harvest import foreign  # foreign builds on this module's types
-
     meta = meta or {}
     users = [m for m in messages if m.get("role") == "user" and isinstance(m.get("content"), str)]
     if not users:
@@ -261,22 +224,6 @@ def _call(path: Path | str, raw: Any, responses: dict[str, str]) -> Call:
         arguments = {"__invalid__": arguments}
     name = str(function.get("name") or "")
     return Call(name=name, arguments=arguments, response=responses.get(str(raw.get("id"))))
-
-
-def problem_with(primitive: str, arguments: dict[str, Any]) -> str | None:
-    """Why a call cannot become a step calling ``primitive``: a parameter the primitive
-    does not have, or a value a skill cannot hold. None when it can."""
-    parameters = inspect.signature(PRIMITIVES[primitive]).parameters
-    unknown = sorted(set(arguments) - set(parameters))
-    if unknown:
-        listed = ", ".join(repr(u) for u in unknown)
-        return f"{primitive} has no parameter {listed}"
-    if primitive == "bulk_enter_text":
-        return None  # its entries are checked field by field when it is planned
-    odd = sorted(k for k, v in arguments.items() if not isinstance(v, str | bool | int | float))
-    if odd:
-        return f"{primitive} was given {', '.join(repr(k) for k in odd)} that is not a plain value"
-    return None
 
 
 def own_calls(calls: list[Call]) -> tuple[list[Call], list[str]]:

@@ -14,6 +14,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from browser_agent.browser.dialogs import ANSWERED
+from browser_agent.harvest.calls import Call, ChatLog
 from browser_agent.harvest.elements import (
     ElementRecord,
     Tag,
@@ -22,9 +23,8 @@ from browser_agent.harvest.elements import (
     observed_elements,
     tag_for_selector,
 )
-from browser_agent.harvest.logs import Call, ChatLog
 from browser_agent.harvest.selectors import ANY_ROLE, CLOSE_MARKS, text_selector
-from browser_agent.planner.redact import MASK
+from browser_agent.redact import MASK
 from browser_agent.secrets import PLACEHOLDER
 from browser_agent.skills.primitive import OBSERVATION_ONLY, PRIMITIVES
 

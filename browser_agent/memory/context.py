@@ -103,9 +103,10 @@ class ContextMemory:
         manager = None
         if settings.memory_manager and store is not None:
             from browser_agent.memory.manager import MemoryManager
+            from browser_agent.store.db import orm_engine
 
             manager = MemoryManager.from_settings(
-                settings, store.orm_engine(settings), llm, counter, prompts, usage, run_id, secrets
+                settings, orm_engine(store, settings), llm, counter, prompts, usage, run_id, secrets
             )
         return cls(llm, Budget.from_settings(settings), counter, prompts, manager, usage)
 

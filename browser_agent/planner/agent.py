@@ -37,8 +37,9 @@ from browser_agent.secrets import configured as configured_secrets
 from browser_agent.secrets import masked_command
 from browser_agent.settings import Settings
 from browser_agent.skills.primitive import OBSERVATION_ONLY, PRIMITIVES, get_dom
-from browser_agent.store.connection import Store, open_run_store
+from browser_agent.store.connection import Store
 from browser_agent.store.rows import StepRow
+from browser_agent.store.run_store import open_run_store
 from browser_agent.store.skill_use import current_skill_rows
 from browser_agent.tools import tool_schema
 

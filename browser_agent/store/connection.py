@@ -3,37 +3,30 @@
 A run's own rows (the run, its steps, its log's copy, the skills it uses) are a few short
 statements, so the run path sends them through the DB-API connection itself instead of
 SQLAlchemy's ORM, whose import costs more CPU than everything else a routed run does in
-Python. :func:`open_run_store` opens a store already at the head revision with the driver
-alone (``sqlite3`` for a SQLite file, ``psycopg`` for PostgreSQL); anything else (a new or
-older store, an unusual URL) is opened by :func:`browser_agent.store.db.open_store` as
-every other command does, and wrapped. Statements name their parameters ``:name``; the
-driver's own style is used.
+Python. :mod:`browser_agent.store.run_store` opens a store already at the head revision
+with the driver alone (``sqlite3`` for a SQLite file, ``psycopg`` for PostgreSQL);
+anything else (a new or older store, an unusual URL) is opened by
+:func:`browser_agent.store.db.open_store` as every other command does, and wrapped.
+Statements name their parameters ``:name``; the driver's own style is used.
 """
 
 from __future__ import annotations
 
 import re
 import sqlite3
-import weakref
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
-from urllib.parse import urlsplit
-
-from browser_agent.store.migrations import HEAD_REVISION
 
 if TYPE_CHECKING:
     from sqlalchemy import Engine
 
-    from browser_agent.settings import Settings
 
 #: Run one statement in the current transaction: its rows (as dicts) and its row count.
 Execute = Callable[..., "Result"]
-
-_stores: weakref.WeakSet[Store] = weakref.WeakSet()  # every direct connection of this process
 
 
 @dataclass
@@ -82,15 +75,6 @@ class Store:
         """One statement in a transaction of its own."""
         with self.transaction() as execute:
             return execute(sql, **params)
-
-    def orm_engine(self, settings: Settings) -> Engine:
-        """A SQLAlchemy engine on this store, for the ORM's queries (the memory manager's):
-        the one it came from, or one made on first use for a direct connection."""
-        if self.engine is None:
-            from browser_agent.store.db import store_engine
-
-            self.engine = store_engine(settings)
-        return self.engine
 
     def forget_old_versions(self) -> None:
         """Fold a SQLite store's write-ahead log into the file, so replaced rows (masked
@@ -153,93 +137,3 @@ def use_store_pragmas(connection: Any) -> None:
     cursor.execute("PRAGMA foreign_keys=ON")
     cursor.execute("PRAGMA secure_delete=ON")  # masked secrets leave no old copy behind
     cursor.close()
-
-
-def open_run_store(settings: Settings) -> Store:
-    """The store a run writes to. A SQLite file or a PostgreSQL database at the head
-    revision is opened with its driver alone (its runs of dead processes marked abandoned,
-    as ``open_store`` does); any other store goes through ``open_store``, which creates and
-    migrates. Raises StoreError, in one line, when the store cannot be opened."""
-    from browser_agent.store.abandoned import mark_abandoned
-
-    path = _plain_sqlite_file(settings.db_url)
-    server = _plain_postgres_url(settings.db_url)
-    store = None
-    if path is not None:
-        store = _current_store(Store(lambda: sqlite_connection(path), "sqlite", keep=True))
-    elif server is not None:
-        store = _current_postgres_store(server, settings.db_url)
-    if store is None:
-        from browser_agent.store.db import open_store
-
-        return Store.of(open_store(settings))
-    mark_abandoned(store)
-    return store
-
-
-def close_stores() -> None:
-    """Close every direct connection still open in this process, for a process about to end."""
-    for store in list(_stores):
-        store.close()
-
-
-def _plain_sqlite_file(url: str) -> Path | None:
-    """The existing file a ``sqlite:///PATH`` URL names; None for any other URL (a server,
-    options after ``?``, escapes, memory) or a file not made yet."""
-    prefix = "sqlite:///"
-    if not url.startswith(prefix) or any(c in url for c in "?%#"):
-        return None
-    path = Path(url[len(prefix) :])
-    return path if path.name not in ("", ":memory:") and path.is_file() else None
-
-
-def _plain_postgres_url(url: str) -> str | None:
-    """A ``postgres://``, ``postgresql://`` or ``postgresql+psycopg://`` URL as libpq takes
-    it (``postgresql://…``); None for any other URL."""
-    scheme, separator, rest = url.strip().partition("://")
-    if separator and scheme.lower() in ("postgres", "postgresql", "postgresql+psycopg"):
-        return f"postgresql://{rest}"
-    return None
-
-
-def _current_postgres_store(server: str, configured: str) -> Store | None:
-    """A kept psycopg connection to the database at ``server`` when its tables are at the
-    head revision; None when they are not, or psycopg is missing (``open_store`` sees to
-    both). A server that refuses the connection is said at once, without trying again."""
-    try:
-        import psycopg
-    except ImportError:
-        return None
-    store = Store(lambda: psycopg.connect(server), "postgresql", keep=True)
-    try:
-        return _current_store(store, psycopg.errors.UndefinedTable)
-    except psycopg.OperationalError as exc:  # no connection: the server's reason
-        from browser_agent.settings import mask_url
-        from browser_agent.store.errors import StoreError
-        from browser_agent.store.refusals import connection_refusal
-
-        reason = connection_refusal(*_host_and_port(server), str(exc))
-        raise StoreError(f"cannot open the store {mask_url(configured)}: {reason}") from None
-
-
-def _host_and_port(server: str) -> tuple[str | None, int | None]:
-    """The host and port a server URL names (None for what it does not, or names badly)."""
-    place = urlsplit(server)
-    try:
-        return place.hostname, place.port
-    except ValueError:  # a port that is no number: libpq said so
-        return place.hostname, None
-
-
-def _current_store(store: Store, *no_table: type[Exception]) -> Store | None:
-    """``store`` when its tables are at the head revision; None (and closed) when they
-    are not, or it has none (``no_table``: the driver's errors that say so)."""
-    try:
-        rows = store.execute("SELECT version_num FROM alembic_version").rows
-    except (sqlite3.Error, *no_table):
-        rows = []
-    if [row["version_num"] for row in rows] != [HEAD_REVISION]:
-        store.close()
-        return None
-    _stores.add(store)
-    return store

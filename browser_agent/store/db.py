@@ -53,6 +53,14 @@ def open_store(settings: Settings) -> Engine:
     return engine
 
 
+def orm_engine(store: Store, settings: Settings) -> Engine:
+    """A SQLAlchemy engine on ``store``, for the ORM's queries (the memory manager's): the
+    one it came from, or one made on first use for a direct connection."""
+    if store.engine is None:
+        store.engine = store_engine(settings)
+    return store.engine
+
+
 def store_engine(settings: Settings) -> Engine:
     """Engine for the settings' database as it is: nothing created or migrated. A server
     database is connected to once, so that a store out of reach is said here.

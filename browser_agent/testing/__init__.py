@@ -72,4 +72,4 @@ def pytest_collection_modifyitems(
     if asked:
         from browser_agent.testing.items import skill_tests
 
-        items.extend(skill_tests(session, asked))
+        items.extend(skill_tests(session, NODE, asked))

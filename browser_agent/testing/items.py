@@ -22,7 +22,6 @@ from browser_agent.store.db import open_store
 from browser_agent.store.errors import StoreError
 from browser_agent.store.models import Skill
 from browser_agent.store.skills import current_skills
-from browser_agent.testing import NODE
 from browser_agent.validate.record import start_url_for
 
 if TYPE_CHECKING:
@@ -141,19 +140,19 @@ class SkillTest(pytest.Item):
         return self.path, None, f"harvested skill {self.skill.name} v{self.skill.version}"
 
 
-def skill_tests(session: pytest.Session, asked: list[str]) -> Iterator[pytest.Item]:
-    """The skill tests that ``asked`` names (``NODE``: all of them), collected as pytest
-    collects any; a node id that names no current skill is a usage error."""
+def skill_tests(session: pytest.Session, node: str, asked: list[str]) -> Iterator[pytest.Item]:
+    """The skill tests that ``asked`` names (``node``, the collector's id: all of them),
+    collected as pytest collects any; a node id that names no current skill is a usage error."""
     settings = skills_settings(session.config)
-    collector = HarvestedSkills.from_parent(session, name=NODE, nodeid=NODE, settings=settings)
+    collector = HarvestedSkills.from_parent(session, name=node, nodeid=node, settings=settings)
     found = list(session.genitems(collector))
     for node_id in asked:
-        if node_id != NODE and not any(item.nodeid == node_id for item in found):
+        if node_id != node and not any(item.nodeid == node_id for item in found):
             raise pytest.UsageError(
                 f"not found: {node_id} (no current harvested skill of that name in "
                 f"{settings.workspace})"
             )
-    if NODE in asked:
+    if node in asked:
         return iter(found)
     return (item for item in found if item.nodeid in asked)
 

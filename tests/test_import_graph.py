@@ -1,0 +1,194 @@
+"""The package's import graph, read from the code: no modules that import each other in a
+circle, and no module importing from a layer above its own.
+
+Every import counts, at the top of a module, inside a function or under TYPE_CHECKING: a
+lazy import is still a dependency. Layers, top to bottom: the command line, the surfaces
+(console, cluster, record, validate, the shipped test helpers, the demo), the agent (the
+planner with its router, and memory), the harvester (which writes skills), the skills (the
+primitives and the runtime generated skills import), the store, the browser, the page and
+the model clients, and the ground (settings, secrets, site policy, the errors)."""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+from pathlib import Path
+
+PACKAGE = Path(__file__).resolve().parent.parent / "browser_agent"
+
+#: Module prefixes of each layer, top first; a module's layer is its longest prefix's.
+LAYERS: list[tuple[str, ...]] = [
+    (  # the command line
+        "browser_agent.cli",
+        "browser_agent.cli_group",
+        "browser_agent.json_output",
+        "browser_agent.progress",
+        "browser_agent.profile_options",
+        "browser_agent.run_lookup",
+    ),
+    (  # the surfaces
+        "browser_agent.console",
+        "browser_agent.cluster",
+        "browser_agent.record",
+        "browser_agent.validate",
+        "browser_agent.testing",
+        "browser_agent.demo",
+        "browser_agent.demo_site",
+        "browser_agent.miniwob_site",
+    ),
+    ("browser_agent.planner", "browser_agent.memory"),  # the agent
+    ("browser_agent.harvest",),
+    ("browser_agent.skills",),
+    ("browser_agent.store",),
+    (  # the browser, the page and the model clients
+        "browser_agent.browser",
+        "browser_agent.dom",
+        "browser_agent.llm",
+        "browser_agent.page_content",
+        "browser_agent.page_lines",
+        "browser_agent.prices",
+        "browser_agent.tools",
+    ),
+    (  # the ground
+        "browser_agent",
+        "browser_agent.allow_list",
+        "browser_agent.errors",
+        "browser_agent.redact",
+        "browser_agent.secrets",
+        "browser_agent.settings",
+        "browser_agent.site_policy",
+        "browser_agent.storage_state",
+    ),
+]
+
+
+def modules() -> dict[str, Path]:
+    """Every module of the package by dotted name (a package by its own name)."""
+    found = {}
+    for path in PACKAGE.rglob("*.py"):
+        parts = list(path.relative_to(PACKAGE.parent).with_suffix("").parts)
+        if "migrations" in parts:  # alembic's revisions: loaded by alembic, not imported
+            continue
+        if parts[-1] == "__init__":
+            parts.pop()
+        found[".".join(parts)] = path
+    return found
+
+
+def imported_names(tree: ast.AST) -> Iterator[str]:
+    """The dotted names a module's imports name, anywhere in it (``from a import b`` gives
+    ``a.b``, which is a module or a name in ``a``)."""
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            yield from (alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            yield from (f"{node.module}.{alias.name}" for alias in node.names)
+
+
+def import_graph() -> dict[str, set[str]]:
+    """Module → the package's modules it imports."""
+    known = modules()
+
+    def module_of(name: str) -> str | None:
+        while name and name not in known:
+            name = name.rpartition(".")[0]
+        return name or None
+
+    graph: dict[str, set[str]] = {}
+    for name, path in known.items():
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        targets = {module_of(imported) for imported in imported_names(tree)}
+        graph[name] = {t for t in targets if t is not None and t != name}
+    return graph
+
+
+def circles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected groups of more than one module (Tarjan's algorithm)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+
+    def visit(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        on_stack.add(node)
+        for target in sorted(graph.get(node, ())):
+            if target not in index:
+                visit(target)
+                low[node] = min(low[node], low[target])
+            elif target in on_stack:
+                low[node] = min(low[node], index[target])
+        if low[node] == index[node]:
+            group = []
+            while True:
+                member = stack.pop()
+                on_stack.discard(member)
+                group.append(member)
+                if member == node:
+                    break
+            if len(group) > 1:
+                found.append(sorted(group))
+
+    for node in sorted(graph):
+        if node not in index:
+            visit(node)
+    return found
+
+
+def layer_of(module: str) -> int:
+    """The layer of ``module``: 0 is the command line; a ``cli`` module of any package is
+    a command of the command line."""
+    if module.rpartition(".")[2] == "cli":
+        return 0
+    best, layer = "", None
+    for number, prefixes in enumerate(LAYERS):
+        for prefix in prefixes:
+            if (module == prefix or module.startswith(prefix + ".")) and len(prefix) > len(best):
+                best, layer = prefix, number
+    assert layer is not None, f"{module} is on no layer"
+    return layer
+
+
+def upward(graph: dict[str, set[str]]) -> list[str]:
+    """Each import from a lower layer into a higher one, as ``importer -> imported``."""
+    return sorted(
+        f"{source} -> {target}"
+        for source, targets in graph.items()
+        for target in targets
+        if layer_of(target) < layer_of(source)
+    )
+
+
+def test_the_graph_is_read_from_the_code() -> None:
+    graph = import_graph()
+    assert "browser_agent.settings" in graph["browser_agent.cli_group"]
+    assert "browser_agent.skills.primitive" in graph["browser_agent.harvest.codegen"]
+    assert len(graph) > 100
+
+
+def test_no_modules_import_each_other_in_a_circle() -> None:
+    assert circles(import_graph()) == []
+
+
+def test_no_module_imports_from_a_higher_layer() -> None:
+    assert upward(import_graph()) == []
+
+
+def test_every_module_is_on_a_layer() -> None:
+    for module in import_graph():
+        layer_of(module)
+
+
+def test_a_circle_and_an_upward_import_are_found() -> None:
+    graph = {
+        "browser_agent.settings": {"browser_agent.browser.session"},
+        "browser_agent.browser.session": {"browser_agent.settings"},
+        "browser_agent.store.db": {"browser_agent.cli"},
+    }
+    assert circles(graph) == [["browser_agent.browser.session", "browser_agent.settings"]]
+    assert upward(graph) == [
+        "browser_agent.settings -> browser_agent.browser.session",
+        "browser_agent.store.db -> browser_agent.cli",
+    ]
