@@ -22,8 +22,8 @@ import libcst as cst
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from browser_agent.browser.session import launched_browser  # noqa: E402
 from browser_agent.demo_site import start_demo_site  # noqa: E402
-from browser_agent.harvest.loader import skill_code, source_hash  # noqa: E402
 from browser_agent.settings import Settings  # noqa: E402
+from browser_agent.skills.loader import skill_code, source_hash  # noqa: E402
 from browser_agent.store.db import open_store  # noqa: E402
 from browser_agent.store.models import Skill  # noqa: E402
 from browser_agent.store.skills import add_version, current_skills  # noqa: E402

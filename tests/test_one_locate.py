@@ -15,8 +15,8 @@ from browser_agent.browser import locate as locating
 from browser_agent.browser.session import BrowserSession
 from browser_agent.dom.library import run_on_element
 from browser_agent.errors import ActionError
-from browser_agent.harvest.runtime import SkillStale, Target, expect, find
 from browser_agent.skills.primitive import click, enter_text, open_url
+from browser_agent.skills.runtime import SkillStale, Target, expect, find
 from tests.test_runtime_guards import pages  # noqa: F401 (the served tests/pages)
 
 NAME = Target(step=2, selector="#plain", role="textbox", name="Name")

@@ -15,8 +15,8 @@ from typer.testing import CliRunner
 
 from browser_agent.cli import app
 from browser_agent.demo_site import DemoSite
-from browser_agent.harvest.loader import source_hash
 from browser_agent.settings import Settings
+from browser_agent.skills.loader import source_hash
 from browser_agent.store.db import open_store
 from browser_agent.store.models import Validation
 from browser_agent.store.skills import current_skills, skill_by_name, update_skill

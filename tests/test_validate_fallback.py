@@ -140,7 +140,7 @@ async def test_redesign_runs_recover_through_healing_or_the_primitives(
 CRAFTED = '''
 from typing import Annotated
 
-from browser_agent.harvest.runtime import Target, done, expect, find
+from browser_agent.skills.runtime import Target, done, expect, find
 from browser_agent.skills.primitive import click, open_url
 
 BUY = Target(

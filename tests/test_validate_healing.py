@@ -8,7 +8,7 @@ import ast
 import pytest
 
 from browser_agent.browser.session import BrowserSession
-from browser_agent.harvest.runtime import SkillStale, Target, find, heal_stages, repairing
+from browser_agent.skills.runtime import SkillStale, Target, find, heal_stages, repairing
 from browser_agent.store.models import Skill
 from browser_agent.validate.healed import heal_module
 from browser_agent.validate.record import start_url_for
@@ -95,7 +95,7 @@ async def test_the_step_helper_is_asked_only_when_healing_fails(
 
 
 MODULE = """# ruff: noqa: E501
-from browser_agent.harvest.runtime import Target
+from browser_agent.skills.runtime import Target
 
 STEP_2 = Target(
     step=2,

@@ -112,7 +112,7 @@ class SkillView:
 
 def skill_view(engine: Engine, name: str, workspace: Path) -> SkillView | None:
     """The skill called ``name`` with its source; None when there is none."""
-    from browser_agent.harvest.loader import SkillLoadError, skill_code
+    from browser_agent.skills.loader import SkillLoadError, skill_code
 
     skill = skill_by_name(engine, name)
     if skill is None:

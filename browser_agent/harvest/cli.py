@@ -383,8 +383,8 @@ def skills_show(
     ] = False,
 ) -> None:
     """Print a skill's source and provenance."""
-    from browser_agent.harvest.loader import SkillLoadError, skill_code
     from browser_agent.settings import load_settings
+    from browser_agent.skills.loader import SkillLoadError, skill_code
     from browser_agent.store.db import open_store  # the store loads only when a command runs
     from browser_agent.store.skills import skill_by_name, versions_of
 

@@ -400,7 +400,7 @@ def generate_module(plan: SkillPlan, name: str) -> str:
                 cst.SimpleStatementLine(
                     [
                         cst.ImportFrom(
-                            module=cst.parse_expression("browser_agent.harvest.runtime"),
+                            module=cst.parse_expression("browser_agent.skills.runtime"),
                             names=[cst.ImportAlias(cst.Name(n)) for n in runtime_names],
                         )
                     ]

@@ -21,7 +21,6 @@ from sqlalchemy import Engine
 
 from browser_agent.harvest.calls import LogError
 from browser_agent.harvest.codegen import generate_module, skill_name
-from browser_agent.harvest.loader import SkillLoadError, load_skill, skill_code, source_hash
 from browser_agent.harvest.logs import read_log
 from browser_agent.harvest.outcomes import (
     ALREADY,
@@ -32,8 +31,9 @@ from browser_agent.harvest.outcomes import (
     UNCHANGED,
 )
 from browser_agent.harvest.plan import NotHarvestable, SkillPlan, plan_skill
-from browser_agent.harvest.replay import relative, replay
 from browser_agent.settings import Settings
+from browser_agent.skills.loader import SkillLoadError, load_skill, skill_code, source_hash
+from browser_agent.skills.replay import relative, replay
 from browser_agent.store.models import HarvestedSource, Skill
 from browser_agent.store.paths import to_store
 from browser_agent.store.skills import (

@@ -23,10 +23,10 @@ from browser_agent.harvest.elements import (
     observed_elements,
     tag_for_selector,
 )
-from browser_agent.harvest.selectors import ANY_ROLE, CLOSE_MARKS, text_selector
 from browser_agent.redact import MASK
 from browser_agent.secrets import PLACEHOLDER
 from browser_agent.skills.primitive import OBSERVATION_ONLY, PRIMITIVES
+from browser_agent.skills.selectors import ANY_ROLE, CLOSE_MARKS, text_selector
 
 OBSERVE = {"get_dom", "get_url", "tell_user"}
 # Names a generated module defines or imports; parameters and skills must not shadow them.

@@ -22,8 +22,6 @@ from browser_agent.browser.dialogs import command_accepts_dialogs
 from browser_agent.browser.session import BrowserSession, browser_session
 from browser_agent.browser.tracing import RunTrace
 from browser_agent.errors import ActionError, BrowserError, NoBrowser
-from browser_agent.harvest.loader import SkillLoadError, load_skill
-from browser_agent.harvest.runtime import Target
 from browser_agent.llm.types import LLMClient, LLMError, LLMReply, ToolCall
 from browser_agent.memory.context import ContextMemory
 from browser_agent.planner.approval import Approve
@@ -36,7 +34,9 @@ from browser_agent.prices import run_cost
 from browser_agent.secrets import configured as configured_secrets
 from browser_agent.secrets import masked_command
 from browser_agent.settings import Settings
+from browser_agent.skills.loader import SkillLoadError, load_skill
 from browser_agent.skills.primitive import OBSERVATION_ONLY, PRIMITIVES, get_dom
+from browser_agent.skills.runtime import Target
 from browser_agent.store.connection import Store
 from browser_agent.store.rows import StepRow
 from browser_agent.store.run_store import open_run_store

@@ -10,7 +10,7 @@ a list is split from "a, b and c"); a value that does not fit makes the skill no
 applicable to the command, which then goes to the planner.
 
 A skill whose step no longer fits the page is healed at the smallest scope first (see
-harvest.runtime); a repaired or failed skill is marked stale with the failing step and
+skills.runtime); a repaired or failed skill is marked stale with the failing step and
 selector, and when it failed the planner carries on from the page as it is. A skill that
 does not apply to the command (a name from the command is not on the page) stays healthy
 and counts no failure; the planner is told so and carries on.
@@ -27,16 +27,6 @@ from typing import Any
 
 from browser_agent.browser.session import session
 from browser_agent.errors import ActionError, BrowserError
-from browser_agent.harvest.loader import SkillLoadError, load_skill
-from browser_agent.harvest.replay import waits_for_secret
-from browser_agent.harvest.runtime import (
-    Repair,
-    Repairs,
-    SkillNotApplicable,
-    SkillStale,
-    StepHelper,
-    repairing,
-)
 from browser_agent.planner.templates import (
     ACTION_VERBS,
     Command,
@@ -45,6 +35,16 @@ from browser_agent.planner.templates import (
     match_template,
     parse_template,
     split_list,
+)
+from browser_agent.skills.loader import SkillLoadError, load_skill
+from browser_agent.skills.replay import waits_for_secret
+from browser_agent.skills.runtime import (
+    Repair,
+    Repairs,
+    SkillNotApplicable,
+    SkillStale,
+    StepHelper,
+    repairing,
 )
 from browser_agent.store.connection import Store
 from browser_agent.store.rows import SkillRow

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from browser_agent.harvest.runtime import Target
 from browser_agent.planner.prompts import prompt
+from browser_agent.skills.runtime import Target
 
 MAX_HELP_CALLS = 4  # model calls a run may spend on skill steps before the skill gives up
 

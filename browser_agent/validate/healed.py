@@ -12,8 +12,8 @@ import libcst as cst
 from sqlalchemy import Engine
 
 from browser_agent.harvest.codegen import string
-from browser_agent.harvest.loader import skill_code, source_hash
 from browser_agent.settings import Settings
+from browser_agent.skills.loader import skill_code, source_hash
 from browser_agent.store.models import Skill
 from browser_agent.store.paths import to_store
 from browser_agent.store.skill_use import loads

@@ -6,7 +6,7 @@ from sqlalchemy import Engine
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, select
 
-from browser_agent.harvest.replay import Replay, relative
+from browser_agent.skills.replay import Replay, relative
 from browser_agent.store.models import Skill, Validation, utcnow
 from browser_agent.store.skills import update_skill
 

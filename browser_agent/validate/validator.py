@@ -21,9 +21,9 @@ from playwright.async_api import Browser
 from sqlalchemy import Engine
 
 from browser_agent.browser.session import launched_browser
-from browser_agent.harvest.replay import Replay, lacking_secret, replay
 from browser_agent.secrets import configured
 from browser_agent.settings import Settings
+from browser_agent.skills.replay import Replay, lacking_secret, replay
 from browser_agent.store.db import open_store
 from browser_agent.store.models import Skill, utcnow
 from browser_agent.store.skills import current_skills, skill_by_name

@@ -14,10 +14,10 @@ from playwright.async_api import Browser
 
 from browser_agent.browser.session import BrowserSession, browser_session
 from browser_agent.errors import ActionError, BrowserError
-from browser_agent.harvest.loader import SkillFunction, SkillLoadError, load_skill
-from browser_agent.harvest.runtime import SkillStale
 from browser_agent.secrets import configured, how_to_set, missing, placeholders
 from browser_agent.settings import Settings
+from browser_agent.skills.loader import SkillFunction, SkillLoadError, load_skill
+from browser_agent.skills.runtime import SkillStale
 
 if TYPE_CHECKING:
     from browser_agent.store.models import Skill

@@ -30,8 +30,8 @@ from browser_agent.browser.session import session
 from browser_agent.browser.values import field_value
 from browser_agent.dom.library import count_and_run, run_on_element
 from browser_agent.errors import ActionError
-from browser_agent.harvest.selectors import ANY_ROLE, CLOSE_MARKS, text_selector
 from browser_agent.secrets import filled
+from browser_agent.skills.selectors import ANY_ROLE, CLOSE_MARKS, text_selector
 
 # Static attributes that may still name the element after its id changed, in the order
 # they are tried; the first stages are role + name and visible text, the last the XPath.
