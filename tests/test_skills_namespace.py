@@ -40,6 +40,7 @@ def release_skill(tmp_path: Path) -> Skill:
     settings = load_settings().with_overrides(workspace=workspace, database_url=None)
     (skill,) = current_skills(open_store(settings))
     assert "from skills.primitive import" in skill.source
+    assert "from browser_agent.harvest.runtime import" in skill.source
     return skill
 
 
@@ -70,10 +71,13 @@ def test_a_release_skill_loads_without_shadowing_the_projects_own_skills(
     function = load_skill(release_skill(tmp_path))
 
     from browser_agent.skills.primitive import enter_text, open_url
+    from browser_agent.skills.runtime import find
 
     assert function.__globals__["open_url"] is open_url
     assert function.__globals__["enter_text"] is enter_text
+    assert function.__globals__["find"] is find  # imported as browser_agent.harvest.runtime
     assert "skills" not in sys.modules  # the old name was never registered for everyone
+    assert "browser_agent.harvest.runtime" not in sys.modules
     import skills  # the project's own package, as it always was
 
     assert skills.OWNER == "the project"
@@ -92,6 +96,8 @@ async def test_a_routed_command_runs_from_a_folder_with_its_own_skills_package(
 ) -> None:
     settings = workspace_settings(tmp_path / "workspace")
     await harvest_commands([SEARCH], settings, browser, demo)
+    (skill,) = current_skills(open_store(settings))
+    assert "from browser_agent.skills.runtime import" in skill.source  # beside the primitives
     project = own_skills_package(tmp_path / "project")
     env = {
         **os.environ,

@@ -8,7 +8,9 @@ load the file (its stored path is found again in a moved workspace).
 Skills harvested before the primitives moved into the package import them as
 ``skills.primitive``; each skill module sees that name as ``browser_agent.skills.primitive``
 through an import of its own, so no top-level ``skills`` is ever registered and a user's
-own ``skills`` package stays theirs.
+own ``skills`` package stays theirs. Skills harvested before the runtime moved beside the
+primitives import it as ``browser_agent.harvest.runtime``: they get
+``browser_agent.skills.runtime`` the same way (their code, and its hash, stay as harvested).
 """
 
 from __future__ import annotations
@@ -31,6 +33,8 @@ SkillFunction = Callable[..., Awaitable[str]]
 
 #: The packages skills of earlier releases import, and where they live now.
 LEGACY_PACKAGES = ("skills.primitive", "skills.harvested")
+#: Modules skills of earlier releases import by a name they no longer have: the one now.
+MOVED_MODULES = {"browser_agent.harvest.runtime": "browser_agent.skills.runtime"}
 
 
 class SkillLoadError(RuntimeError):
@@ -67,7 +71,10 @@ def _skill_import(
     level: int = 0,
 ) -> types.ModuleType:
     """``__import__`` for skill modules: ``skills.primitive`` (and ``skills.harvested``) of
-    earlier releases are the package's own; every other import is the ordinary one."""
+    earlier releases are the package's own, a moved module (``from OLD import ...``) is
+    where it lives now; every other import is the ordinary one."""
+    if level == 0 and fromlist and name in MOVED_MODULES:
+        return builtins.__import__(MOVED_MODULES[name], globals_, locals_, fromlist, 0)
     if level == 0 and any(name == p or name.startswith(f"{p}.") for p in LEGACY_PACKAGES):
         module = builtins.__import__(f"browser_agent.{name}", globals_, locals_, fromlist, 0)
         # ``import skills.primitive`` binds ``skills``: the package that holds both
