@@ -10,9 +10,7 @@ import typer
 from typer._click.exceptions import ClickException, NoArgsIsHelpError, UsageError
 from typer.core import TyperGroup
 
-from browser_agent.errors import NoBrowser, UserError
-from browser_agent.secrets import SecretError
-from browser_agent.store.errors import StoreError
+from browser_agent.errors import UserError
 
 DEBUG_HINT = "--debug shows the traceback"
 
@@ -31,11 +29,9 @@ class OneLineErrors(TyperGroup):
     exit code 1 and the traceback only under ``--debug``."""
 
     def invoke(self, ctx: typer.Context) -> Any:
-        from browser_agent.settings import SettingsError  # pydantic: not needed for --help
-
         try:
             return super().invoke(ctx)
-        except (StoreError, SecretError, SettingsError, NoBrowser, UserError) as exc:
+        except UserError as exc:  # the store, a secret, a setting, no browser, and the like
             raise fail(str(exc)) from None
         except (ClickException, typer.Exit, typer.Abort):
             raise

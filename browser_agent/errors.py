@@ -1,22 +1,35 @@
-"""The product's errors, worded so they can be shown to a model or a person."""
+"""The product's errors, worded so they can be shown to a model or a person.
+
+Every error the product raises is a :class:`BrowserAgentError`. A :class:`UserError` is a
+mistake the person running the command can fix (a setting, a secret, the store, no
+browser to launch): the command line says it in one line with exit code 2. The rest are
+failures the part that meets them handles (an action the planner is told of, a skill
+that no longer fits); one that reaches the command line is one line with exit code 1.
+Each class keeps the builtin it always was (``ValueError``, ``RuntimeError``) as a second
+base, so code catching those still does.
+"""
 
 from __future__ import annotations
 
 
-class UserError(Exception):
+class BrowserAgentError(Exception):
+    """Any error of the product."""
+
+
+class UserError(BrowserAgentError):
     """A mistake the person running the command can fix (an unknown run id or skill, an
     empty command): said in one line, exit code 2."""
 
 
-class BrowserError(RuntimeError):
+class BrowserError(BrowserAgentError, RuntimeError):
     """The browser itself is unusable: not found, not started, crashed or closed."""
 
 
-class NoBrowser(BrowserError):
+class NoBrowser(BrowserError, UserError):
     """No browser to launch: a setup problem the person must fix; the message says how."""
 
 
-class ActionError(RuntimeError):
+class ActionError(BrowserAgentError, RuntimeError):
     """An action could not be carried out on the page.
 
     ``kind`` names the failure (``not_found``, ``ambiguous``, ``hidden``, ``changed``,

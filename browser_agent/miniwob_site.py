@@ -27,6 +27,8 @@ from urllib.parse import urlencode
 
 from playwright.async_api import Browser
 
+from browser_agent.errors import BrowserAgentError
+
 #: Generous: the planner observes and decides between actions, which MiniWoB's 10 s
 #: default (made for reinforcement-learning agents) does not allow for.
 EPISODE_SECONDS = 120
@@ -59,7 +61,7 @@ _STARTER = """<script>
 """
 
 
-class MiniWobMissing(RuntimeError):
+class MiniWobMissing(BrowserAgentError, RuntimeError):
     """The ``miniwob`` package is not installed."""
 
 

@@ -13,6 +13,8 @@ import os
 import re
 from collections.abc import Mapping
 
+from browser_agent.errors import UserError
+
 ENV_PREFIX = "BROWSER_AGENT_SECRET_"
 
 #: Help of every command's ``--secret`` option.
@@ -69,7 +71,7 @@ _NOT_VALUES = frozenset(
 )
 
 
-class SecretError(ValueError):
+class SecretError(UserError, ValueError):
     """A secret option or placeholder the agent cannot use; the message says which."""
 
 

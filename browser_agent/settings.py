@@ -21,6 +21,7 @@ from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 from browser_agent import APP_NAME, ENV_PREFIX
 from browser_agent.allow_list import domain_list
+from browser_agent.errors import UserError
 
 # Shown in the settings table instead of a default that depends on the machine or is unset.
 SHOWN_DEFAULT = "shown_default"
@@ -28,7 +29,7 @@ TABLE_START = "<!-- settings-table:start (scripts/settings_table.py writes this 
 TABLE_END = "<!-- settings-table:end -->"
 
 
-class SettingsError(ValueError):
+class SettingsError(UserError, ValueError):
     """A setting has a value the agent cannot use; the message names the variable."""
 
 

@@ -17,6 +17,8 @@ from typing import Any, Literal, NotRequired
 from pydantic import TypeAdapter, ValidationError
 from typing_extensions import TypedDict
 
+from browser_agent.errors import BrowserAgentError
+
 PROFILES_DIR = "profiles"
 PROFILE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
 PROFILE_RULE = "letters, digits, '.', '_' and '-' (starting with a letter or digit, at most 64)"
@@ -57,7 +59,7 @@ class StorageState(TypedDict):
 _STATE = TypeAdapter(StorageState)
 
 
-class ProfileError(ValueError):
+class ProfileError(BrowserAgentError, ValueError):
     """A profile or storage-state file that cannot be used; the message shows no content."""
 
 

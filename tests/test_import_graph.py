@@ -163,7 +163,7 @@ def upward(graph: dict[str, set[str]]) -> list[str]:
 
 def test_the_graph_is_read_from_the_code() -> None:
     graph = import_graph()
-    assert "browser_agent.settings" in graph["browser_agent.cli_group"]
+    assert "browser_agent.errors" in graph["browser_agent.cli_group"]
     assert "browser_agent.skills.primitive" in graph["browser_agent.harvest.codegen"]
     assert len(graph) > 100
 

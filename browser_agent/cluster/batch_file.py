@@ -9,13 +9,15 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from browser_agent.errors import UserError
+
 _SECRET_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _KEYS = {"command", "url", "secrets"}
 #: A batch larger than this is surely not a file of commands.
 MAX_BYTES = 16 * 1024 * 1024
 
 
-class BatchFileError(ValueError):
+class BatchFileError(UserError, ValueError):
     """The batch file cannot be used; the message names the file and line."""
 
 

@@ -49,16 +49,12 @@ def batch_command(
 
     Exit code 0 when every command succeeded, 1 otherwise, 2 when the batch could not run.
     """
-    from browser_agent.cluster.batch_file import BatchFileError, read_batch
-    from browser_agent.errors import UserError
+    from browser_agent.cluster.batch_file import read_batch
     from browser_agent.progress import counting
     from browser_agent.settings import load_settings
 
     check_cluster_options(workers, cluster)
-    try:
-        lines = read_batch(file)
-    except BatchFileError as exc:
-        raise UserError(str(exc)) from None
+    lines = read_batch(file)  # a BatchFileError is a UserError: one line, exit code 2
     settings = load_settings()
     distributed = bool(workers or cluster)
     jobs = command_jobs(lines, settings, file, model, max_steps, check_secrets=not distributed)

@@ -20,6 +20,7 @@ from sqlalchemy import Engine
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session
 
+from browser_agent.errors import BrowserAgentError
 from browser_agent.secrets import configured, key, masked_command
 from browser_agent.settings import Settings
 from browser_agent.store.models import BatchJob
@@ -29,7 +30,7 @@ RUN, VALIDATE = "run", "validate"
 ERROR = "error"
 
 
-class BrowserLost(RuntimeError):
+class BrowserLost(BrowserAgentError, RuntimeError):
     """The browser disconnected while a job used it: the job's failure is not its own."""
 
 

@@ -17,6 +17,8 @@ from starlette.requests import HTTPConnection, Request
 from starlette.responses import PlainTextResponse, RedirectResponse, Response
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from browser_agent.errors import BrowserAgentError
+
 COOKIE = "browser_agent_console"
 CSRF_FIELD = "csrf"
 CSRF_HEADER = "x-csrf-token"
@@ -100,7 +102,7 @@ class TokenGuard:
         return response
 
 
-class CsrfRefused(Exception):
+class CsrfRefused(BrowserAgentError):
     """A cookie-borne POST without the form's CSRF token."""
 
 

@@ -8,10 +8,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from browser_agent.errors import BrowserAgentError
 from browser_agent.skills.primitive import PRIMITIVES
 
 
-class LogError(ValueError):
+class LogError(BrowserAgentError, ValueError):
     """A log that cannot be read; the message names the file and the problem."""
 
     def __init__(self, path: Path | str, problem: str) -> None:

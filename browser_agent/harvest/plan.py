@@ -14,6 +14,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from browser_agent.browser.dialogs import ANSWERED
+from browser_agent.errors import BrowserAgentError
 from browser_agent.harvest.calls import Call, ChatLog
 from browser_agent.harvest.elements import (
     ElementRecord,
@@ -81,7 +82,7 @@ _APPEARED = re.compile(r"\bnew elements? appeared|elements? (?:were )?added", re
 RUN_ENDED = "the run ended"
 
 
-class NotHarvestable(ValueError):
+class NotHarvestable(BrowserAgentError, ValueError):
     """The log holds nothing worth a skill; the message says why."""
 
 

@@ -12,6 +12,8 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from browser_agent.errors import BrowserAgentError
+
 
 @dataclass
 class ToolCall:
@@ -54,7 +56,7 @@ class LLMReply:
         return message
 
 
-class LLMError(Exception):
+class LLMError(BrowserAgentError):
     """An LLM request failed for good (retries exhausted or a non-retryable error)."""
 
     def __init__(self, message: str, *, status_code: int | None = None, code: str | None = None):

@@ -21,7 +21,7 @@ from playwright.async_api import Browser, Page
 from browser_agent.browser.dialogs import command_accepts_dialogs
 from browser_agent.browser.session import BrowserSession, browser_session
 from browser_agent.browser.tracing import RunTrace
-from browser_agent.errors import ActionError, BrowserError, NoBrowser
+from browser_agent.errors import ActionError, BrowserAgentError, BrowserError, NoBrowser
 from browser_agent.llm.types import LLMClient, LLMError, LLMReply, ToolCall
 from browser_agent.memory.context import ContextMemory
 from browser_agent.planner.approval import Approve
@@ -400,7 +400,7 @@ class Agent:
         self.messages.append({"role": "tool", "tool_call_id": call.id, "content": text})
 
 
-class RunFailed(Exception):
+class RunFailed(BrowserAgentError):
     """The run ended without doing the task; the message says why."""
 
     def __init__(self, reason: str, answer: str | None = None) -> None:

@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from browser_agent.browser.session import session
-from browser_agent.errors import ActionError, BrowserError
+from browser_agent.errors import ActionError, BrowserAgentError, BrowserError
 from browser_agent.planner.templates import (
     ACTION_VERBS,
     Command,
@@ -86,7 +86,7 @@ class Route:
     captured_chars: int = 0
 
 
-class Unfit(ValueError):
+class Unfit(BrowserAgentError, ValueError):
     """A value read from a command does not fit its parameter's type."""
 
 

@@ -9,12 +9,14 @@ import signal
 from collections.abc import Coroutine
 from typing import Any, TypeVar
 
+from browser_agent.errors import BrowserAgentError
+
 T = TypeVar("T")
 
 SIGTERM_REASON = "Stopped by SIGTERM."
 
 
-class Interrupted(Exception):
+class Interrupted(BrowserAgentError):
     """The work was stopped by Ctrl-C or SIGTERM; ``exit_code`` is the shell's 128 + signal."""
 
     def __init__(self, message: str, exit_code: int) -> None:

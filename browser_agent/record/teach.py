@@ -13,6 +13,8 @@ from contextlib import AsyncExitStack, suppress
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from browser_agent.errors import BrowserAgentError
+
 if TYPE_CHECKING:
     from playwright.async_api import Page
     from sqlalchemy import Engine
@@ -29,7 +31,7 @@ NO_DISPLAY = (
 )
 
 
-class CannotRecord(Exception):
+class CannotRecord(BrowserAgentError):
     """The recording could not start or go on (no window, no browser, a start page that
     does not open); the message is one line for the person."""
 

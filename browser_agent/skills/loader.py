@@ -23,6 +23,7 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from browser_agent.errors import BrowserAgentError
 from browser_agent.store.paths import from_store
 
 if TYPE_CHECKING:
@@ -37,7 +38,7 @@ LEGACY_PACKAGES = ("skills.primitive", "skills.harvested")
 MOVED_MODULES = {"browser_agent.harvest.runtime": "browser_agent.skills.runtime"}
 
 
-class SkillLoadError(RuntimeError):
+class SkillLoadError(BrowserAgentError, RuntimeError):
     """A skill's code is missing, altered, or does not define its function."""
 
 

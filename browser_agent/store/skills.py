@@ -9,6 +9,7 @@ from collections.abc import Mapping, Sequence
 from sqlalchemy import Engine
 from sqlmodel import Session, func, select
 
+from browser_agent.errors import BrowserAgentError
 from browser_agent.store.models import HarvestedSource, Skill
 from browser_agent.store.skill_use import loads, same_site
 
@@ -16,7 +17,7 @@ from browser_agent.store.skill_use import loads, same_site
 _TOKENS = re.compile(r"(\{\{|\}\}|\{\w+\})")
 
 
-class TemplateConflict(ValueError):
+class TemplateConflict(BrowserAgentError, ValueError):
     """A skill's command template that a new version could not answer."""
 
 

@@ -15,7 +15,7 @@ import pytest
 from playwright.async_api import Browser
 
 from browser_agent.browser.session import launched_browser
-from browser_agent.errors import BrowserError
+from browser_agent.errors import BrowserAgentError, BrowserError
 from browser_agent.settings import Settings, SettingsError, load_settings
 from browser_agent.skills.replay import Replay, replay, waits_for_secret
 from browser_agent.store.db import open_store
@@ -67,7 +67,7 @@ class SkillBrowser:
 BROWSER = pytest.StashKey[SkillBrowser]()
 
 
-class SkillFailed(Exception):
+class SkillFailed(BrowserAgentError):
     """A skill did not reach its recorded end state."""
 
     def __init__(self, skill: Skill, outcome: Replay) -> None:

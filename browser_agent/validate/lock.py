@@ -8,10 +8,11 @@ from pathlib import Path
 
 from filelock import FileLock, Timeout
 
+from browser_agent.errors import BrowserAgentError
 from browser_agent.settings import Settings
 
 
-class LockHeld(RuntimeError):
+class LockHeld(BrowserAgentError, RuntimeError):
     """Another validation of the same workspace is running."""
 
 

@@ -21,6 +21,7 @@ from playwright.async_api import Browser
 from sqlalchemy import Engine
 
 from browser_agent.browser.session import launched_browser
+from browser_agent.errors import BrowserAgentError
 from browser_agent.secrets import configured
 from browser_agent.settings import Settings
 from browser_agent.skills.replay import Replay, lacking_secret, replay
@@ -34,7 +35,7 @@ from browser_agent.validate.reharvest import Place, Renewal, renew
 HEALTHY, STALE, SECRET, ERROR = "healthy", "stale", "needs a secret", "error"
 
 
-class CannotValidate(RuntimeError):
+class CannotValidate(BrowserAgentError, RuntimeError):
     """Validation itself could not run: the lock is held, the browser did not start, or a
     named skill does not exist."""
 
