@@ -20,10 +20,10 @@ from browser_agent.browser.session import launched_browser
 from browser_agent.demo_site import start_demo_site
 from browser_agent.harvest.harvester import harvest
 from browser_agent.llm.openai_client import OpenAIClient
-from browser_agent.llm.test_server import start_test_llm_server
 from browser_agent.planner.agent import RunResult, run_command
 from browser_agent.settings import load_settings
 from browser_agent.store.db import open_store
+from browser_agent.testing.openai_server import start_test_llm_server
 
 # (first command, later commands of the same shape)
 SHAPES: list[tuple[str, list[str]]] = [

@@ -15,11 +15,11 @@ import asyncio
 import json
 from dataclasses import dataclass
 
-from browser_agent.llm.test_server import estimate_tokens
 from browser_agent.llm.types import FunctionClient, LLMReply, ToolCall
 from browser_agent.memory import Budget, ContextMemory, EstimateCounter
 from browser_agent.planner.agent import Tools
 from browser_agent.planner.prompts import prompt, task_message
+from browser_agent.testing.openai_server import estimate_tokens
 
 RUN_LENGTHS = (20, 60, 200)
 COMMAND = "Compare the prices of every trail shoe in the shop and report the cheapest"

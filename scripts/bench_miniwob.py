@@ -31,18 +31,18 @@ from browser_agent.browser.session import launched_browser  # noqa: E402
 from browser_agent.harvest.harvester import harvest  # noqa: E402
 from browser_agent.llm.offline import OfflinePlanner  # noqa: E402
 from browser_agent.llm.openai_client import OpenAIClient  # noqa: E402
-from browser_agent.llm.test_server import start_test_llm_server  # noqa: E402
-from browser_agent.miniwob_site import (  # noqa: E402
-    MiniWobSite,
-    read_instruction,
-    start_miniwob_site,
-)
 from browser_agent.planner.agent import RunResult, run_command  # noqa: E402
 from browser_agent.planner.router import routable  # noqa: E402
 from browser_agent.record.save import save_recording  # noqa: E402
 from browser_agent.record.session import record_session  # noqa: E402
 from browser_agent.settings import Settings, load_settings  # noqa: E402
 from browser_agent.store.db import open_store  # noqa: E402
+from browser_agent.testing.miniwob_site import (  # noqa: E402
+    MiniWobSite,
+    read_instruction,
+    start_miniwob_site,
+)
+from browser_agent.testing.openai_server import start_test_llm_server  # noqa: E402
 
 DEV_TASKS = [
     "click-button-sequence",

@@ -24,13 +24,13 @@ from sqlmodel import Session
 
 from browser_agent.demo_site import DemoSite
 from browser_agent.llm.offline import OfflinePlanner
-from browser_agent.llm.test_server import LLMTestServer, start_test_llm_server
 from browser_agent.llm.types import LLMReply, ToolCall
 from browser_agent.record.teach import NO_DISPLAY, has_display
 from browser_agent.settings import load_settings
 from browser_agent.store.db import open_store
 from browser_agent.store.models import Run
 from browser_agent.store.skills import current_skills
+from browser_agent.testing.openai_server import LLMTestServer, start_test_llm_server
 from tests.skill_workspaces import SEARCH, harvest_commands, run_offline, workspace_settings
 
 SHOP_COMMAND = "search for trail shoes and sort by price low to high"

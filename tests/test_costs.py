@@ -14,9 +14,9 @@ from typer.testing import CliRunner
 
 from browser_agent.cli import app
 from browser_agent.demo_site import DemoSite
-from browser_agent.llm.test_server import estimate_tokens, start_test_llm_server
 from browser_agent.prices import DEFAULT_PRICES, run_cost, shown_cost
 from browser_agent.settings import Settings, SettingsError, load_settings
+from browser_agent.testing.openai_server import estimate_tokens, start_test_llm_server
 from tests.scripted import Script
 
 PRICED = '{"test-model": [1000, 3000]}'  # dollars per 1M tokens: large, so cents show

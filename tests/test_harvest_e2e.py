@@ -13,12 +13,12 @@ from sqlalchemy import Engine
 from browser_agent.demo_site import DemoSite
 from browser_agent.harvest.harvester import harvest
 from browser_agent.llm.openai_client import OpenAIClient
-from browser_agent.llm.test_server import start_test_llm_server
 from browser_agent.llm.types import FunctionClient, LLMReply
 from browser_agent.planner.agent import RunResult, run_command
 from browser_agent.settings import Settings
 from browser_agent.store.db import open_store
 from browser_agent.store.skills import current_skills
+from browser_agent.testing.openai_server import start_test_llm_server
 from tests.scripted import search_and_sort
 
 

@@ -23,13 +23,13 @@ from sqlmodel import Session
 from browser_agent.demo_site import DemoSite
 from browser_agent.harvest.logs import read_log
 from browser_agent.llm.openai_client import OpenAIClient
-from browser_agent.llm.test_server import LLMTestServer, start_test_llm_server
 from browser_agent.llm.types import FunctionClient, LLMReply, ToolCall
 from browser_agent.planner.agent import BARE_REPLY, run_command
 from browser_agent.settings import Settings
 from browser_agent.store.abandoned import this_process
 from browser_agent.store.db import open_store
 from browser_agent.store.models import Run
+from browser_agent.testing.openai_server import LLMTestServer, start_test_llm_server
 from tests.scripted import search_and_sort
 
 COMMAND = "find trail shoes in the shop and sort by best seller"

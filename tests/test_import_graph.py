@@ -34,7 +34,6 @@ LAYERS: list[tuple[str, ...]] = [
         "browser_agent.testing",
         "browser_agent.demo",
         "browser_agent.demo_site",
-        "browser_agent.miniwob_site",
     ),
     ("browser_agent.planner", "browser_agent.memory"),  # the agent
     ("browser_agent.harvest",),

@@ -20,13 +20,13 @@ from browser_agent.llm import (
     parse_text_action,
     render_tools_as_text,
 )
-from browser_agent.llm.test_server import (
+from browser_agent.llm.text_actions import to_text_messages
+from browser_agent.testing.openai_server import (
     UNKNOWN_TOOL_NAME,
     LLMTestServer,
     estimate_tokens,
     start_test_llm_server,
 )
-from browser_agent.llm.text_actions import to_text_messages
 
 OPEN_URL = {
     "type": "function",

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from browser_agent.llm import LLMReply, ToolCall
-from browser_agent.llm.test_server import (
+from browser_agent.testing.openai_server import (
     UNKNOWN_TOOL_NAME,
     LLMTestServer,
     estimate_tokens,

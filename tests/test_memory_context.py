@@ -9,12 +9,12 @@ from pathlib import Path
 
 import pytest
 
-from browser_agent.llm.test_server import estimate_tokens
 from browser_agent.llm.types import FunctionClient, LLMReply, ToolCall
 from browser_agent.memory import Budget, ContextMemory, ContextOverflow, EstimateCounter
 from browser_agent.memory.messages import elided, group, is_observation
 from browser_agent.memory.prompts import Prompts
 from browser_agent.memory.tokens import messages_tokens, token_counter, tools_tokens
+from browser_agent.testing.openai_server import estimate_tokens
 
 COMMAND = "Visit every product page of the shop and note the price of each shoe"
 TOOLS = [

@@ -12,11 +12,11 @@ from playwright.async_api import Browser
 from browser_agent.demo_site import DemoSite
 from browser_agent.demo_site.catalog import PRODUCTS
 from browser_agent.llm.openai_client import OpenAIClient
-from browser_agent.llm.test_server import estimate_tokens, start_test_llm_server
 from browser_agent.llm.types import LLMReply, ToolCall
 from browser_agent.memory.prompts import Prompts
 from browser_agent.planner.agent import run_command
 from browser_agent.settings import Settings
+from browser_agent.testing.openai_server import estimate_tokens, start_test_llm_server
 
 COMMAND = "Tour the shop: open every page, look at it, follow a link, and report what you saw"
 CONTEXT_LIMIT = 5_000

@@ -19,10 +19,10 @@ from playwright.async_api import Browser
 from browser_agent.browser.session import session
 from browser_agent.harvest.harvester import harvest
 from browser_agent.llm.offline import OfflinePlanner
-from browser_agent.miniwob_site import MiniWobSite, read_instruction, start_miniwob_site
 from browser_agent.planner.agent import RunResult, run_command
 from browser_agent.settings import Settings
 from browser_agent.store.db import open_store
+from browser_agent.testing.miniwob_site import MiniWobSite, read_instruction, start_miniwob_site
 
 FRESH_SEEDS = (101, 102, 103)
 

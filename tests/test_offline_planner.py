@@ -19,11 +19,11 @@ from browser_agent.llm.choose import make_llm
 from browser_agent.llm.offline import OfflinePlanner
 from browser_agent.llm.offline.command import make_plan
 from browser_agent.llm.openai_client import OpenAIClient
-from browser_agent.llm.test_server import start_test_llm_server
 from browser_agent.planner.agent import run_command
 from browser_agent.settings import Settings, load_settings
 from browser_agent.store.db import open_store
 from browser_agent.store.models import Run
+from browser_agent.testing.openai_server import start_test_llm_server
 from tests.offline_suite import CASES, REFUSALS, Case, run_case, verify
 
 

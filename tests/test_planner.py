@@ -11,10 +11,10 @@ from playwright.async_api import Browser
 
 from browser_agent.demo_site import DemoSite
 from browser_agent.llm.openai_client import OpenAIClient
-from browser_agent.llm.test_server import LLMTestServer, start_test_llm_server
 from browser_agent.llm.types import FunctionClient, LLMReply, ToolCall
 from browser_agent.planner.agent import run_command
 from browser_agent.settings import Settings
+from browser_agent.testing.openai_server import LLMTestServer, start_test_llm_server
 from tests.scripted import Script, mmid, search_and_sort
 
 COMMAND = "find trail shoes in the shop and sort by best seller"

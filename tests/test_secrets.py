@@ -21,7 +21,6 @@ from browser_agent.demo_site import DemoSite
 from browser_agent.demo_site.server import DEMO_PASSWORD
 from browser_agent.harvest.calls import Call
 from browser_agent.harvest.logs import typed_passwords
-from browser_agent.llm.test_server import start_test_llm_server
 from browser_agent.llm.types import LLMReply
 from browser_agent.secrets import (
     SecretError,
@@ -35,6 +34,7 @@ from browser_agent.settings import Settings
 from browser_agent.store.connection import Store
 from browser_agent.store.db import open_store
 from browser_agent.store.skills import current_skills
+from browser_agent.testing.openai_server import start_test_llm_server
 from tests.scripted import Script, mmid, succeeded_calls
 
 # ---- the rules -------------------------------------------------------------------------

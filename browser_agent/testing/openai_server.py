@@ -28,7 +28,7 @@ from browser_agent.llm.offline import OfflinePlanner
 from browser_agent.llm.text_actions import render_action
 from browser_agent.llm.types import LLMReply
 
-logger = logging.getLogger("browser_agent.llm.test_server")
+logger = logging.getLogger("browser_agent.testing.openai_server")
 
 Policy = Callable[[list[dict], list[dict]], LLMReply]
 
