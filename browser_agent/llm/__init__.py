@@ -1,4 +1,5 @@
-"""LLM layer: the client protocol, the OpenAI-compatible client, and a local test server."""
+"""LLM layer: the client protocol, the OpenAI-compatible client and the offline planner (the
+OpenAI-compatible test server is a test helper: :mod:`browser_agent.testing.openai_server`)."""
 
 from __future__ import annotations
 

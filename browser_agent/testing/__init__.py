@@ -1,4 +1,8 @@
-"""A pytest plugin: every current harvested skill in the store becomes a regression test.
+"""The shipped test helpers: this pytest plugin, the OpenAI-compatible test server
+(:mod:`~browser_agent.testing.openai_server`) and the MiniWoB++ task pages
+(:mod:`~browser_agent.testing.miniwob_site`). They need the ``testing`` extra (pytest).
+
+The plugin: every current harvested skill in the store becomes a regression test.
 
 ``pytest -p browser_agent.testing --harvested-skills --base-url URL`` (the plugin is also
 loaded through its pytest11 entry point) adds one test per skill, named
