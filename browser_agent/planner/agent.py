@@ -28,7 +28,9 @@ from browser_agent.planner.approval import Approve
 from browser_agent.planner.people import Channel, ask_user, tell_user, use_channel
 from browser_agent.planner.prompts import prompt, task_message
 from browser_agent.planner.records import RunRecorder
-from browser_agent.planner.router import Route, SkillOutcome, call_skill, route, skill_tools
+from browser_agent.planner.router import Route, route
+from browser_agent.planner.skill_call import SkillOutcome, call_skill
+from browser_agent.planner.skill_tools import skill_tools
 from browser_agent.planner.step_help import MAX_HELP_CALLS, choose_element, step_messages
 from browser_agent.prices import run_cost
 from browser_agent.secrets import configured as configured_secrets

@@ -18,15 +18,13 @@ and counts no failure; the planner is told so and carries on.
 
 from __future__ import annotations
 
-import inspect
 import json
 import re
-from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
-from browser_agent.browser.session import session
-from browser_agent.errors import ActionError, BrowserAgentError, BrowserError
+from browser_agent.errors import BrowserAgentError
 from browser_agent.planner.templates import (
     ACTION_VERBS,
     Command,
@@ -36,22 +34,10 @@ from browser_agent.planner.templates import (
     parse_template,
     split_list,
 )
-from browser_agent.skills.loader import SkillLoadError, load_skill
 from browser_agent.skills.replay import waits_for_secret
-from browser_agent.skills.runtime import (
-    Repair,
-    Repairs,
-    SkillNotApplicable,
-    SkillStale,
-    StepHelper,
-    repairing,
-)
-from browser_agent.store.connection import Store
 from browser_agent.store.rows import SkillRow
 from browser_agent.store.skill_use import (
     loads,
-    mark_stale,
-    record_use,
     same_site,
 )
 
@@ -259,148 +245,3 @@ def relevant(
 
     scored = [(overlap(s), s.name, s) for s in skills if s.status == "healthy"]
     return [s for score, _name, s in sorted(scored, key=lambda t: (-t[0], t[1])) if score][:limit]
-
-
-@dataclass
-class SkillOutcome:
-    """What calling a skill gave: its answer, or a plain-words failure for the planner;
-    ``repairs`` lists the steps that only went on after healing or the planner's help;
-    ``not_applicable`` is set when the skill did not apply to the command (it is not
-    broken, and it did not do the command either)."""
-
-    text: str
-    ok: bool
-    stale: SkillStale | None = None
-    repairs: list[Repair] = field(default_factory=list)
-    not_applicable: SkillNotApplicable | None = None
-
-
-async def call_skill(
-    store: Store,
-    skill: SkillRow,
-    function: Callable[..., Awaitable[str]],
-    arguments: dict,
-    helper: StepHelper | None = None,
-) -> SkillOutcome:
-    """Run a skill, healing stale selectors (and asking ``helper`` for a step healing cannot
-    fix). A repaired or failed skill is marked stale, its healed selectors kept for the next
-    version, and the answer says in plain words what failed, on which page, and what then.
-    A skill that does not apply to the command (SkillNotApplicable) is neither marked nor
-    counted: only the run's step records it; repairs made before it still mark it stale."""
-    with repairing(helper) as repairs:
-        try:
-            answer = await function(**arguments)
-        except SkillNotApplicable as exc:
-            return _not_applicable(store, skill, repairs, exc)
-        except SkillStale as exc:
-            url = _url()
-            _mark_stale(store, skill, repairs, f"step {exc.step}: {exc}")
-            record_use(store, skill.id, ok=False, error=str(exc))
-            return SkillOutcome(
-                f"The harvested skill {skill.name} failed at its step {exc.step} on {url}: "
-                f"{exc}{_repaired_before(repairs)} It is marked stale. Carry on with the "
-                "primitive tools from the page as it is.",
-                False,
-                exc,
-                repairs.done,
-            )
-        except (ActionError, BrowserError) as exc:
-            if repairs.done:  # it had already left its recorded path: out of date
-                said = f"{_repaired_before(repairs)} Then: {exc}".strip()
-                _mark_stale(store, skill, repairs, said)
-            record_use(store, skill.id, ok=False, error=str(exc))
-            return SkillOutcome(
-                f"The harvested skill {skill.name} failed on {_url()}: {exc}"
-                f"{_repaired_before(repairs)} Carry on with the primitive tools from the page "
-                "as it is.",
-                False,
-                repairs=repairs.done,
-            )
-    if repairs.done:
-        said = " ".join(repair.said() for repair in repairs.done)
-        _mark_stale(store, skill, repairs, said)
-        record_use(store, skill.id, ok=True)
-        return SkillOutcome(
-            f"The harvested skill {skill.name} needed repairs on the way: {said} It finished, "
-            f"but is marked stale until it passes validation. {answer}",
-            True,
-            repairs=repairs.done,
-        )
-    record_use(store, skill.id, ok=True)
-    return SkillOutcome(str(answer), True)
-
-
-def _not_applicable(
-    store: Store, skill: SkillRow, repairs: Repairs, exc: SkillNotApplicable
-) -> SkillOutcome:
-    """The outcome of a skill that stopped because the command does not fit it."""
-    state = "It is not broken and stays healthy"
-    if repairs.done:  # the steps before needed repairs: out of date all the same
-        _mark_stale(store, skill, repairs, _repaired_before(repairs).strip())
-        state = f"{_repaired_before(repairs).strip()} So it is marked stale"
-    return SkillOutcome(
-        f"The harvested skill {skill.name} does not apply to this command, so it did not do "
-        f"the task: {exc} {state}. The browser is on {_url()}. Carry on with the primitive "
-        "tools from the page as it is.",
-        False,
-        repairs=repairs.done,
-        not_applicable=exc,
-    )
-
-
-def _mark_stale(store: Store, skill: SkillRow, repairs: Repairs, error: str) -> None:
-    """Mark the skill stale and keep its healed selectors as candidates for a next version."""
-    healed = loads(skill.healed)
-    healed = healed if isinstance(healed, dict) else {}
-    for step, selectors in repairs.kept().items():
-        healed.setdefault(step, {}).update(selectors)
-    skill.status = "stale"
-    mark_stale(store, skill.id, error, json.dumps(healed))
-
-
-def _repaired_before(repairs: Repairs) -> str:
-    if not repairs.done:
-        return ""
-    return " Before that, " + " ".join(repair.said() for repair in repairs.done)
-
-
-def _url() -> str:
-    try:
-        return session().current_page().url
-    except BrowserError:
-        return "an unknown page"
-
-
-def skill_tools(
-    store: Store, command: str, skills: Sequence[SkillRow]
-) -> dict[str, Callable[..., Awaitable[str]]]:
-    """The most relevant healthy ones of ``skills`` as planner tools, named after the skill."""
-    tools = {}
-    for skill in relevant(command, [s for s in skills if s.status == "healthy"]):
-        try:
-            function = load_skill(skill)
-        except SkillLoadError:
-            continue
-        tools[skill.name] = _as_tool(store, skill, function)
-    return tools
-
-
-def _as_tool(
-    store: Store, skill: SkillRow, function: Callable[..., Awaitable[str]]
-) -> Callable[..., Awaitable[str]]:
-    """A tool with the skill's signature whose failures come back as plain words."""
-
-    async def tool(**arguments: Any) -> str:
-        if skill.status != "healthy":
-            return f"The harvested skill {skill.name} is stale; use the primitive tools."
-        outcome = await call_skill(store, skill, function, arguments)
-        if not outcome.ok:
-            kind = "skill_not_applicable" if outcome.not_applicable else "skill_failed"
-            raise ActionError(outcome.text, kind=kind)
-        return outcome.text
-
-    tool.__name__ = skill.name
-    tool.__doc__ = function.__doc__
-    tool.__signature__ = inspect.signature(function)  # type: ignore[attr-defined]
-    tool.__annotations__ = dict(function.__annotations__)
-    return tool
