@@ -28,7 +28,7 @@ from browser_agent.planner.approval import Approve
 from browser_agent.planner.people import Channel, ask_user, tell_user, use_channel
 from browser_agent.planner.prompts import prompt, task_message
 from browser_agent.planner.records import RunRecorder
-from browser_agent.planner.router import Route, route
+from browser_agent.planner.router import Route, decide
 from browser_agent.planner.skill_call import SkillOutcome, call_skill
 from browser_agent.planner.skill_tools import skill_tools
 from browser_agent.planner.step_help import MAX_HELP_CALLS, choose_element, step_messages
@@ -469,9 +469,9 @@ async def run_command(
     tools = Tools.default()
     routed = None
     if settings.use_skills:
-        skills = current_skill_rows(store)
-        tools.functions.update(skill_tools(store, command, skills))
-        routed = route(command, skills, start_url)
+        routing = decide(command, current_skill_rows(store), start_url)
+        tools.functions.update(skill_tools(store, routing.tools))
+        routed = routing.route
     agent = Agent(llm, settings, recorder, tools, max_steps, on_step, approve=approve)
     use_channel(channel or Channel(ask=None, tell=lambda _text: None))
     started = time.perf_counter()

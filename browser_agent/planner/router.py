@@ -1,4 +1,7 @@
-"""System 1: harvested skills as direct routes and as planner tools.
+"""System 1: which harvested skill a command is routed to, and which the planner gets as
+tools. A pure decision (a command and candidate skills in, a route or none out): running
+the skill is :mod:`browser_agent.planner.skill_call`'s, wrapping skills as tools
+:mod:`browser_agent.planner.skill_tools`'.
 
 A command that matches a healthy skill's template runs that skill with zero LLM calls.
 Matching tolerates wording but not meaning (see planner.templates): case, quotes, spacing,
@@ -8,12 +11,6 @@ the fewest characters taken by parameters, then the newest version. Each value i
 against its parameter's type in the skill's signature first (an integer must read as one,
 a list is split from "a, b and c"); a value that does not fit makes the skill not
 applicable to the command, which then goes to the planner.
-
-A skill whose step no longer fits the page is healed at the smallest scope first (see
-skills.runtime); a repaired or failed skill is marked stale with the failing step and
-selector, and when it failed the planner carries on from the page as it is. A skill that
-does not apply to the command (a name from the command is not on the page) stays healthy
-and counts no failure; the planner is told so and carries on.
 """
 
 from __future__ import annotations
@@ -81,6 +78,21 @@ def routable(skill: SkillRow) -> bool:
     want of a secret that the command itself supplies."""
     waiting_for_secret = skill.status == "candidate" and waits_for_secret(skill.last_error)
     return skill.complete and (skill.status == "healthy" or waiting_for_secret)
+
+
+@dataclass
+class Routing:
+    """What routing decided for a command: the skill to run first (None: the planner
+    starts) and the few skills the planner gets as tools."""
+
+    route: Route | None
+    tools: list[SkillRow]
+
+
+def decide(command: str, skills: Sequence[SkillRow], start_url: str | None = None) -> Routing:
+    """The one decision a run asks of the router: the route of ``command`` among ``skills``
+    (see :func:`route`) and the skills offered to the planner as tools (:func:`relevant`)."""
+    return Routing(route(command, skills, start_url), relevant(command, skills))
 
 
 def route(command: str, skills: Sequence[SkillRow], start_url: str | None = None) -> Route | None:

@@ -1,5 +1,13 @@
 """Running the skill a command was routed to (or the planner called): healing stale
-selectors on the way, and saying in plain words what failed, on which page, and what then."""
+selectors on the way, and saying in plain words what failed, on which page, and what then.
+
+A skill whose step no longer fits the page is healed at the smallest scope first (see
+skills.runtime); a repaired or failed skill is marked stale with the failing step and
+selector, and when it failed the planner carries on from the page as it is. A skill that
+does not apply to the command (a name from the command is not on the page) stays healthy
+and counts no failure; the planner is told so and carries on. What a use says of the
+skill is written once, after the call (:func:`keep_use`).
+"""
 
 from __future__ import annotations
 
@@ -27,13 +35,22 @@ class SkillOutcome:
     """What calling a skill gave: its answer, or a plain-words failure for the planner;
     ``repairs`` lists the steps that only went on after healing or the planner's help;
     ``not_applicable`` is set when the skill did not apply to the command (it is not
-    broken, and it did not do the command either)."""
+    broken, and it did not do the command either).
+
+    What the use says of the skill, kept by :func:`keep_use` after the call:
+    ``stale_because`` (it is out of date: marked stale with why, ``healed`` holding the
+    selectors healing found for its next version), ``counted`` (a use to count; one that
+    did not apply counts none) and ``error`` (the failure counted with it)."""
 
     text: str
     ok: bool
     stale: SkillStale | None = None
     repairs: list[Repair] = field(default_factory=list)
     not_applicable: SkillNotApplicable | None = None
+    stale_because: str | None = None
+    healed: dict[str, dict[str, str]] = field(default_factory=dict)
+    counted: bool = True
+    error: str | None = None
 
 
 async def call_skill(
@@ -43,61 +60,81 @@ async def call_skill(
     arguments: dict,
     helper: StepHelper | None = None,
 ) -> SkillOutcome:
+    """Run a skill (:func:`run_skill`), then keep what the use says of it in the store
+    (:func:`keep_use`): the one way a routed skill or a skill tool is called."""
+    outcome = await run_skill(skill, function, arguments, helper)
+    keep_use(store, skill, outcome)
+    return outcome
+
+
+async def run_skill(
+    skill: SkillRow,
+    function: Callable[..., Awaitable[str]],
+    arguments: dict,
+    helper: StepHelper | None = None,
+) -> SkillOutcome:
     """Run a skill, healing stale selectors (and asking ``helper`` for a step healing cannot
-    fix). A repaired or failed skill is marked stale, its healed selectors kept for the next
-    version, and the answer says in plain words what failed, on which page, and what then.
-    A skill that does not apply to the command (SkillNotApplicable) is neither marked nor
-    counted: only the run's step records it; repairs made before it still mark it stale."""
+    fix); the outcome says in plain words what failed, on which page, and what then, and
+    what the use says of the skill. A repaired or failed skill is out of date; a skill
+    that does not apply to the command (SkillNotApplicable) is not, and counts no use,
+    unless repairs were made before it. Nothing is written here."""
     with repairing(helper) as repairs:
         try:
             answer = await function(**arguments)
         except SkillNotApplicable as exc:
-            return _not_applicable(store, skill, repairs, exc)
+            return _not_applicable(skill, repairs, exc)
         except SkillStale as exc:
-            url = _url()
-            _mark_stale(store, skill, repairs, f"step {exc.step}: {exc}")
-            record_use(store, skill.id, ok=False, error=str(exc))
             return SkillOutcome(
-                f"The harvested skill {skill.name} failed at its step {exc.step} on {url}: "
+                f"The harvested skill {skill.name} failed at its step {exc.step} on {_url()}: "
                 f"{exc}{_repaired_before(repairs)} It is marked stale. Carry on with the "
                 "primitive tools from the page as it is.",
                 False,
                 exc,
                 repairs.done,
+                stale_because=f"step {exc.step}: {exc}",
+                healed=repairs.kept(),
+                error=str(exc),
             )
         except (ActionError, BrowserError) as exc:
-            if repairs.done:  # it had already left its recorded path: out of date
-                said = f"{_repaired_before(repairs)} Then: {exc}".strip()
-                _mark_stale(store, skill, repairs, said)
-            record_use(store, skill.id, ok=False, error=str(exc))
+            # a skill that had already left its recorded path is out of date
+            said = f"{_repaired_before(repairs)} Then: {exc}".strip()
             return SkillOutcome(
                 f"The harvested skill {skill.name} failed on {_url()}: {exc}"
                 f"{_repaired_before(repairs)} Carry on with the primitive tools from the page "
                 "as it is.",
                 False,
                 repairs=repairs.done,
+                stale_because=said if repairs.done else None,
+                healed=repairs.kept(),
+                error=str(exc),
             )
     if repairs.done:
         said = " ".join(repair.said() for repair in repairs.done)
-        _mark_stale(store, skill, repairs, said)
-        record_use(store, skill.id, ok=True)
         return SkillOutcome(
             f"The harvested skill {skill.name} needed repairs on the way: {said} It finished, "
             f"but is marked stale until it passes validation. {answer}",
             True,
             repairs=repairs.done,
+            stale_because=said,
+            healed=repairs.kept(),
         )
-    record_use(store, skill.id, ok=True)
     return SkillOutcome(str(answer), True)
 
 
-def _not_applicable(
-    store: Store, skill: SkillRow, repairs: Repairs, exc: SkillNotApplicable
-) -> SkillOutcome:
+def keep_use(store: Store, skill: SkillRow, outcome: SkillOutcome) -> None:
+    """The bookkeeping of one use, in one place after the call: an out-of-date skill is
+    marked stale (its healed selectors kept for the next version), then the use is
+    counted, a success or a failure with its error."""
+    if outcome.stale_because is not None:
+        _mark_stale(store, skill, outcome.healed, outcome.stale_because)
+    if outcome.counted:
+        record_use(store, skill.id, ok=outcome.ok, error=outcome.error)
+
+
+def _not_applicable(skill: SkillRow, repairs: Repairs, exc: SkillNotApplicable) -> SkillOutcome:
     """The outcome of a skill that stopped because the command does not fit it."""
     state = "It is not broken and stays healthy"
     if repairs.done:  # the steps before needed repairs: out of date all the same
-        _mark_stale(store, skill, repairs, _repaired_before(repairs).strip())
         state = f"{_repaired_before(repairs).strip()} So it is marked stale"
     return SkillOutcome(
         f"The harvested skill {skill.name} does not apply to this command, so it did not do "
@@ -106,14 +143,19 @@ def _not_applicable(
         False,
         repairs=repairs.done,
         not_applicable=exc,
+        stale_because=_repaired_before(repairs).strip() if repairs.done else None,
+        healed=repairs.kept(),
+        counted=False,
     )
 
 
-def _mark_stale(store: Store, skill: SkillRow, repairs: Repairs, error: str) -> None:
+def _mark_stale(
+    store: Store, skill: SkillRow, found: dict[str, dict[str, str]], error: str
+) -> None:
     """Mark the skill stale and keep its healed selectors as candidates for a next version."""
     healed = loads(skill.healed)
     healed = healed if isinstance(healed, dict) else {}
-    for step, selectors in repairs.kept().items():
+    for step, selectors in found.items():
         healed.setdefault(step, {}).update(selectors)
     skill.status = "stale"
     mark_stale(store, skill.id, error, json.dumps(healed))

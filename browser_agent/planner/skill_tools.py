@@ -1,5 +1,5 @@
-"""Harvested skills as planner tools: the most relevant healthy ones, each with its
-skill's signature, whose failures come back to the model as plain words."""
+"""Harvested skills as planner tools: the ones the router chose, each with its skill's
+signature, whose failures come back to the model as plain words."""
 
 from __future__ import annotations
 
@@ -8,7 +8,6 @@ from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
 from browser_agent.errors import ActionError
-from browser_agent.planner.router import relevant
 from browser_agent.planner.skill_call import call_skill
 from browser_agent.skills.loader import SkillLoadError, load_skill
 from browser_agent.store.connection import Store
@@ -16,11 +15,12 @@ from browser_agent.store.rows import SkillRow
 
 
 def skill_tools(
-    store: Store, command: str, skills: Sequence[SkillRow]
+    store: Store, skills: Sequence[SkillRow]
 ) -> dict[str, Callable[..., Awaitable[str]]]:
-    """The most relevant healthy ones of ``skills`` as planner tools, named after the skill."""
+    """``skills`` (the router's choice for the command) as planner tools, named after each
+    skill; one whose code cannot be loaded is left out."""
     tools = {}
-    for skill in relevant(command, [s for s in skills if s.status == "healthy"]):
+    for skill in skills:
         try:
             function = load_skill(skill)
         except SkillLoadError:
