@@ -92,7 +92,8 @@ class Routing:
 def decide(command: str, skills: Sequence[SkillRow], start_url: str | None = None) -> Routing:
     """The one decision a run asks of the router: the route of ``command`` among ``skills``
     (see :func:`route`) and the skills offered to the planner as tools (:func:`relevant`)."""
-    return Routing(route(command, skills, start_url), relevant(command, skills))
+    tools = relevant(command, skills)
+    return Routing(route(command, skills, start_url), tools)
 
 
 def route(command: str, skills: Sequence[SkillRow], start_url: str | None = None) -> Route | None:
