@@ -421,16 +421,13 @@ def runs(
     """List recent runs with their outcome and cost."""
     from rich import box
     from rich.table import Column, Table
-    from sqlmodel import Session, select  # the store loads only for commands that read it
 
     from browser_agent.settings import load_settings
-    from browser_agent.store.db import open_store
-    from browser_agent.store.models import Run
+    from browser_agent.store.run_rows import recent_runs
+    from browser_agent.store.run_store import open_run_store  # SQL through the driver alone
 
     settings = load_settings()
-    engine = open_store(settings)
-    with Session(engine) as db:
-        rows = db.exec(select(Run).order_by(Run.started_at.desc()).limit(limit)).all()
+    rows = recent_runs(open_run_store(settings), limit)
     if as_json:
         print_json({"runs": [priced(run_fields(row), row, settings.prices) for row in rows]})
         return

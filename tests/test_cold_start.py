@@ -102,3 +102,46 @@ def test_a_compile_cache_folder_already_set_is_kept(monkeypatch: pytest.MonkeyPa
     monkeypatch.setenv("NODE_COMPILE_CACHE", "/somewhere/of/my/own")
     playwright_driver()  # not started: only the folder is chosen
     assert os.environ["NODE_COMPILE_CACHE"] == "/somewhere/of/my/own"
+
+
+def imported_by(arguments: list[str], workspace: Path) -> tuple[set[str], str]:
+    """The modules ``browser-agent ARGUMENTS`` imports (``-X importtime``), and its output."""
+    done = subprocess.run(
+        [sys.executable, "-X", "importtime", "-m", "browser_agent.cli"]
+        + ["--workspace", str(workspace), *arguments],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    )
+    imported = {line.split("|")[-1].strip() for line in done.stderr.splitlines() if "|" in line}
+    return imported, done.stdout
+
+
+def test_help_loads_neither_the_settings_nor_the_store(tmp_path: Path) -> None:
+    imported, _ = imported_by(["--help"], tmp_path)
+    assert "browser_agent.cli_group" in imported  # the list is the command's real imports
+    for module in ("pydantic", "browser_agent.settings", "browser_agent.store.connection"):
+        assert module not in imported, module
+
+
+@pytest.mark.parametrize("command", ["runs", "skills"])
+def test_listing_a_current_store_loads_no_orm(tmp_path: Path, command: str) -> None:
+    """``runs`` and ``skills`` read a store at the head revision with its driver alone, as a
+    routed run does: neither SQLAlchemy nor the ORM's tables, nor the harvester or a model
+    client, are imported."""
+    imported_by(["db", "upgrade"], tmp_path)  # the store made and migrated (with alembic)
+    imported, output = imported_by([command, "--json"], tmp_path)
+    assert "browser_agent.store.run_store" in imported
+    assert json.loads(output)[command] == []
+    for module in (
+        "sqlalchemy",
+        "sqlmodel",
+        "alembic",
+        "libcst",
+        "openai",
+        "playwright",
+        "browser_agent.store.models",
+        "browser_agent.harvest.plan",
+    ):
+        assert module not in imported, module

@@ -338,12 +338,12 @@ def skills_list(
         return
     from rich.table import Column, Table
 
-    from browser_agent.store.db import open_store  # the store loads only when a command runs
-    from browser_agent.store.skills import count_current_skills, current_skills, templates_of
+    from browser_agent.store.run_store import open_run_store  # SQL through the driver alone
+    from browser_agent.store.skill_use import current_skill_rows, templates_of
 
-    engine = open_store(load_settings())
-    rows = current_skills(engine, limit=limit or None)
-    more = count_current_skills(engine) - len(rows) if limit and len(rows) == limit else 0
+    every = current_skill_rows(open_run_store(load_settings()))
+    rows = every[:limit] if limit else every
+    more = len(every) - len(rows)
     if as_json:
         print_json({"skills": [skill_fields(s) for s in rows], "more": max(more, 0)})
         return

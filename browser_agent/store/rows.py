@@ -39,6 +39,14 @@ class RunRow:
     pid: int | None = None
     host: str | None = None
 
+    @classmethod
+    def read(cls, row: dict[str, Any]) -> RunRow:
+        """A row as the driver gives it, with its times as the ORM reads them (UTC)."""
+        made = cls(**row)
+        made.started_at = _time(made.started_at) or made.started_at
+        made.finished_at = _time(made.finished_at)
+        return made
+
     def as_json(self) -> dict[str, Any]:
         """The row as JSON values: times in ISO 8601 with ``Z`` for UTC."""
         return {

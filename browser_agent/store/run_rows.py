@@ -1,4 +1,5 @@
-"""Writing a run's rows: the run itself, written again as it goes, and one row per step."""
+"""A run's rows through the driver: the run itself, written again as it goes, one row per
+step, and the recent runs read back."""
 
 from __future__ import annotations
 
@@ -46,3 +47,10 @@ def rewrite_steps(store: Store, run_id: str, change: Callable[[str], str]) -> No
                 arguments=change(step["arguments"]),
                 response=change(step["response"]),
             )
+
+
+def recent_runs(store: Store, limit: int) -> list[RunRow]:
+    """The ``limit`` most recent runs, newest first."""
+    names = ", ".join(f'"{name}"' for name in _RUN_COLUMNS)
+    sql = f"SELECT {names} FROM run ORDER BY started_at DESC LIMIT :limit"
+    return [RunRow.read(row) for row in store.execute(sql, limit=limit).rows]

@@ -66,3 +66,11 @@ def same_site(skill: SkillRow | Skill, url: str | None) -> bool:
     is unknown)."""
     mine, theirs = site_of(skill.start_url), site_of(url or "")
     return not mine or not theirs or mine == theirs
+
+
+def templates_of(skill: Skill | SkillRow) -> list[str]:
+    """The command templates a skill answers (an empty list when the column is unreadable)."""
+    templates = loads(skill.command_templates)
+    if not isinstance(templates, list):
+        return []
+    return [t for t in templates if isinstance(t, str)]

@@ -11,7 +11,7 @@ from sqlmodel import Session, func, select
 
 from browser_agent.errors import BrowserAgentError
 from browser_agent.store.models import HarvestedSource, Skill
-from browser_agent.store.skill_use import loads, same_site
+from browser_agent.store.skill_use import loads, same_site, templates_of
 
 # A template's tokens as the router reads them: escaped braces, placeholders, plain text.
 _TOKENS = re.compile(r"(\{\{|\}\}|\{\w+\})")
@@ -68,14 +68,6 @@ def merge_templates(kept: Sequence[str], new: str) -> list[str]:
             seen.add(key)
             merged.append(template)
     return merged
-
-
-def templates_of(skill: Skill) -> list[str]:
-    """The command templates a skill answers (an empty list when the column is unreadable)."""
-    templates = loads(skill.command_templates)
-    if not isinstance(templates, list):
-        return []
-    return [t for t in templates if isinstance(t, str)]
 
 
 def runs_of(skill: Skill) -> list[str]:
