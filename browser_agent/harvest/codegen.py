@@ -400,8 +400,8 @@ def generate_module(plan: SkillPlan, name: str) -> str:
                 cst.SimpleStatementLine(
                     [
                         cst.ImportFrom(
-                            module=cst.parse_expression("browser_agent.skills.runtime"),
-                            names=[cst.ImportAlias(cst.Name(n)) for n in runtime_names],
+                            module=cst.parse_expression("browser_agent.skills.primitive"),
+                            names=[cst.ImportAlias(identifier(n)) for n in used],
                         )
                     ]
                 ),
@@ -410,8 +410,8 @@ def generate_module(plan: SkillPlan, name: str) -> str:
             cst.SimpleStatementLine(
                 [
                     cst.ImportFrom(
-                        module=cst.parse_expression("browser_agent.skills.primitive"),
-                        names=[cst.ImportAlias(identifier(n)) for n in used],
+                        module=cst.parse_expression("browser_agent.skills.runtime"),
+                        names=[cst.ImportAlias(cst.Name(n)) for n in runtime_names],
                     )
                 ]
             ),
