@@ -129,7 +129,9 @@ async def teach(workspace: Path, app: Running, task: Task, values: Values) -> st
 
     settings = load_settings().with_overrides(workspace=workspace)
     async with async_playwright() as playwright:
-        browser = await playwright.chromium.launch(executable_path=find_chromium(), args=LAUNCH_ARGS)
+        browser = await playwright.chromium.launch(
+            executable_path=find_chromium(), args=LAUNCH_ARGS
+        )
         try:
             context = await browser.new_context(storage_state=str(app.storage_state))
             page = await context.new_page()
@@ -160,7 +162,9 @@ def harvest(workspace: Path, app: Running, source: str) -> tuple[str, str]:
     return "", f"{got.get('outcome')}: {said}"
 
 
-def learn(workspace: Path, app: Running, task: Task, rng: random.Random, report: TaskReport) -> None:
+def learn(
+    workspace: Path, app: Running, task: Task, rng: random.Random, report: TaskReport
+) -> None:
     """The first instance: the planner, else a demonstration; harvested."""
     values = task.generate(rng, app)
     first = attempt(workspace, app, task, values, use_skills=False)
@@ -196,7 +200,10 @@ def bench_app(app_def: App, fresh: int, tasks: list[str] | None, seed: int) -> l
         print(f"{app_def.name}: {app.url}, workspace {workspace}", flush=True)
         for task, report in zip(chosen, reports):
             learn(workspace, app, task, rng, report)
-            print(f"  {task.name}: {report.first} -> {report.skill or report.harvest_said}", flush=True)
+            print(
+                f"  {task.name}: {report.first} -> {report.skill or report.harvest_said}",
+                flush=True,
+            )
             for phase, skills in (("skills", True), ("planner", False)):
                 report.runs[phase] = [
                     attempt(workspace, app, task, task.generate(rng, app), use_skills=skills)
@@ -211,7 +218,9 @@ def bench_app(app_def: App, fresh: int, tasks: list[str] | None, seed: int) -> l
             checked = verdicts.get(name)
             if checked:
                 report.stale = checked["verdict"] + (
-                    f" ({checked.get('error') or ''})"[:160] if checked["verdict"] != "healthy" else ""
+                    f" ({checked.get('error') or ''})"[:160]
+                    if checked["verdict"] != "healthy"
+                    else ""
                 )
             report.runs["after"] = [
                 attempt(workspace, app, task, task.generate(rng, app)) for _ in range(fresh)

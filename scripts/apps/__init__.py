@@ -120,7 +120,9 @@ def cookie_header(storage_state: Path) -> str:
     return "; ".join(f"{c['name']}={c['value']}" for c in state.get("cookies", []))
 
 
-def wait_until_up(url: str, process: subprocess.Popen[bytes] | None = None, timeout: float = 90) -> None:
+def wait_until_up(
+    url: str, process: subprocess.Popen[bytes] | None = None, timeout: float = 90
+) -> None:
     """Wait until ``url`` answers over HTTP (any status); fail if the server died."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:

@@ -112,7 +112,9 @@ def start() -> Iterator[Running]:
     admin = [str(bin_dir / "trac-admin"), str(env)]
     try:
         subprocess.run(
-            [*admin, "initenv", "Field Office", "sqlite:db/trac.db"], check=True, capture_output=True
+            [*admin, "initenv", "Field Office", "sqlite:db/trac.db"],
+            check=True,
+            capture_output=True,
         )
         with closing(sqlite3.connect(env / "db/trac.db")) as db, db:
             db.execute("INSERT INTO permission VALUES (?, 'TRAC_ADMIN')", (ADMIN[0],))

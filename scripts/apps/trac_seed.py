@@ -1,6 +1,6 @@
 """Seed a fresh Trac environment: tickets and users (run with the Trac virtualenv's python).
 
-    python trac_seed.py ENV_DIR TICKETS_JSON
+python trac_seed.py ENV_DIR TICKETS_JSON
 """
 
 import json
