@@ -198,7 +198,7 @@ def bench_app(app_def: App, fresh: int, tasks: list[str] | None, seed: int) -> l
     reports = [TaskReport(app_def.name, t.name) for t in chosen]
     with app_def.start() as app:
         print(f"{app_def.name}: {app.url}, workspace {workspace}", flush=True)
-        for task, report in zip(chosen, reports):
+        for task, report in zip(chosen, reports, strict=True):
             learn(workspace, app, task, rng, report)
             print(
                 f"  {task.name}: {report.first} -> {report.skill or report.harvest_said}",
@@ -213,7 +213,7 @@ def bench_app(app_def: App, fresh: int, tasks: list[str] | None, seed: int) -> l
         print(f"  new look: {said}", flush=True)
         validation = product(workspace, app, "validate", "--all")
         verdicts = {c["name"]: c for c in validation.get("skills") or []}
-        for task, report in zip(chosen, reports):
+        for task, report in zip(chosen, reports, strict=True):
             name = report.skill.split(" ")[0] if report.skill else ""
             checked = verdicts.get(name)
             if checked:

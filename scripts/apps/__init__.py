@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any
 
 CACHE = Path(os.environ.get("BROWSER_AGENT_APPS_CACHE", Path.home() / ".cache/browser-agent-apps"))
-APP_NAMES = ("trac", "datasette", "wordpress", "phpmyadmin")
+APP_NAMES = ("trac", "datasette", "wordpress")
 
 Values = dict[str, str]
 State = Mapping[str, object]
@@ -188,11 +188,38 @@ def token(rng: random.Random) -> str:
     return "".join(rng.choice("bcdfghjklmnpqrstvwxz") for _ in range(2)) + str(rng.randint(10, 99))
 
 
-VOCABULARY = (
-    "amber basalt cedar delta ember falcon garnet harbor indigo juniper kestrel lagoon "
-    "meadow nectar orchid pebble quartz raven saffron tundra umber velvet willow yarrow "
-    "zephyr beacon copper dune fern glacier"
-).split()
+VOCABULARY = [
+    "amber",
+    "basalt",
+    "cedar",
+    "delta",
+    "ember",
+    "falcon",
+    "garnet",
+    "harbor",
+    "indigo",
+    "juniper",
+    "kestrel",
+    "lagoon",
+    "meadow",
+    "nectar",
+    "orchid",
+    "pebble",
+    "quartz",
+    "raven",
+    "saffron",
+    "tundra",
+    "umber",
+    "velvet",
+    "willow",
+    "yarrow",
+    "zephyr",
+    "beacon",
+    "copper",
+    "dune",
+    "fern",
+    "glacier",
+]
 
 
 def iter_tasks(apps: list[App]) -> Iterator[tuple[App, Task]]:

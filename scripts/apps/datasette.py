@@ -124,6 +124,7 @@ def start() -> Iterator[Running]:
         shutil.rmtree(home, ignore_errors=True)
 
 
+LOCATE = "import datasette, os; print(os.path.dirname(datasette.__file__))"
 GERMAN = {
     'value="Apply"': 'value="Anwenden"',
     ">Search:</label>": ">Suche:</label>",
@@ -135,7 +136,7 @@ GERMAN = {
 def new_look(app: Running) -> str:
     """Restart with an overridden table template (--template-dir): its filter form in German."""
     found = subprocess.run(
-        [str(install() / "python"), "-c", "import datasette, os; print(os.path.dirname(datasette.__file__))"],
+        [str(install() / "python"), "-c", LOCATE],
         check=True, capture_output=True, text=True,
     ).stdout.strip()  # fmt: skip
     template = (Path(found) / "templates/table.html").read_text(encoding="utf-8")

@@ -48,7 +48,8 @@ def throwaway_mariadb(home: Path) -> Iterator[MariaDB]:
     )  # fmt: skip
     server = spawn(
         ["mariadbd", "--no-defaults", f"--datadir={data}", f"--socket={sock}", "--user=root",
-         "--skip-networking", f"--pid-file={home / 'mysql.pid'}", "--innodb-flush-log-at-trx-commit=0",
+         "--skip-networking", f"--pid-file={home / 'mysql.pid'}",
+         "--innodb-flush-log-at-trx-commit=0",
          f"--log-error={home / 'mysql.err'}"],
         home / "mysql.log",
     )  # fmt: skip

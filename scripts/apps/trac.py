@@ -69,7 +69,8 @@ def snapshot(app: Running) -> State:
     return {
         "ticket": _rows(app, "SELECT id, summary, description, owner, status, priority, "
                         "milestone FROM ticket ORDER BY id"),
-        "comment": _rows(app, "SELECT ticket, newvalue FROM ticket_change WHERE field='comment' AND newvalue != '' "
+        "comment": _rows(app, "SELECT ticket, newvalue FROM ticket_change WHERE field='comment' "
+                         "AND newvalue != '' "
                          "ORDER BY ticket, time"),
         "wiki": _rows(app, "SELECT name, version, text FROM wiki ORDER BY name, version"),
         "milestone": _rows(app, "SELECT name FROM milestone ORDER BY name"),

@@ -40,6 +40,7 @@ from scripts.apps.mariadb import MariaDB, quoted, throwaway_mariadb
 
 ADMIN = ("admin", "wp-admin-pw-25")
 ROOT = Path("/usr/share/wordpress")
+INSTALLER = Path(__file__).with_name("wordpress_install.php")
 HOST_CONFIG = Path("/etc/wordpress/config-127.0.0.1.php")
 SEED_POSTS = [
     (f"Notes on the {a} {b}", f"The {a} {b} season starts early near the {c}.")
@@ -129,7 +130,7 @@ def start() -> Iterator[Running]:
             env = {**os.environ, "BROWSER_AGENT_WP_CONFIG": str(_config(home, db, url))}
             seed = json.dumps({"posts": SEED_POSTS, "users": SEED_USERS})
             subprocess.run(
-                ["php", str(Path(__file__).with_name("wordpress_install.php")), url, ADMIN[1], seed],
+                ["php", str(INSTALLER), url, ADMIN[1], seed],
                 check=True, capture_output=True, env=env, timeout=300,
             )  # fmt: skip
             server = spawn(
@@ -151,9 +152,11 @@ def new_look(app: Running) -> str:
     """Another theme and another admin colour scheme, as in Appearance and the profile."""
     db: MariaDB = app.extra["db"]
     for name in ("template", "stylesheet"):
-        db.sql(f"UPDATE wp_options SET option_value = 'twentytwentythree' WHERE option_name = '{name}'",
+        db.sql(f"UPDATE wp_options SET option_value = 'twentytwentythree' "
+               f"WHERE option_name = '{name}'",
                "wordpress")  # fmt: skip
-    db.sql("UPDATE wp_usermeta SET meta_value = 'ocean' WHERE user_id = 1 AND meta_key = 'admin_color'",
+    db.sql("UPDATE wp_usermeta SET meta_value = 'ocean' "
+           "WHERE user_id = 1 AND meta_key = 'admin_color'",
            "wordpress")  # fmt: skip
     return "theme Twenty Twenty-Three (was Twenty Twenty-One), admin colour scheme Ocean"
 
@@ -167,7 +170,8 @@ def _one(app: Running, sql: str) -> list[list[str]]:
 
 def gen_post(rng: random.Random, app: Running) -> Values:
     return {"title": f"{words(rng, 2).capitalize()} field report {token(rng)}",
-            "text": f"We counted {rng.randint(3, 90)} {words(rng, 1)} nests by the {words(rng, 1)}."}  # fmt: skip
+            "text": f"We counted {rng.randint(3, 90)} {words(rng, 1)} nests by the "
+                    f"{words(rng, 1)}."}  # fmt: skip
 
 
 def check_post(app: Running, v: Values, final_url: str | None) -> bool:
@@ -238,7 +242,8 @@ def gen_category(rng: random.Random, app: Running) -> Values:
 
 def check_category(app: Running, v: Values, final_url: str | None) -> bool:
     return bool(_one(app, "SELECT 1 FROM wp_terms t JOIN wp_term_taxonomy x USING (term_id) "
-                     f"WHERE x.taxonomy = 'category' AND t.name = {quoted(v['name'])}"))  # fmt: skip
+                     f"WHERE x.taxonomy = 'category' AND t.name = "
+                     f"{quoted(v['name'])}"))  # fmt: skip
 
 
 async def do_category(page, app: Running, v: Values) -> None:  # type: ignore[no-untyped-def]
