@@ -5,12 +5,13 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 apps=("$@")
-[ ${#apps[@]} -gt 0 ] || apps=(trac datasette wordpress)
+[ ${#apps[@]} -gt 0 ] || apps=(trac datasette wordpress phpmyadmin)
 debs=()
 for app in "${apps[@]}"; do
   case "$app" in
     wordpress) debs+=(wordpress wordpress-theme-twentytwentyone wordpress-theme-twentytwentythree
                       mariadb-server mariadb-client php-cli php-mysql php-mbstring php-xml) ;;
+    phpmyadmin) debs+=(phpmyadmin mariadb-server mariadb-client php-cli php-mysql php-mbstring) ;;
   esac
 done
 missing=()
