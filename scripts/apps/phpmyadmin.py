@@ -105,8 +105,8 @@ def _seed(db: MariaDB) -> None:
         for _ in range(120)
     )
     db.sql("CREATE TABLE sightings (id INT AUTO_INCREMENT PRIMARY KEY, species VARCHAR(40), "
-           f"site VARCHAR(40), count INT); INSERT INTO sightings (species, site, count) VALUES {rows}",
-           "field")  # fmt: skip
+           "site VARCHAR(40), count INT); "
+           f"INSERT INTO sightings (species, site, count) VALUES {rows}", "field")  # fmt: skip
     db.sql("; ".join(f"CREATE DATABASE {name}" for name in SCRATCH))
 
 
