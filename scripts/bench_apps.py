@@ -29,6 +29,7 @@ import asyncio
 import json
 import os
 import random
+import signal
 import subprocess
 import sys
 import tempfile
@@ -135,6 +136,7 @@ async def teach(workspace: Path, app: Running, task: Task, values: Values) -> st
         try:
             context = await browser.new_context(storage_state=str(app.storage_state))
             page = await context.new_page()
+            await page.goto(app.url + task.start)  # shown from where the command starts
             async with record_session(context) as recording:
                 await task.person(page, app, values)
                 await page.wait_for_load_state()
@@ -296,6 +298,7 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=25)
     parser.add_argument("--json", type=Path, help="also write every outcome to this file")
     args = parser.parse_args()
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))  # the apps' servers stop too
     tasks = [t for t in args.tasks.split(",") if t] or None
     reports: list[TaskReport] = []
     started = time.monotonic()
