@@ -1,0 +1,319 @@
+"""Skills on real web applications (scripts/apps/): learn a task once, run it on fresh
+values, and after the admin's new look.
+
+Per app, a workspace of its own; the product is driven through its CLI (``browser-agent
+--workspace W run|harvest|validate --json``) with no LLM endpoint, so its planner is the
+built-in offline one, and every run starts from the admin's login kept in a storage state
+(``BROWSER_AGENT_STORAGE_STATE``). Per task:
+
+- the first instance: the planner's run, harvested when the app's check says it is done;
+  else a person (Playwright) shows it once through the product's recorder
+  (``record_session``), saved as a run and harvested ("taught"), or the harvest's refusal;
+- N fresh instances with skills (routed = 0 LLM calls), and N more with the planner alone
+  (skills off): the same task, each with values of its own, as the apps keep state;
+- after the new look: ``validate`` on the skills (stale or not), and N fresh instances with
+  skills again.
+
+Success is the app's own check on its database or pages, never the product's verdict. A run
+the product calls "succeeded" that the check refuses is a false success; a run that changed
+a part of the app's state its task does not touch is a wrong action. Everything is on
+127.0.0.1.
+
+    .venv/bin/python scripts/bench_apps.py [--apps trac,datasette] [--fresh 10] [--tasks a,b]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import random
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from browser_agent.browser.chromium import LAUNCH_ARGS, find_chromium  # noqa: E402
+from browser_agent.record.save import save_recording  # noqa: E402
+from browser_agent.record.session import record_session  # noqa: E402
+from browser_agent.settings import load_settings  # noqa: E402
+from browser_agent.store.db import open_store  # noqa: E402
+from scripts.apps import APP_NAMES, App, Running, Task, Values, load  # noqa: E402
+
+CLI = [str(ROOT / ".venv/bin/browser-agent")]
+
+
+@dataclass
+class Outcome:
+    """One run of the product on one instance, judged by the app."""
+
+    command: str
+    status: str  # the product's
+    llm_calls: int
+    done: bool  # the app's check
+    wrong: list[str]  # state parts changed that the task does not touch
+    answer: str = ""
+    final_url: str | None = None
+    seconds: float = 0.0
+    run_id: str = ""
+
+    @property
+    def false_success(self) -> bool:
+        return self.status == "succeeded" and not self.done
+
+    @property
+    def routed(self) -> bool:
+        return self.llm_calls == 0 and self.status != "error"
+
+
+@dataclass
+class TaskReport:
+    """What one task gave, phase by phase."""
+
+    app: str
+    task: str
+    first: str = ""  # planner solved / taught / refused: reason
+    skill: str = ""
+    harvest_said: str = ""
+    runs: dict[str, list[Outcome]] = field(default_factory=dict)  # phase -> outcomes
+    stale: str = ""  # after the new look: the validator's verdict on the task's skill
+
+
+def product(workspace: Path, app: Running, *args: str, use_skills: bool = True) -> dict:
+    """The product's CLI in the app's workspace; its --json output (or the error said)."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "BROWSER_AGENT_"))}
+    env["BROWSER_AGENT_STORAGE_STATE"] = str(app.storage_state)
+    env["BROWSER_AGENT_USE_SKILLS"] = "true" if use_skills else "false"
+    done = subprocess.run(
+        [*CLI, "--workspace", str(workspace), *args, "--json"],
+        capture_output=True, text=True, env=env, timeout=900,
+    )  # fmt: skip
+    try:
+        return json.loads(done.stdout)
+    except json.JSONDecodeError:
+        said = (done.stderr or done.stdout).strip().splitlines()
+        return {"status": "error", "answer": said[-1] if said else f"exit {done.returncode}"}
+
+
+def changed_parts(before: dict, after: dict) -> set[str]:
+    return {part for part in before if before[part] != after.get(part)}
+
+
+def attempt(workspace: Path, app: Running, task: Task, values: Values, **kw: bool) -> Outcome:
+    """One run of the task's command with these values, judged by the app's check."""
+    command = task.command(values)
+    before = app.state()
+    started = time.monotonic()
+    result = product(workspace, app, "run", command, "--url", app.url + task.start, **kw)
+    seconds = time.monotonic() - started
+    final_url = result.get("final_url")
+    done = task.check(app, values, final_url)
+    wrong = sorted(changed_parts(before, app.state()) - task.touches)
+    return Outcome(
+        command, str(result.get("status")), int(result.get("llm_calls") or 0), done, wrong,
+        str(result.get("answer") or ""), final_url, seconds, str(result.get("run_id") or ""),
+    )  # fmt: skip
+
+
+async def teach(workspace: Path, app: Running, task: Task, values: Values) -> str | None:
+    """A person shows the task once, recorded; the saved run's log (None if the app's check
+    says the demonstration did not do it)."""
+    from playwright.async_api import async_playwright
+
+    settings = load_settings().with_overrides(workspace=workspace)
+    async with async_playwright() as playwright:
+        browser = await playwright.chromium.launch(
+            executable_path=find_chromium(), args=LAUNCH_ARGS
+        )
+        try:
+            context = await browser.new_context(storage_state=str(app.storage_state))
+            page = await context.new_page()
+            await page.goto(app.url + task.start)  # shown from where the command starts
+            async with record_session(context) as recording:
+                await task.person(page, app, values)
+                await page.wait_for_load_state()
+            final = page.url
+            await context.close()
+        finally:
+            await browser.close()
+    if not task.check(app, values, final):
+        return None
+    saved = save_recording(recording, task.command(values), settings, open_store(settings))
+    return saved.log_path
+
+
+def harvest(workspace: Path, app: Running, source: str) -> tuple[str, str]:
+    """Harvest one run or log; (skill or "", what the harvest said)."""
+    data = product(workspace, app, "harvest", source)
+    results = data.get("results") or []
+    if not results:
+        return "", str(data.get("answer") or data.get("summary") or data)
+    got = results[0]
+    said = got.get("error") or got.get("reason") or got.get("verify_error") or ""
+    if got.get("name") and got.get("outcome") in ("new skill", "new version", "unchanged"):
+        verified = "verified" if got.get("verified") else "not verified"
+        return f"{got['name']} v{got.get('version')} ({verified})", str(said)
+    return "", f"{got.get('outcome')}: {said}"
+
+
+def learn(
+    workspace: Path, app: Running, task: Task, rng: random.Random, report: TaskReport
+) -> None:
+    """The first instance: the planner, else a demonstration; harvested."""
+    values = task.generate(rng, app)
+    first = attempt(workspace, app, task, values, use_skills=False)
+    report.runs["first"] = [first]
+    source = None
+    if first.done:
+        report.first = "planner solved"
+        source = first.run_id or None
+    else:
+        report.first = f"planner failed ({first.status}: {first.answer[:120]})"
+        log = asyncio.run(teach(workspace, app, task, task.generate(rng, app)))
+        if log is None:
+            report.first += "; demonstration failed the app's check"
+            return
+        report.first += "; taught"
+        source = log
+    if source is not None:
+        report.skill, report.harvest_said = harvest(workspace, app, source)
+    if report.skill:
+        listed = product(workspace, app, "skills", "--limit", "0").get("skills") or []
+        name = report.skill.split(" ")[0]
+        templates = [t for s in listed if s["name"] == name for t in s["command_templates"]]
+        report.skill += f" {templates}"
+
+
+def bench_app(app_def: App, fresh: int, tasks: list[str] | None, seed: int) -> list[TaskReport]:
+    """Every phase for one app, in a workspace of its own."""
+    rng = random.Random(seed)
+    workspace = Path(tempfile.mkdtemp(prefix=f"bench-apps-{app_def.name}-"))
+    chosen = [t for t in app_def.tasks if not tasks or t.name in tasks]
+    reports = [TaskReport(app_def.name, t.name) for t in chosen]
+    with app_def.start() as app:
+        print(f"{app_def.name}: {app.url}, workspace {workspace}", flush=True)
+        for task, report in zip(chosen, reports, strict=True):
+            learn(workspace, app, task, rng, report)
+            print(
+                f"  {task.name}: {report.first} -> {report.skill or report.harvest_said}",
+                flush=True,
+            )
+            for phase, skills in (("skills", True), ("planner", False)):
+                report.runs[phase] = [
+                    attempt(workspace, app, task, task.generate(rng, app), use_skills=skills)
+                    for _ in range(fresh)
+                ]
+        said = app_def.new_look(app)
+        print(f"  new look: {said}", flush=True)
+        validation = product(workspace, app, "validate", "--all")
+        verdicts = {c["name"]: c for c in validation.get("skills") or []}
+        for task, report in zip(chosen, reports, strict=True):
+            name = report.skill.split(" ")[0] if report.skill else ""
+            checked = verdicts.get(name)
+            if checked:
+                report.stale = checked["verdict"] + (
+                    f" ({checked.get('error') or ''})"[:160]
+                    if checked["verdict"] != "healthy"
+                    else ""
+                )
+            report.runs["after"] = [
+                attempt(workspace, app, task, task.generate(rng, app)) for _ in range(fresh)
+            ]
+    return reports
+
+
+def ratio(outcomes: list[Outcome], test) -> str:  # type: ignore[no-untyped-def]
+    return f"{sum(1 for o in outcomes if test(o))}/{len(outcomes)}"
+
+
+def table(reports: list[TaskReport]) -> str:
+    """The figures, per app and task, then in total."""
+    head = (
+        f"{'app/task':24} {'first':16} {'skill':10} {'routed':7} {'0-LLM ok':8} {'planner':7} "
+        f"{'stale':8} {'after ok':8} {'after 0':7} {'false+':6} {'wrong':5}"
+    )
+    lines = [head, "-" * len(head)]
+
+    def row(label: str, group: list[TaskReport]) -> str:
+        runs = lambda phase: [o for r in group for o in r.runs.get(phase, [])]  # noqa: E731
+        every = [o for r in group for phase in r.runs.values() for o in phase]
+        firsts = Counter(r.first.split(";")[-1].strip().split(" (")[0] for r in group)
+        first = ",".join(f"{n} {k.split()[-1]}" for k, n in firsts.items())
+        skills = sum(1 for r in group if r.skill)
+        stale = sum(1 for r in group if r.stale.startswith("stale"))
+        return (
+            f"{label:24} {first[:16]:16} {skills:>3}/{len(group):<6} "
+            f"{ratio(runs('skills'), lambda o: o.routed):7} "
+            f"{ratio(runs('skills'), lambda o: o.routed and o.done):8} "
+            f"{ratio(runs('planner'), lambda o: o.done):7} "
+            f"{stale:>3}/{skills:<4} "
+            f"{ratio(runs('after'), lambda o: o.done):8} "
+            f"{ratio(runs('after'), lambda o: o.done and o.llm_calls == 0):7} "
+            f"{sum(o.false_success for o in every):6} {sum(bool(o.wrong) for o in every):5}"
+        )
+
+    for report in reports:
+        lines.append(row(f"{report.app}/{report.task}", [report]))
+    for app in dict.fromkeys(r.app for r in reports):
+        lines.append(row(f"{app} (all)", [r for r in reports if r.app == app]))
+    lines.append(row("TOTAL", reports))
+    return "\n".join(lines)
+
+
+def messages(reports: list[TaskReport]) -> str:
+    """The product's own words where it went wrong: one example per task and phase."""
+    lines = []
+    for r in reports:
+        lines.append(f"{r.app}/{r.task}: first: {r.first}")
+        if r.skill or r.harvest_said:
+            lines.append(f"    harvest: {r.skill or '-'} {r.harvest_said}")
+        if r.stale:
+            lines.append(f"    after the new look, validate: {r.stale}")
+        for phase, outcomes in r.runs.items():
+            for o in outcomes:
+                if not o.done or o.wrong:
+                    tag = "FALSE SUCCESS" if o.false_success else o.status
+                    extra = f" wrong: {','.join(o.wrong)}" if o.wrong else ""
+                    lines.append(
+                        f"    {phase}: {tag}, {o.llm_calls} LLM calls{extra}: {o.command!r} -> "
+                        f"{o.answer[:200]!r} at {o.final_url}"
+                    )
+                    break
+    return "\n".join(lines)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--apps", default=",".join(APP_NAMES), help="comma-separated apps")
+    parser.add_argument("--tasks", default="", help="comma-separated task names (default all)")
+    parser.add_argument("--fresh", type=int, default=10, help="fresh instances per phase")
+    parser.add_argument("--seed", type=int, default=25)
+    parser.add_argument("--json", type=Path, help="also write every outcome to this file")
+    args = parser.parse_args()
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))  # the apps' servers stop too
+    tasks = [t for t in args.tasks.split(",") if t] or None
+    reports: list[TaskReport] = []
+    started = time.monotonic()
+    for name in [a for a in args.apps.split(",") if a]:
+        reports += bench_app(load(name), args.fresh, tasks, args.seed)
+    print(f"\n{len(reports)} tasks, {args.fresh} fresh instances per phase, "
+          f"{time.monotonic() - started:.0f} s\n")  # fmt: skip
+    print(table(reports))
+    print("\nWhere it went wrong (the product's words, first case per task and phase):")
+    print(messages(reports))
+    if args.json:
+        from dataclasses import asdict
+
+        args.json.write_text(json.dumps([asdict(r) for r in reports], indent=1), encoding="utf-8")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,101 @@
+"""A real web application: Trac (from PyPI, in its own virtualenv) served on 127.0.0.1.
+
+The app starts from nothing and leaves nothing running; each task's check, which reads
+Trac's own database or pages, is false before the task and true once a person (Playwright)
+has done it; and one learning round (the offline planner, harvested) gives a skill a fresh
+instance is routed to with no model, done by Trac's own account of it."""
+
+from __future__ import annotations
+
+import random
+import socket
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from playwright.async_api import Browser
+
+from browser_agent.harvest.harvester import harvest
+from browser_agent.llm.offline import OfflinePlanner
+from browser_agent.llm.types import FunctionClient, LLMReply
+from browser_agent.planner.agent import run_command
+from browser_agent.settings import Settings
+from browser_agent.store.db import open_store
+from scripts.apps import Running, Task, load
+
+TRAC = load("trac")
+TASKS = {task.name: task for task in TRAC.tasks}
+
+
+@pytest.fixture(scope="module")
+def trac() -> Iterator[Running]:
+    with TRAC.start() as app:
+        yield app
+
+
+def answers(url: str) -> bool:
+    """True when something accepts connections at the URL's port of 127.0.0.1."""
+    port = int(url.rsplit(":", 1)[1])
+    with socket.socket() as probe:
+        return probe.connect_ex(("127.0.0.1", port)) == 0
+
+
+def test_trac_starts_seeded_with_the_admin_logged_in_and_stops_without_a_trace() -> None:
+    with TRAC.start() as app:
+        home, url = app.home, app.url
+        assert answers(url)
+        front = app.get(f"{url}/ticket/1")
+        assert "logged in as" in front and "admin" in front
+        assert len(app.state()["ticket"]) == 8
+    assert not answers(url)
+    assert not Path(home).exists()
+
+
+@pytest.mark.parametrize("name", list(TASKS))
+async def test_a_task_check_is_false_before_and_true_after_doing_it_by_hand(
+    name: str, trac: Running, browser: Browser
+) -> None:
+    task: Task = TASKS[name]
+    values = task.generate(random.Random(name), trac)
+    assert not task.check(trac, values, None)
+    before = trac.state()
+    context = await browser.new_context(storage_state=str(trac.storage_state))
+    try:
+        page = await context.new_page()
+        await task.person(page, trac, values)
+        final_url = page.url
+    finally:
+        await context.close()
+    assert task.check(trac, values, final_url), (task.command(values), final_url)
+    after = trac.state()
+    changed = {part for part in before if before[part] != after[part]}
+    assert changed <= task.touches
+
+
+def no_llm(messages: list[dict], tools: list[dict]) -> LLMReply:
+    raise AssertionError("the model was asked although a skill should have done the work")
+
+
+async def test_search_solved_by_the_planner_then_a_fresh_instance_routed_to_its_skill(
+    trac: Running, settings: Settings, browser: Browser
+) -> None:
+    task, rng = TASKS["search"], random.Random(7)
+    settings = settings.with_overrides(storage_state=trac.storage_state)
+    engine = open_store(settings)
+    first = task.generate(rng, trac)
+    solved = await run_command(
+        task.command(first), OfflinePlanner(), settings, start_url=trac.url,
+        browser=browser, engine=engine,
+    )  # fmt: skip
+    assert task.check(trac, first, solved.final_url), solved.answer
+    (made,) = await harvest([Path(solved.log_path)], settings, engine, browser=browser)
+    assert made.skill is not None and made.verified, made.error or made.verify_error
+    fresh = task.generate(rng, trac)
+    while fresh == first:
+        fresh = task.generate(rng, trac)
+    routed = await run_command(
+        task.command(fresh), FunctionClient(no_llm), settings, start_url=trac.url,
+        browser=browser, engine=engine,
+    )  # fmt: skip
+    assert routed.status == "succeeded" and routed.llm_calls == 0, routed.answer
+    assert task.check(trac, fresh, routed.final_url), (routed.final_url, routed.answer)
