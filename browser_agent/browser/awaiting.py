@@ -10,6 +10,7 @@ import time
 from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager, suppress
 from contextvars import ContextVar
+from dataclasses import dataclass, field
 from typing import TypeVar
 
 from playwright.async_api import Error as PlaywrightError
@@ -23,24 +24,43 @@ POLL_S = 0.05
 
 T = TypeVar("T")
 
-_pace: ContextVar[float] = ContextVar("browser_agent_pace", default=0.0)
+
+@dataclass
+class Pace:
+    """The site's pace for the steps of one skill call, and the steps that were late."""
+
+    seconds: float = 0.0  # its slowest recorded step
+    late: list[int] = field(default_factory=list)
+
+
+_pace: ContextVar[Pace | None] = ContextVar("browser_agent_pace", default=None)
 
 
 @contextmanager
-def paced(seconds: float) -> Iterator[None]:
+def paced(seconds: float) -> Iterator[Pace]:
     """Steps run inside the block wait for their effects as a site whose slowest recorded
-    step took ``seconds`` needs."""
-    token = _pace.set(max(0.0, seconds))
+    step took ``seconds`` needs; the Pace yielded lists the steps that came late."""
+    pace = Pace(max(0.0, seconds))
+    token = _pace.set(pace)
     try:
-        yield
+        yield pace
     finally:
         _pace.reset(token)
+
+
+def note_late(step: int) -> None:
+    """A step's effect came, but only after its deadline."""
+    pace = _pace.get()
+    if pace is not None:
+        pace.late.append(step)
 
 
 def deadline_s(settings: Settings, took_s: float = 0.0) -> float:
     """How long a step waits for its effect: the setting, or the site's pace (its slowest
     recorded step, or this step's own action ``took_s``) times PACE_FACTOR if longer."""
-    return max(settings.effect_timeout_ms / 1000, PACE_FACTOR * max(_pace.get(), took_s))
+    pace = _pace.get()
+    recorded = pace.seconds if pace is not None else 0.0
+    return max(settings.effect_timeout_ms / 1000, PACE_FACTOR * max(recorded, took_s))
 
 
 async def until(check: Callable[[], Awaitable[tuple[bool, T]]], seconds: float) -> tuple[bool, T]:

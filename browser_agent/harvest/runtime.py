@@ -26,7 +26,8 @@ from weakref import WeakKeyDictionary
 from playwright.async_api import BrowserContext, Frame, Page
 from playwright.async_api import Error as PlaywrightError
 
-from browser_agent.browser.awaiting import deadline_s, left, new_elements, until
+from browser_agent.browser.awaiting import deadline_s, left, new_elements, note_late, until
+from browser_agent.browser.effects import ASKED_NOT_COME
 from browser_agent.browser.errors import ActionError
 from browser_agent.browser.locate import Located, frame_for, vouch
 from browser_agent.browser.session import session
@@ -466,7 +467,7 @@ async def expect(
     seconds = deadline_s(active.settings, time.monotonic() - began)
     moved = "navigated to" in said
     if (navigated or navigated_to is not None) and not moved:
-        moved = await _await_leaving(step, selector, page, before, seconds)
+        moved = await _await_leaving(step, selector, page, before, seconds, said)
         page = active.current_page()
     if target is not None and not moved and (value, checked, selected) != (None, None, None):
         await _expect_on_element(target, value, checked, selected, seconds)
@@ -492,13 +493,17 @@ async def expect(
         )
 
 
-async def _await_leaving(step: int, selector: str, page: Page, before: str, seconds: float) -> bool:
+async def _await_leaving(
+    step: int, selector: str, page: Page, before: str, seconds: float, said: str
+) -> bool:
     """Wait for the page to move on from ``before``; a second deadline when it was asked
     to and had not yet (late, then noted); SkillLate or SkillStale when it never did."""
     gone, asked = await left(page, before, seconds)
+    asked = asked or ASKED_NOT_COME in said
     if not gone and asked:  # on its way: the step is retried in place, once
         gone, _ = await left(page, before, seconds)
         if gone:
+            note_late(step)
             _notes().append(f"Step {step} was late: the page moved on after {seconds:.1f} s.")
     if gone:
         session().observed.clear()

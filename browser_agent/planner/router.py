@@ -25,8 +25,10 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from browser_agent.browser.awaiting import paced
 from browser_agent.browser.errors import ActionError, BrowserError
 from browser_agent.browser.session import session
+from browser_agent.failure_kinds import BROKEN, LATE, NOT_APPLICABLE, classify
 from browser_agent.harvest.loader import SkillLoadError, load_skill
 from browser_agent.harvest.replay import waits_for_secret
 from browser_agent.harvest.runtime import (
@@ -47,13 +49,9 @@ from browser_agent.planner.templates import (
     split_list,
 )
 from browser_agent.store.connection import Store
+from browser_agent.store.health import OK, note_run, recorded_pace
 from browser_agent.store.rows import SkillRow
-from browser_agent.store.skill_use import (
-    loads,
-    mark_stale,
-    record_use,
-    same_site,
-)
+from browser_agent.store.skill_use import loads, mark_stale, same_site, site_of
 
 MAX_SKILL_TOOLS = 3
 
@@ -109,6 +107,8 @@ def routes(command: str, skills: Sequence[SkillRow], start_url: str | None = Non
     """Every routable skill and template that matches ``command`` with values that fit,
     the most specific first: most literal words matched, then fewest characters taken by
     parameters, then the newest version. The command is read once: linear in its length."""
+    if start_url and not site_of(start_url):
+        return []  # a start page that names no site: no skill was learnt there
     candidates = [
         (skill, templates_of(skill))
         for skill in skills
@@ -273,6 +273,9 @@ class SkillOutcome:
     stale: SkillStale | None = None
     repairs: list[Repair] = field(default_factory=list)
     not_applicable: SkillNotApplicable | None = None
+    # what it says of the skill's health: ok, late (done late, or failed so), not_applicable,
+    # broken (failed, or done only through repairs); see failure_kinds
+    kind: str = ""
 
 
 async def call_skill(
@@ -283,19 +286,21 @@ async def call_skill(
     helper: StepHelper | None = None,
 ) -> SkillOutcome:
     """Run a skill, healing stale selectors (and asking ``helper`` for a step healing cannot
-    fix). A repaired or failed skill is marked stale, its healed selectors kept for the next
-    version, and the answer says in plain words what failed, on which page, and what then.
-    A skill that does not apply to the command (SkillNotApplicable) is neither marked nor
-    counted: only the run's step records it; repairs made before it still mark it stale."""
-    with repairing(helper) as repairs:
+    fix), its steps paced as the site's recorded steps were. Each failure has a kind (see
+    failure_kinds) and only a broken one counts against the skill: it is marked stale,
+    its healed selectors kept for the next version. A late one (the page or the browser
+    was slower than the step's deadline, twice) and one that does not apply to the command
+    leave it healthy; every outcome is kept in the skill's health window (store.health)."""
+    with repairing(helper) as repairs, paced(recorded_pace(store, skill)) as pace:
         try:
             answer = await function(**arguments)
         except SkillNotApplicable as exc:
+            _note(store, skill, NOT_APPLICABLE, exc)
             return _not_applicable(store, skill, repairs, exc)
         except SkillStale as exc:
             url = _url()
             _mark_stale(store, skill, repairs, f"step {exc.step}: {exc}")
-            record_use(store, skill.id, ok=False, error=str(exc))
+            _note(store, skill, BROKEN, exc)
             return SkillOutcome(
                 f"The harvested skill {skill.name} failed at its step {exc.step} on {url}: "
                 f"{exc}{_repaired_before(repairs)} It is marked stale. Carry on with the "
@@ -303,31 +308,57 @@ async def call_skill(
                 False,
                 exc,
                 repairs.done,
+                kind=BROKEN,
             )
         except (ActionError, BrowserError) as exc:
+            kind = classify(exc)
             if repairs.done:  # it had already left its recorded path: out of date
                 said = f"{_repaired_before(repairs)} Then: {exc}".strip()
                 _mark_stale(store, skill, repairs, said)
-            record_use(store, skill.id, ok=False, error=str(exc))
+            _note(store, skill, kind, exc)
+            late = " The page or the browser was late, which does not count against it."
             return SkillOutcome(
                 f"The harvested skill {skill.name} failed on {_url()}: {exc}"
-                f"{_repaired_before(repairs)} Carry on with the primitive tools from the page "
-                "as it is.",
+                f"{_repaired_before(repairs)}{late if kind == LATE else ''} Carry on with the "
+                "primitive tools from the page as it is.",
                 False,
                 repairs=repairs.done,
+                kind=kind,
             )
+    done = LATE if pace.late else OK  # it did the command, with a step that came late
     if repairs.done:
         said = " ".join(repair.said() for repair in repairs.done)
         _mark_stale(store, skill, repairs, said)
-        record_use(store, skill.id, ok=True)
+        _note(store, skill, BROKEN, SkillStale(said, step=repairs.done[0].step, selector=""), done)
         return SkillOutcome(
             f"The harvested skill {skill.name} needed repairs on the way: {said} It finished, "
             f"but is marked stale until it passes validation. {answer}",
             True,
             repairs=repairs.done,
+            kind=BROKEN,  # done, but not as recorded: its targets are gone
         )
-    record_use(store, skill.id, ok=True)
-    return SkillOutcome(str(answer), True)
+    _note(store, skill, done)
+    return SkillOutcome(str(answer), True, kind=done)
+
+
+def _note(
+    store: Store,
+    skill: SkillRow,
+    kind: str,
+    error: Exception | None = None,
+    counted: str | None = None,
+) -> None:
+    """Count the use (as ``counted``, else ``kind``) and keep its outcome in the skill's
+    health window."""
+    note_run(
+        store,
+        skill.id,
+        kind,
+        window=session().settings.health_window,
+        step=getattr(error, "step", None) or None,
+        error=str(error) if error is not None else None,
+        counted=counted,
+    )
 
 
 def _not_applicable(
@@ -345,6 +376,7 @@ def _not_applicable(
         False,
         repairs=repairs.done,
         not_applicable=exc,
+        kind=NOT_APPLICABLE,
     )
 
 

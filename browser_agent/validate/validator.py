@@ -21,10 +21,12 @@ from playwright.async_api import Browser
 from sqlalchemy import Engine
 
 from browser_agent.browser.session import launched_browser
+from browser_agent.failure_kinds import BROKEN
 from browser_agent.harvest.replay import Replay, lacking_secret, replay
 from browser_agent.secrets import configured
 from browser_agent.settings import Settings
 from browser_agent.store.db import open_store
+from browser_agent.store.health import health_of, recorded_pace
 from browser_agent.store.models import Skill, utcnow
 from browser_agent.store.skills import current_skills, skill_by_name
 from browser_agent.validate.lock import validation_lock
@@ -32,6 +34,8 @@ from browser_agent.validate.record import record_replay, start_url_for
 from browser_agent.validate.reharvest import Place, Renewal, renew
 
 HEALTHY, STALE, SECRET, ERROR = "healthy", "stale", "needs a secret", "error"
+LATE, NOT_APPLICABLE = "late", "not applicable"  # failed, but not the skill: it stays as it was
+VERDICTS = {BROKEN: STALE, "late": LATE, "not_applicable": NOT_APPLICABLE}
 
 
 class CannotValidate(RuntimeError):
@@ -55,6 +59,7 @@ class Checked:
     final_url: str | None = None
     seconds: float = 0.0
     renewed: Renewal | None = None
+    health: dict | None = None  # the skill's health after it: state, window, last failures
 
     @property
     def stale_now(self) -> bool:
@@ -122,19 +127,22 @@ async def check_skill(skill: Skill, job: Job) -> Checked:
             start_url=start_url_for(skill, job.place.base_url),
             screenshot_dir=job.place.screenshot_dir,
             secrets=job.place.secrets,
+            pace=recorded_pace(job.engine, skill),
         )
     except Exception as exc:  # one crashing replay must not stop the others
         return Checked(skill.name, skill.version, ERROR, error=f"{type(exc).__name__}: {exc}")
     if never_loaded(outcome):  # the site is down, not the skill stale: judge nothing
         return Checked(skill.name, skill.version, ERROR, error=outcome.error)
-    record_replay(job.engine, skill, outcome, job_id=job.job_id)
+    window = job.settings.health_window
+    kept = record_replay(job.engine, skill, outcome, job_id=job.job_id, window=window)
     checked = Checked(
         skill.name,
         skill.version,
-        HEALTHY if outcome.passed else STALE,
+        HEALTHY if outcome.passed else VERDICTS.get(outcome.kind, STALE),
         **outcome.findings(),
+        health=health_of(job.engine, kept, window).as_json(),
     )
-    if not outcome.passed and job.reharvest:
+    if checked.verdict == STALE and job.reharvest:
         try:
             checked.renewed = await renew(skill, job.settings, job.engine, job.place)
         except Exception as exc:  # the verdict stands; only the renewal failed
