@@ -427,6 +427,26 @@ def skills_show(
     print_source(code, console)
 
 
+@skills_app.command("rollback")
+def skills_rollback(
+    name: Annotated[str, typer.Argument(help="The skill's name.")],
+) -> None:
+    """Make the skill's previous version current again (the current one stays, not current)."""
+    from browser_agent.settings import load_settings
+    from browser_agent.store.candidates import NoRollback, rollback
+    from browser_agent.store.db import open_store  # the store loads only when a command runs
+    from browser_agent.store.skills import skill_by_name
+
+    engine = open_store(load_settings())
+    before = skill_by_name(engine, name)
+    try:
+        back = rollback(engine, name)
+    except NoRollback as exc:
+        raise UserError(f"Cannot roll back: {exc}.") from exc
+    was = f"v{before.version}" if before else "the current version"
+    console.print(f"[bold]{escape(back.name)}[/] v{back.version} is current again ({was} kept).")
+
+
 def _health_cell(health: Health) -> str:
     """The state, coloured: green healthy, yellow watch, red broken."""
     colour = {"healthy": "green", "watch": "yellow"}.get(health.state, "red")

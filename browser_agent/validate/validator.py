@@ -25,6 +25,7 @@ from browser_agent.failure_kinds import BROKEN
 from browser_agent.harvest.replay import Replay, lacking_secret, replay
 from browser_agent.secrets import configured
 from browser_agent.settings import Settings
+from browser_agent.store.candidates import earn_place, passes, waiting
 from browser_agent.store.db import open_store
 from browser_agent.store.health import health_of, recorded_pace
 from browser_agent.store.models import Skill, utcnow
@@ -60,6 +61,7 @@ class Checked:
     seconds: float = 0.0
     renewed: Renewal | None = None
     health: dict | None = None  # the skill's health after it: state, window, last failures
+    candidate: dict | None = None  # its newer version waiting to become current, replayed too
 
     @property
     def stale_now(self) -> bool:
@@ -142,12 +144,45 @@ async def check_skill(skill: Skill, job: Job) -> Checked:
         **outcome.findings(),
         health=health_of(job.engine, kept, window).as_json(),
     )
+    waiting_version = waiting(job.engine, skill.name)
+    if waiting_version is not None:
+        checked.candidate = await check_candidate(waiting_version, job)
     if checked.verdict == STALE and job.reharvest:
         try:
             checked.renewed = await renew(skill, job.settings, job.engine, job.place)
         except Exception as exc:  # the verdict stands; only the renewal failed
             checked.error = f"{checked.error} (renewing failed: {type(exc).__name__}: {exc})"
     return checked
+
+
+async def check_candidate(candidate: Skill, job: Job) -> dict:
+    """Replay a verified candidate version; it becomes current once it has passed enough
+    replays (see store.candidates). What happened, for the report."""
+    try:
+        outcome = await replay(
+            candidate,
+            job.settings,
+            job.place.browser,
+            start_url=start_url_for(candidate, job.place.base_url),
+            secrets=job.place.secrets,
+            pace=recorded_pace(job.engine, candidate),
+        )
+    except Exception as exc:  # the current version's verdict stands
+        return {"version": candidate.version, "error": f"{type(exc).__name__}: {exc}"}
+    window, needed = job.settings.health_window, job.settings.candidate_uses
+    if not never_loaded(outcome):
+        kept = record_replay(
+            job.engine, candidate, outcome, failed_status="candidate", window=window
+        )
+        candidate = earn_place(job.engine, kept, needed)
+    return {
+        "version": candidate.version,
+        "verdict": HEALTHY if outcome.passed else VERDICTS.get(outcome.kind, STALE),
+        "passes": passes(job.engine, candidate)[1],
+        "needed": needed,
+        "current": candidate.current,
+        "error": outcome.error,
+    }
 
 
 async def validate_skills(
