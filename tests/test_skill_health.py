@@ -6,14 +6,18 @@ Real Chromium, the real demo shop (slowed down, or redesigned) and a real SQLite
 
 from __future__ import annotations
 
+import json
+import re
 from pathlib import Path
 
 import pytest
 import pytest_asyncio
 from playwright.async_api import Browser
+from typer.testing import CliRunner
 
 from browser_agent.browser.errors import ActionError, BrowserError
 from browser_agent.browser.session import browser_session
+from browser_agent.cli import app
 from browser_agent.demo_site import DemoSite
 from browser_agent.failure_kinds import BROKEN, LATE, NOT_APPLICABLE, SkillLate, classify
 from browser_agent.harvest.loader import load_skill
@@ -88,6 +92,13 @@ async def routed_call(settings: Settings, browser: Browser, demo: DemoSite) -> s
     return outcome.kind
 
 
+def skills_cli(settings: Settings, *args: str) -> str:
+    env = {"BROWSER_AGENT_WORKSPACE": str(settings.workspace), "COLUMNS": "300"}
+    result = CliRunner().invoke(app, list(args), env=env)
+    assert result.exit_code == 0, result.output
+    return result.output
+
+
 def the_skill(settings: Settings):  # type: ignore[no-untyped-def]
     (skill,) = current_skill_rows(Store.of(open_store(settings)))
     return skill
@@ -109,6 +120,12 @@ async def test_a_late_failure_leaves_the_skill_healthy_and_a_broken_one_retires_
     assert health.state == WATCH  # late twice: still routed, but watched
     assert [o.kind for o in health.failures()] == [LATE, LATE]
     assert route(COMMAND, [skill], demo.url) is not None
+    shown = skills_cli(workspace, "skills", "show", skill.name)
+    assert "health: watch (2 late, 1 ok of the last 20)" in shown  # 1: its verification
+    assert re.search(r"^  \S+ \S+ run late: Could not open .*Timeout", shown, re.M), shown
+    (listed,) = json.loads(skills_cli(workspace, "skills", "--json"))["skills"]
+    assert listed["health"]["state"] == WATCH and listed["health"]["counts"] == {LATE: 2, OK: 1}
+    assert [f["kind"] for f in listed["health"]["last_failures"]] == [LATE, LATE]
 
     assert await routed_call(workspace, browser, demo) == OK  # the site is quick again
 

@@ -416,7 +416,7 @@ def skills_show(
     console.print(f"commands: {escape(', '.join(json.loads(skill.command_templates)))}")
     console.print(f"example arguments: {escape(skill.example_args)}")
     console.print(f"from runs: {escape(', '.join(json.loads(skill.source_runs)))}")
-    console.print(f"health: {_health_cell(health)} {escape(health.summary())}")
+    console.print(f"health: {_health_cell(health)} ({escape(health.summary())})")
     for failure in health.failures():
         console.print(f"  {escape(failure.said())}")
     if skill.last_error:

@@ -50,7 +50,7 @@ class Outcome:
         where = f" at step {self.step}" if self.step else ""
         why = f": {self.error}" if self.error else ""
         kind = "passed" if self.kind == OK else SAID.get(self.kind, self.kind)
-        return f"{self.via} {_json_time(self.at)} {kind}{where}{why}"
+        return f"{self.at:%Y-%m-%d %H:%M} {self.via} {kind}{where}{why}"
 
     def as_json(self) -> dict[str, Any]:
         made = asdict(self)
@@ -78,9 +78,9 @@ class Health:
         return [o for o in self.outcomes if o.kind != OK][:limit]
 
     def summary(self) -> str:
-        """``watch (18 ok, 2 late of the last 20)``."""
+        """What the window holds: ``2 late, 18 ok of the last 20``."""
         counts = ", ".join(f"{n} {SAID.get(k, k)}" for k, n in sorted(self.counts().items()))
-        return f"{self.state} ({counts or 'no runs yet'} of the last {self.window})"
+        return f"{counts or 'no runs yet'} of the last {self.window}"
 
     def as_json(self) -> dict[str, Any]:
         return {
