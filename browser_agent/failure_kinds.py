@@ -47,16 +47,6 @@ def classify(error: BaseException) -> Kind:
     return LATE if "Timeout" in type(error).__name__ else BROKEN
 
 
-def classify_text(error: str | None) -> Kind:
-    """The kind of a failure known only by its message (a stored replay's error)."""
-    text = error or ""
-    if text.startswith("late:") or _timed_out(text):
-        return LATE
-    if text.startswith("not applicable:"):
-        return NOT_APPLICABLE
-    return BROKEN
-
-
 def _timed_out(message: str) -> bool:
     """Whether a browser message says an action or a load ran out of time."""
     return "Timeout" in message and "exceeded" in message

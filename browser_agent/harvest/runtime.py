@@ -463,7 +463,8 @@ async def expect(
     selector = target.selector if target else ""
     active = session()
     page = active.current_page()
-    before, began = _began().get(step, (page.url, time.monotonic()))
+    now = (page.url, time.monotonic())
+    before, began = _began().get(step, now) if target is not None else now
     seconds = deadline_s(active.settings, time.monotonic() - began)
     moved = "navigated to" in said
     if (navigated or navigated_to is not None) and not moved:
