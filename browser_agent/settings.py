@@ -87,6 +87,21 @@ class Settings(BaseSettings):
     navigation_timeout_ms: float = Field(
         15_000, gt=0, description="how long a page may take to load"
     )
+    effect_timeout_ms: float = Field(
+        5_000,
+        gt=0,
+        description="how long a skill's step waits for its effect (the value held, the page "
+        "moved on); a site whose recorded steps took longer gets a longer wait",
+    )
+    health_window: int = Field(
+        20, gt=0, description="how many recent runs and validations a skill's health is read from"
+    )
+    candidate_uses: int = Field(
+        3,
+        ge=0,
+        description="passed uses or validations a new version of a skill in use needs, after "
+        "its verifying replay, before it replaces the current one",
+    )
     dom_budget_chars: int = Field(
         60_000, gt=0, description="cap on one distilled page; the output says what was cut"
     )

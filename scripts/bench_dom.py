@@ -165,7 +165,7 @@ async def main(repeat: int) -> None:
     budget = load_settings().dom_budget_chars
     with start_demo_site(port=0) as site:
         urls = [site.url + path for path in DEMO_PAGES]
-        urls += [f"{site.url}/big?n={n}" for n in (1_000, 10_000)]
+        urls += [f"{site.url}/big?n={n}" for n in (1_000, 10_000, 50_000)]
         urls += [doc.as_uri() for doc in LARGE_DOCS if doc.exists()]
         print(
             "median ms to annotate and distill, distilled characters (out) and their ratio to "

@@ -28,7 +28,10 @@ STORES = ["sqlite", "postgresql"]
 def settings(tmp_path: Path) -> Settings:
     """Settings pointing at a fresh workspace, with short timeouts for error paths."""
     return load_settings().with_overrides(
-        workspace=tmp_path, action_timeout_ms=1_500, navigation_timeout_ms=10_000
+        workspace=tmp_path,
+        action_timeout_ms=1_500,
+        navigation_timeout_ms=10_000,
+        effect_timeout_ms=2_000,
     )
 
 

@@ -389,6 +389,8 @@ async def test_skills_are_validated_from_the_console_with_the_report_and_screens
     await expect(history.first.locator(".verdict")).to_have_text("stale")
     await expect(history.first).to_contain_text("#search-box")
     await expect(history.nth(1).locator(".verdict")).to_have_text("healthy")
+    await expect(page.locator("#health")).to_have_text("broken")  # its health, and why
+    await expect(page.locator("#failures li").first).to_contain_text("validation broken")
 
 
 async def test_stopping_the_server_stores_its_runs_as_interrupted(

@@ -47,7 +47,7 @@ async def test_running_a_stale_skill_writes_nothing_and_keeping_the_use_marks_it
     assert not outcome.ok and outcome.stale_because == "step 2: the button is gone"
     assert counts(store) == ("healthy", 0, 0, 0, None)  # nothing written by the run
 
-    keep_use(store, skill, outcome)
+    keep_use(store, skill, outcome, window=20)
     assert counts(store) == ("stale", 1, 0, 1, "the button is gone")
 
 

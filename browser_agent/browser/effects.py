@@ -14,6 +14,8 @@ from browser_agent.browser.session import BrowserSession
 from browser_agent.dom.library import run_on_page
 
 SETTLE_MS = 100
+# Said when the page asked for a new one that had not come by the navigation timeout.
+ASKED_NOT_COME = "A new page was asked for but had not come yet."
 
 
 @dataclass
@@ -85,12 +87,14 @@ async def watching(active: BrowserSession) -> AsyncIterator[Changes]:
                 await asyncio.wait_for(leaving.wait(), SETTLE_MS / 1000)
         told = len(active.notes) > notes_before  # a navigation refused, a new tab: said below
         if requested and not navigations and not told:  # a script started one
-            with suppress(PlaywrightError):
+            try:
                 await page.wait_for_event(
                     "framenavigated",
                     predicate=lambda frame: frame == page.main_frame,
                     timeout=active.settings.navigation_timeout_ms,
                 )
+            except PlaywrightError:
+                changes.messages.append(ASKED_NOT_COME)
     finally:
         page.remove_listener("framenavigated", on_navigated)
         page.remove_listener("request", on_request)

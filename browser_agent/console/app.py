@@ -235,7 +235,8 @@ class Console:
         return self.page("skills.html", skills=current_skills(self.engine))
 
     async def skill(self, request: Request) -> Response:
-        view = skill_view(self.engine, request.path_params["name"], self.settings.workspace)
+        name, workspace = request.path_params["name"], self.settings.workspace
+        view = skill_view(self.engine, name, workspace, self.settings.health_window)
         if view is None:
             raise HTTPException(404, "No skill with that name.")
         return self.page("skill.html", view=view, source_runs=runs_of(view.skill))

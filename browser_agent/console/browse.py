@@ -13,6 +13,7 @@ from pathlib import Path
 from sqlalchemy import Engine
 from sqlmodel import Session, col, select
 
+from browser_agent.store.health import Health, health_of
 from browser_agent.store.models import Run, Skill, Step, Validation
 from browser_agent.store.skills import skill_by_name, update_skill, versions_of
 
@@ -108,9 +109,10 @@ class SkillView:
     source: str | None
     problem: str | None
     checks: Sequence[Validation]
+    health: Health
 
 
-def skill_view(engine: Engine, name: str, workspace: Path) -> SkillView | None:
+def skill_view(engine: Engine, name: str, workspace: Path, window: int = 20) -> SkillView | None:
     """The skill called ``name`` with its source; None when there is none."""
     from browser_agent.skills.loader import SkillLoadError, skill_code
 
@@ -121,7 +123,9 @@ def skill_view(engine: Engine, name: str, workspace: Path) -> SkillView | None:
         source, problem = skill_code(skill, workspace)[0], None
     except SkillLoadError as exc:
         source, problem = None, str(exc)
-    return SkillView(skill, versions_of(engine, name), source, problem, checks_of(engine, name))
+    health = health_of(engine, skill, window)
+    checks = checks_of(engine, name)
+    return SkillView(skill, versions_of(engine, name), source, problem, checks, health)
 
 
 def checks_of(engine: Engine, name: str) -> Sequence[Validation]:

@@ -507,7 +507,12 @@
       for (const old of document.querySelectorAll("[mmid]")) old.removeAttribute("mmid");
     }
     pushChildren(rootEl, false, false, false);
+    let rest = null; // what was left unwalked once the window was full: counted, not read
     while (stack.length) {
+      if (full && !finding) {
+        rest = countRest(stack);
+        break;
+      }
       const [el, inside, said, parentUp] = stack.pop();
       if (el === null) {
         if (!parentUp) emit(inside);
@@ -605,6 +610,13 @@
         pushChildren(el, insideNext, saidNext, up);
       }
     }
+    if (rest) {
+      counter += rest.elements;
+      interactiveCount += rest.actionable;
+      below += rest.actionable;
+      cut += rest.actionable;
+      if (!modal) modal = openModal();
+    }
     dropPlainTargets(lines, targets);
     const header = [`Page ${q(document.title)} at ${location.href}`];
     if (modal) {
@@ -614,8 +626,9 @@
       );
     }
     if (cut) {
+      const more = rest ? `at least ${cut} more lines` : `${cut} more lines`;
       lines.push(
-        `… output cut at ${budget} characters: ${cut} more lines not shown (the window line at the top says how to reach them).`,
+        `… output cut at ${budget} characters: ${more} not shown (the window line at the top says how to reach them).`,
       );
     }
     const shownWindow = wanted && windowNo < wanted ? 0 : windowNo;
@@ -632,6 +645,34 @@
       windows: full ? null : windowNo,
       scrollY: Math.round(window.scrollY),
     };
+  }
+
+  // Elements that may be actionable, found natively: the part of the page after a full
+  // window is counted with these instead of being walked (page=N and find_elements walk it).
+  const MAYBE_ACTIONABLE =
+    "a[href],button,input:not([type=hidden]),select,textarea,summary,[role],[tabindex]," +
+    "[onclick],[contenteditable]";
+
+  // How many elements, and how many that may be actionable, the unwalked subtrees on the
+  // stack hold (an upper bound: visibility is not checked, which is what costs).
+  function countRest(stack) {
+    let elements = 0;
+    let actionable = 0;
+    for (const [el] of stack) {
+      if (!el || el.nodeType !== 1) continue;
+      elements += 1 + el.getElementsByTagName("*").length;
+      actionable += el.querySelectorAll(MAYBE_ACTIONABLE).length +
+        (el.matches(MAYBE_ACTIONABLE) ? 1 : 0);
+    }
+    return { elements, actionable };
+  }
+
+  // An open modal dialog anywhere in the page, for the header (the walk may stop before it).
+  function openModal() {
+    for (const el of document.querySelectorAll("dialog[open],[role=dialog][aria-modal=true]")) {
+      if (el.checkVisibility({ checkOpacity: true, checkVisibilityCSS: true })) return el;
+    }
+    return null;
   }
 
   function allRoots() {

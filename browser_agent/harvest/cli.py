@@ -27,6 +27,7 @@ from browser_agent.json_output import print_json, skill_fields
 if TYPE_CHECKING:
     from browser_agent.harvest.harvester import HarvestResult
     from browser_agent.settings import Settings
+    from browser_agent.store.health import Health
 
 console = Console()
 err_console = Console(stderr=True)
@@ -338,14 +339,19 @@ def skills_list(
         return
     from rich.table import Column, Table
 
+    from browser_agent.store.health import healths
     from browser_agent.store.run_store import open_run_store  # SQL through the driver alone
     from browser_agent.store.skill_use import current_skill_rows, templates_of
 
-    every = current_skill_rows(open_run_store(load_settings()))
+    settings = load_settings()
+    store = open_run_store(settings)
+    every = current_skill_rows(store)
     rows = every[:limit] if limit else every
     more = len(every) - len(rows)
+    health = healths(store, rows, settings.health_window)
     if as_json:
-        print_json({"skills": [skill_fields(s) for s in rows], "more": max(more, 0)})
+        listed = [{**skill_fields(s), "health": health[s.id].as_json()} for s in rows]
+        print_json({"skills": listed, "more": max(more, 0)})
         return
     if not rows:
         console.print("No harvested skills yet: run a command, then browser-agent harvest --all.")
@@ -353,6 +359,7 @@ def skills_list(
     table = Table(
         Column("name", no_wrap=True),
         Column("status", no_wrap=True),
+        Column("health", no_wrap=True),
         "version",
         "uses",
         "ok/failed",
@@ -364,6 +371,7 @@ def skills_list(
         table.add_row(
             skill.name,
             skill.status,
+            _health_cell(health[skill.id]),
             str(skill.version),
             str(skill.uses),
             f"{skill.successes}/{skill.failures}",
@@ -386,6 +394,7 @@ def skills_show(
     from browser_agent.settings import load_settings
     from browser_agent.skills.loader import SkillLoadError, skill_code
     from browser_agent.store.db import open_store  # the store loads only when a command runs
+    from browser_agent.store.health import health_of
     from browser_agent.store.skills import skill_by_name, versions_of
 
     settings = load_settings()
@@ -397,19 +406,49 @@ def skills_show(
         code, problem = skill_code(skill, settings.workspace)[0], None
     except SkillLoadError as exc:
         code, problem = None, str(exc)
+    health = health_of(engine, skill, settings.health_window)
     if as_json:
         every = [{"version": s.version, "status": s.status} for s in versions_of(engine, name)]
         fields = {**skill_fields(skill), "versions": every, "source": code, "problem": problem}
-        print_json(fields)
+        print_json({**fields, "health": health.as_json()})
         return
     versions = ", ".join(f"v{s.version} ({s.status})" for s in versions_of(engine, name))
     console.print(f"[bold]{skill.name}[/] v{skill.version} - {skill.status}; versions: {versions}")
     console.print(f"commands: {escape(', '.join(json.loads(skill.command_templates)))}")
     console.print(f"example arguments: {escape(skill.example_args)}")
     console.print(f"from runs: {escape(', '.join(json.loads(skill.source_runs)))}")
+    console.print(f"health: {_health_cell(health)} ({escape(health.summary())})")
+    for failure in health.failures():
+        console.print(f"  {escape(failure.said())}")
     if skill.last_error:
         console.print(f"last error: {escape(skill.last_error)}")
     if code is None:
         console.print(f"[red]{escape(problem or '')}[/]")
         return
     print_source(code, console)
+
+
+@skills_app.command("rollback")
+def skills_rollback(
+    name: Annotated[str, typer.Argument(help="The skill's name.")],
+) -> None:
+    """Make the skill's previous version current again (the current one stays, not current)."""
+    from browser_agent.settings import load_settings
+    from browser_agent.store.candidates import NoRollback, rollback
+    from browser_agent.store.db import open_store  # the store loads only when a command runs
+    from browser_agent.store.skills import skill_by_name
+
+    engine = open_store(load_settings())
+    before = skill_by_name(engine, name)
+    try:
+        back = rollback(engine, name)
+    except NoRollback as exc:
+        raise UserError(f"Cannot roll back: {exc}.") from exc
+    was = f"v{before.version}" if before else "the current version"
+    console.print(f"[bold]{escape(back.name)}[/] v{back.version} is current again ({was} kept).")
+
+
+def _health_cell(health: Health) -> str:
+    """The state, coloured: green healthy, yellow watch, red broken."""
+    colour = {"healthy": "green", "watch": "yellow"}.get(health.state, "red")
+    return f"[{colour}]{health.state}[/]"

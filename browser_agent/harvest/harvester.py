@@ -19,6 +19,7 @@ from pathlib import Path
 from playwright.async_api import Browser
 from sqlalchemy import Engine
 
+from browser_agent.failure_kinds import BROKEN, LATE
 from browser_agent.harvest.calls import LogError
 from browser_agent.harvest.codegen import generate_module, skill_name
 from browser_agent.harvest.logs import read_log
@@ -31,9 +32,12 @@ from browser_agent.harvest.outcomes import (
     UNCHANGED,
 )
 from browser_agent.harvest.plan import NotHarvestable, SkillPlan, plan_skill
+from browser_agent.harvest.sameness import essential_targets
 from browser_agent.settings import Settings
 from browser_agent.skills.loader import SkillLoadError, load_skill, skill_code, source_hash
 from browser_agent.skills.replay import relative, replay
+from browser_agent.store.candidates import VERIFICATION, earn_place
+from browser_agent.store.health import OK, record, recorded_pace
 from browser_agent.store.models import HarvestedSource, Skill
 from browser_agent.store.paths import to_store
 from browser_agent.store.skills import (
@@ -41,7 +45,6 @@ from browser_agent.store.skills import (
     add_source,
     add_version,
     harvested_source,
-    make_current,
     merge_templates,
     name_taken,
     normalise_shape,
@@ -99,6 +102,16 @@ class Draft:
             return False
         return same_module(self.code, module_source(self.joins))
 
+    def same_version(self, engine: Engine) -> Skill | None:
+        """The version of the skill that already does what this code does (the current
+        one first, then the newest other): a harvest of it makes no new version."""
+        if self.joins is None:
+            return None
+        if self.unchanged:
+            return self.joins
+        others = [v for v in versions_of(engine, self.name) if v.id != self.joins.id]
+        return next((v for v in reversed(others) if same_module(self.code, module_source(v))), None)
+
 
 @dataclass(frozen=True)
 class SourceKey:
@@ -147,11 +160,12 @@ def _without_docstring(body: list[ast.stmt]) -> list[ast.stmt]:
 
 def module_fingerprint(code: str) -> str:
     """What a generated module does, without the parts that only say where it came from:
-    docstrings, parameter descriptions (they quote the run's example values) and the
-    summary sentence the skill's answer starts with. Two runs of one command shape that
+    docstrings, parameter descriptions (they quote the run's example values), the summary
+    sentence the skill's answer starts with and what its targets' records say about the
+    example (see harvest.sameness). Two runs of one command shape that
     act on the same elements the same way give the same fingerprint; SyntaxError when
     ``code`` does not parse."""
-    tree = _WithoutProvenance().visit(ast.parse(code))
+    tree = _WithoutProvenance().visit(essential_targets(ast.parse(code)))
     return ast.dump(tree, annotate_fields=False)
 
 
@@ -360,16 +374,16 @@ async def harvest_one(
         return _skipped(source, exc)
     except Exception as exc:  # one source's surprise must not stop the batch
         return _failed(source, exc)
-    outcome = UNCHANGED if draft.unchanged else NEW_VERSION if draft.joins else NEW_SKILL
+    same = draft.same_version(engine)
+    outcome = UNCHANGED if same else NEW_VERSION if draft.joins else NEW_SKILL
     result = HarvestResult(
         str(source), code=draft.code, outcome=outcome, name=draft.name, dropped=draft.plan.dropped
     )
     if dry_run:
         return result
     try:
-        joined = draft.joins.id if draft.joins is not None else None
-        if outcome == UNCHANGED and joined is not None:
-            result.skill = add_source(engine, joined, draft.plan.source, draft.templates)
+        if same is not None and same.id is not None:
+            result.skill = add_source(engine, same.id, draft.plan.source, draft.templates)
             return result
         # a new version of a skill in use replaces it only once its replay passes
         waits = outcome == NEW_VERSION and verify
@@ -379,25 +393,29 @@ async def harvest_one(
     if verify:
         await _verify(result, settings, engine, browser)
     if waits and result.verified and result.skill is not None and result.skill.id is not None:
-        result.skill = make_current(engine, result.skill.id)
+        result.skill = earn_place(engine, result.skill, settings.candidate_uses)
     return result
 
 
 async def _verify(
     result: HarvestResult, settings: Settings, engine: Engine, browser: Browser | None
 ) -> None:
-    """Replay the new skill at once: healthy when it reaches its end state, else candidate."""
+    """Replay the new skill at once: healthy when it reaches its end state, else candidate;
+    the replay is the first outcome in its health window."""
     skill = result.skill
     if skill is None or skill.id is None:
         return
     try:
-        outcome = await replay(skill, settings, browser)
+        outcome = await replay(skill, settings, browser, pace=recorded_pace(engine, skill))
         passed, error = outcome.passed, outcome.error
+        kind = OK if passed else outcome.kind or BROKEN
     except Exception as exc:  # the replay could not run: the skill stays unverified
         passed, error = False, f"the replay could not run: {type(exc).__name__}: {exc}"
+        kind = LATE
     result.verified, result.verify_error = passed, error
     status = "healthy" if passed else "candidate"
     result.skill = update_skill(engine, skill.id, status=status, last_error=error)
+    record(engine, skill.id, VERIFICATION, kind, window=settings.health_window, error=error)
 
 
 async def harvest(

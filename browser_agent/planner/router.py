@@ -22,21 +22,16 @@ from dataclasses import dataclass
 from typing import Any
 
 from browser_agent.errors import BrowserAgentError
+from browser_agent.planner.route_index import index_of
 from browser_agent.planner.templates import (
-    ACTION_VERBS,
     Command,
     Gap,
-    Template,
     match_template,
-    parse_template,
     split_list,
 )
 from browser_agent.skills.replay import waits_for_secret
 from browser_agent.store.rows import SkillRow
-from browser_agent.store.skill_use import (
-    loads,
-    same_site,
-)
+from browser_agent.store.skill_use import same_site, site_of
 
 MAX_SKILL_TOOLS = 3
 
@@ -99,7 +94,8 @@ def decide(command: str, skills: Sequence[SkillRow], start_url: str | None = Non
 def route(command: str, skills: Sequence[SkillRow], start_url: str | None = None) -> Route | None:
     """The most specific routable skill whose template matches the whole command and whose
     parameters take the values read from it, if any; with ``start_url``, only skills learnt
-    on that page (the same words may mean other steps on another site)."""
+    on that page (the same words may mean other steps on another site). Templates are
+    looked up in an index by the command's words (see planner.route_index)."""
     found = routes(command, skills, start_url)
     return found[0] if found else None
 
@@ -108,34 +104,27 @@ def routes(command: str, skills: Sequence[SkillRow], start_url: str | None = Non
     """Every routable skill and template that matches ``command`` with values that fit,
     the most specific first: most literal words matched, then fewest characters taken by
     parameters, then the newest version. The command is read once: linear in its length."""
-    candidates = [
-        (skill, templates_of(skill))
-        for skill in skills
-        if routable(skill) and same_site(skill, start_url)
-    ]
-    if not candidates:
-        return []
+    if start_url and not site_of(start_url):
+        return []  # a start page that names no site: no skill was learnt there
+    index = index_of(skills)
     parsed = Command.parse(command)
-    # the words that begin a skill's template begin another clause too ("... and wishlist it")
-    verbs = ACTION_VERBS | {t.verb for _skill, ts in candidates for t in ts if t.verb}
     found = []
-    for skill, templates in candidates:
-        schemas = parameter_schemas(skill)
-        for template in templates:
-            matched = match_template(parsed, template, verbs)
-            if matched is None:
-                continue
-            try:
-                arguments = {
-                    name: fit(gap, schemas.get(name, {})) for name, gap in matched.values.items()
-                }
-            except Unfit:
-                continue  # not applicable to this command: the planner takes it
-            found.append(
-                Route(
-                    skill, arguments, template.text, template.literal_words, matched.captured_chars
-                )
-            )
+    for filed in index.candidates(parsed):
+        skill, template = filed.skill, filed.template
+        if not (routable(skill) and same_site(skill, start_url)):
+            continue
+        matched = match_template(parsed, template, index.verbs)
+        if matched is None:
+            continue
+        try:
+            arguments = {
+                name: fit(gap, filed.schemas.get(name, {})) for name, gap in matched.values.items()
+            }
+        except Unfit:
+            continue  # not applicable to this command: the planner takes it
+        found.append(
+            Route(skill, arguments, template.text, template.literal_words, matched.captured_chars)
+        )
     return sorted(found, key=_specificity)
 
 
@@ -144,27 +133,6 @@ def _specificity(found: Route) -> tuple[float, ...]:
     skill = found.skill
     created = skill.created_at.timestamp() if skill.created_at else 0.0
     return (-found.literal_words, found.captured_chars, -created, -skill.version, -(skill.id or 0))
-
-
-def templates_of(skill: SkillRow) -> list[Template]:
-    """The parsed command templates of a skill (a malformed column gives none)."""
-    templates = loads(skill.command_templates)
-    if not isinstance(templates, list):
-        return []
-    return [parse_template(t) for t in templates if isinstance(t, str) and t.strip()]
-
-
-def parameter_schemas(skill: SkillRow) -> dict[str, dict[str, Any]]:
-    """The JSON schema of each parameter in the skill's signature (its tool schema)."""
-    signature = loads(skill.signature)
-    if not isinstance(signature, dict):
-        return {}
-    function = signature.get("function", signature)
-    parameters = function.get("parameters", {}) if isinstance(function, dict) else {}
-    properties = parameters.get("properties", {}) if isinstance(parameters, dict) else {}
-    if not isinstance(properties, dict):
-        return {}
-    return {k: v for k, v in properties.items() if isinstance(v, dict)}
 
 
 _INTEGER = re.compile(r"[+-]?\d+")

@@ -15,8 +15,11 @@ import json
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 
+from browser_agent.browser.awaiting import paced
 from browser_agent.browser.session import session
 from browser_agent.errors import ActionError, BrowserError
+from browser_agent.failure_kinds import BROKEN, LATE, NOT_APPLICABLE, classify
+from browser_agent.settings import Settings
 from browser_agent.skills.runtime import (
     Repair,
     Repairs,
@@ -26,8 +29,9 @@ from browser_agent.skills.runtime import (
     repairing,
 )
 from browser_agent.store.connection import Store
+from browser_agent.store.health import OK, note_run, recorded_pace
 from browser_agent.store.rows import SkillRow
-from browser_agent.store.skill_use import loads, mark_stale, record_use
+from browser_agent.store.skill_use import loads, mark_stale
 
 
 @dataclass
@@ -39,8 +43,10 @@ class SkillOutcome:
 
     What the use says of the skill, kept by :func:`keep_use` after the call:
     ``stale_because`` (it is out of date: marked stale with why, ``healed`` holding the
-    selectors healing found for its next version), ``counted`` (a use to count; one that
-    did not apply counts none) and ``error`` (the failure counted with it)."""
+    selectors healing found for its next version), ``kind`` (what it says of the skill's
+    health: ok, late, not applicable or broken, see failure_kinds), ``counted_as`` (the
+    kind the use is counted as, when not ``kind``), ``step`` and ``error`` (the failure
+    kept with it)."""
 
     text: str
     ok: bool
@@ -49,8 +55,15 @@ class SkillOutcome:
     not_applicable: SkillNotApplicable | None = None
     stale_because: str | None = None
     healed: dict[str, dict[str, str]] = field(default_factory=dict)
-    counted: bool = True
+    kind: str = OK
+    counted_as: str | None = None
+    step: int | None = None
     error: str | None = None
+
+    @property
+    def counted(self) -> bool:
+        """Whether the use counts at all: one that did not apply counts none."""
+        return (self.counted_as or self.kind) != NOT_APPLICABLE
 
 
 async def call_skill(
@@ -60,10 +73,11 @@ async def call_skill(
     arguments: dict,
     helper: StepHelper | None = None,
 ) -> SkillOutcome:
-    """Run a skill (:func:`run_skill`), then keep what the use says of it in the store
-    (:func:`keep_use`): the one way a routed skill or a skill tool is called."""
-    outcome = await run_skill(skill, function, arguments, helper)
-    keep_use(store, skill, outcome)
+    """Run a skill (:func:`run_skill`) paced as the site's recorded steps were, then keep
+    what the use says of it in the store (:func:`keep_use`): the one way a routed skill or a
+    skill tool is called."""
+    outcome = await run_skill(skill, function, arguments, helper, recorded_pace(store, skill))
+    keep_use(store, skill, outcome, _window())
     return outcome
 
 
@@ -72,13 +86,16 @@ async def run_skill(
     function: Callable[..., Awaitable[str]],
     arguments: dict,
     helper: StepHelper | None = None,
+    pace_s: float = 0.0,
 ) -> SkillOutcome:
     """Run a skill, healing stale selectors (and asking ``helper`` for a step healing cannot
     fix); the outcome says in plain words what failed, on which page, and what then, and
     what the use says of the skill. A repaired or failed skill is out of date; a skill
     that does not apply to the command (SkillNotApplicable) is not, and counts no use,
-    unless repairs were made before it. Nothing is written here."""
-    with repairing(helper) as repairs:
+    unless repairs were made before it. Each failure has a kind (failure_kinds): only a
+    broken one counts against the skill; a late one (the page or the browser was slower
+    than the step's deadline, twice) does not. Nothing is written here."""
+    with repairing(helper) as repairs, paced(pace_s) as pace:
         try:
             answer = await function(**arguments)
         except SkillNotApplicable as exc:
@@ -93,21 +110,28 @@ async def run_skill(
                 repairs.done,
                 stale_because=f"step {exc.step}: {exc}",
                 healed=repairs.kept(),
+                kind=BROKEN,
+                step=exc.step or None,
                 error=str(exc),
             )
         except (ActionError, BrowserError) as exc:
             # a skill that had already left its recorded path is out of date
             said = f"{_repaired_before(repairs)} Then: {exc}".strip()
+            kind = classify(exc)
+            late = " The page or the browser was late, which does not count against it."
             return SkillOutcome(
                 f"The harvested skill {skill.name} failed on {_url()}: {exc}"
-                f"{_repaired_before(repairs)} Carry on with the primitive tools from the page "
-                "as it is.",
+                f"{_repaired_before(repairs)}{late if kind == LATE else ''} Carry on with the "
+                "primitive tools from the page as it is.",
                 False,
                 repairs=repairs.done,
                 stale_because=said if repairs.done else None,
                 healed=repairs.kept(),
+                kind=kind,
+                step=getattr(exc, "step", None) or None,
                 error=str(exc),
             )
+    done = LATE if pace.late else OK  # it did the command, with a step that came late
     if repairs.done:
         said = " ".join(repair.said() for repair in repairs.done)
         return SkillOutcome(
@@ -117,18 +141,30 @@ async def run_skill(
             repairs=repairs.done,
             stale_because=said,
             healed=repairs.kept(),
+            kind=BROKEN,  # done, but not as recorded: its targets are gone
+            counted_as=done,
+            step=repairs.done[0].step,
+            error=said,
         )
-    return SkillOutcome(str(answer), True)
+    return SkillOutcome(str(answer), True, kind=done)
 
 
-def keep_use(store: Store, skill: SkillRow, outcome: SkillOutcome) -> None:
+def keep_use(store: Store, skill: SkillRow, outcome: SkillOutcome, window: int) -> None:
     """The bookkeeping of one use, in one place after the call: an out-of-date skill is
     marked stale (its healed selectors kept for the next version), then the use is
-    counted, a success or a failure with its error."""
+    counted by its kind (a failure only when broken) and kept in the skill's health window
+    of ``window`` outcomes."""
     if outcome.stale_because is not None:
         _mark_stale(store, skill, outcome.healed, outcome.stale_because)
-    if outcome.counted:
-        record_use(store, skill.id, ok=outcome.ok, error=outcome.error)
+    note_run(
+        store,
+        skill.id,
+        outcome.kind,
+        window=window,
+        step=outcome.step,
+        error=outcome.error,
+        counted=outcome.counted_as,
+    )
 
 
 def _not_applicable(skill: SkillRow, repairs: Repairs, exc: SkillNotApplicable) -> SkillOutcome:
@@ -145,7 +181,8 @@ def _not_applicable(skill: SkillRow, repairs: Repairs, exc: SkillNotApplicable) 
         not_applicable=exc,
         stale_because=_repaired_before(repairs).strip() if repairs.done else None,
         healed=repairs.kept(),
-        counted=False,
+        kind=NOT_APPLICABLE,
+        error=str(exc),
     )
 
 
@@ -159,6 +196,14 @@ def _mark_stale(
         healed.setdefault(step, {}).update(selectors)
     skill.status = "stale"
     mark_stale(store, skill.id, error, json.dumps(healed))
+
+
+def _window() -> int:
+    """How many outcomes a skill's health window keeps: the running task's setting."""
+    try:
+        return session().settings.health_window
+    except BrowserError:  # called outside a task: the setting's default
+        return int(Settings.model_fields["health_window"].default)
 
 
 def _repaired_before(repairs: Repairs) -> str:

@@ -74,8 +74,8 @@ DOUBLE_QUOTES = frozenset('"“”„«»')
 SINGLE_QUOTES = frozenset("'‘’‚`")
 QUOTES = DOUBLE_QUOTES | SINGLE_QUOTES
 
-_TOKEN = re.compile(r"\w+(?:['’.\-]\w+)*|[^\w\s]")
-_PLACEHOLDER = re.compile(r"(\{\{|\}\}|\{\w+\})")
+WORD_OR_MARK = re.compile(r"\w+(?:['’.\-]\w+)*|[^\w\s]")
+PLACEHOLDER = re.compile(r"(\{\{|\}\}|\{\w+\})")
 
 
 class Token(NamedTuple):
@@ -91,7 +91,7 @@ def tokenise(text: str) -> list[Token]:
     """The words and marks of ``text`` in order (whitespace only separates them)."""
     tokens: list[Token] = []
     append = tokens.append
-    for found in _TOKEN.finditer(text):
+    for found in WORD_OR_MARK.finditer(text):
         piece = found.group()
         start, end = found.span()
         if piece[0].isalnum() or piece[0] == "_":
@@ -248,7 +248,7 @@ def parse_template(template: str) -> Template:
     runs: list[list[str]] = [[]]
     fillers: list[list[str]] = [[]]  # per run: its words, fillers included
     params: list[str] = []
-    for piece in _PLACEHOLDER.split(template):
+    for piece in PLACEHOLDER.split(template):
         if re.fullmatch(r"\{\w+\}", piece):
             params.append(piece[1:-1])
             runs.append([])

@@ -12,12 +12,13 @@ from urllib.parse import urlsplit
 
 from playwright.async_api import Browser
 
+from browser_agent.browser.awaiting import paced
 from browser_agent.browser.session import BrowserSession, browser_session
 from browser_agent.errors import ActionError, BrowserError
+from browser_agent.failure_kinds import BROKEN, classify
 from browser_agent.secrets import configured, how_to_set, missing, placeholders
 from browser_agent.settings import Settings
 from browser_agent.skills.loader import SkillFunction, SkillLoadError, load_skill
-from browser_agent.skills.runtime import SkillStale
 
 if TYPE_CHECKING:
     from browser_agent.store.models import Skill
@@ -38,6 +39,7 @@ class Replay:
     screenshot: str | None = None
     seconds: float = 0.0
     trace: str | None = None  # a Playwright trace of the failed replay, when one was kept
+    kind: str = ""  # of a failure: late, not_applicable or broken (see failure_kinds)
 
     def findings(self) -> dict[str, Any]:
         """Where it failed, what it saw and how long it took, as a verdict or a stored
@@ -90,6 +92,7 @@ async def replay(
     screenshot_dir: Path | None = None,
     secrets: Mapping[str, str] | None = None,
     trace_path: Path | None = None,
+    pace: float = 0.0,
 ) -> Replay:
     """Run ``skill`` with its example arguments in a fresh context; passed means it reached
     its recorded end state (same path and query). Secrets come from ``secrets`` (the
@@ -111,7 +114,7 @@ async def replay(
         active.use_secrets(dict(secrets))
         if traced:
             await active.context.tracing.start(screenshots=True, snapshots=True)
-        outcome = await _run(function, arguments, active, skill, screenshot_dir)
+        outcome = await _run(function, arguments, active, skill, screenshot_dir, pace)
         if traced:
             kept = None if outcome.passed else trace_path
             if kept:
@@ -133,18 +136,22 @@ async def _run(
     active: BrowserSession,
     skill: Skill | SkillRow,
     screenshot_dir: Path | None,
+    pace: float = 0.0,
 ) -> Replay:
-    """Call the skill in ``active``'s context and judge where it ended."""
+    """Call the skill in ``active``'s context, its steps paced as the site's recorded steps
+    (``pace``: the slowest, in seconds), and judge where it ended."""
     try:
-        await function(**arguments)
+        with paced(pace):
+            await function(**arguments)
     except (ActionError, BrowserError) as exc:
         return Replay(
             False,
             final_url=active.page.url,
-            step=exc.step if isinstance(exc, SkillStale) else None,
+            step=getattr(exc, "step", None) if isinstance(exc, ActionError) else None,
             selector=getattr(exc, "selector", None),
             error=str(exc),
             screenshot=await _screenshot(active.page, screenshot_dir, skill),
+            kind=classify(exc),
         )
     final = active.current_page().url
     if skill.expected_end and relative(final) != skill.expected_end:
@@ -153,6 +160,7 @@ async def _run(
             final_url=final,
             error=f"ended on {relative(final)} instead of {skill.expected_end}",
             screenshot=await _screenshot(active.page, screenshot_dir, skill),
+            kind=BROKEN,
         )
     return Replay(True, final_url=final)
 

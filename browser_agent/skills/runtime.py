@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import re
+import time
 from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager, suppress
 from contextvars import ContextVar
@@ -25,11 +26,14 @@ from weakref import WeakKeyDictionary
 from playwright.async_api import BrowserContext, Frame, Page
 from playwright.async_api import Error as PlaywrightError
 
+from browser_agent.browser.awaiting import deadline_s, left, new_elements, note_late, until
+from browser_agent.browser.effects import ASKED_NOT_COME
 from browser_agent.browser.locate import Located, frame_for, vouch
 from browser_agent.browser.session import session
 from browser_agent.browser.values import field_value
 from browser_agent.dom.library import count_and_run, run_on_element
 from browser_agent.errors import ActionError
+from browser_agent.failure_kinds import SkillLate
 from browser_agent.secrets import filled
 from browser_agent.skills.selectors import ANY_ROLE, CLOSE_MARKS, text_selector
 
@@ -123,6 +127,9 @@ _found_in: WeakKeyDictionary[BrowserContext, dict[int, tuple[Page | Frame, str]]
     WeakKeyDictionary()
 )
 _notes_in: WeakKeyDictionary[BrowserContext, list[str]] = WeakKeyDictionary()
+# step -> (the page's address, the clock) when the step found its element: what its
+# effect is awaited from
+_began_in: WeakKeyDictionary[BrowserContext, dict[int, tuple[str, float]]] = WeakKeyDictionary()
 
 
 def _found() -> dict[int, tuple[Page | Frame, str]]:
@@ -133,6 +140,11 @@ def _found() -> dict[int, tuple[Page | Frame, str]]:
 def _notes() -> list[str]:
     """What the running skill decided on its own (which of two same-named buttons)."""
     return _notes_in.setdefault(session().context, [])
+
+
+def _began() -> dict[int, tuple[str, float]]:
+    """Step -> (page address, clock) when each step of the running skill began."""
+    return _began_in.setdefault(session().context, {})
 
 
 @contextmanager
@@ -180,6 +192,7 @@ async def find(target: Target, name: str | None = None, nth: str | None = None) 
     """
     active = session()
     top = active.current_page()
+    _began()[target.step] = (top.url, time.monotonic())
     if nth is not None:
         return await _find_nth(top, target, nth)
     expected = target.name if name is None else name
@@ -210,6 +223,12 @@ async def find(target: Target, name: str | None = None, nth: str | None = None) 
             step=target.step,
             selector=selector,
         )
+    if problem.startswith("no visible element") and await _still_loading(top):
+        raise SkillLate(
+            f"Step {target.step}: {problem} The page was still loading.",
+            step=target.step,
+            selector=selector,
+        )
     stale = SkillStale(f"Step {target.step}: {problem}", step=target.step, selector=selector)
     if repairs is None:
         raise stale
@@ -221,6 +240,14 @@ async def find(target: Target, name: str | None = None, nth: str | None = None) 
     repairs.done.append(repair)
     _found()[target.step] = (page, repair.found)
     return repair.found
+
+
+async def _still_loading(page: Page) -> bool:
+    """Whether the page has not finished loading: an element missing then is late."""
+    try:
+        return await page.evaluate("document.readyState") != "complete"
+    except PlaywrightError:
+        return True  # it is being replaced by the next page
 
 
 async def _find_nth(top: Page, target: Target, nth: str) -> str:
@@ -427,82 +454,133 @@ async def expect(
     checked: bool | None = None,
     selected: str | None = None,
 ) -> None:
-    """Check that a step had its recorded effect on the page: a navigation (to the same
-    path), new elements, the typed value in the field, the box ticked, the option chosen."""
+    """Wait for a step's recorded effect on the page: a navigation (to the same path), new
+    elements, the typed value in the field, the box ticked, the option chosen. Each is
+    awaited up to a deadline that follows the site's pace (see browser.awaiting); a page
+    on its way after the deadline is waited for once more, then the step is late
+    (SkillLate); an effect that did not come, or another one, is stale (SkillStale)."""
     step = target.step if target else 0
     selector = target.selector if target else ""
-    page = session().current_page()
+    active = session()
+    page = active.current_page()
+    now = (page.url, time.monotonic())
+    before, began = _began().get(step, now) if target is not None else now
+    seconds = deadline_s(active.settings, time.monotonic() - began)
     moved = "navigated to" in said
+    if (navigated or navigated_to is not None) and not moved:
+        moved = await _await_leaving(step, selector, page, before, seconds, said)
+        page = active.current_page()
     if target is not None and not moved and (value, checked, selected) != (None, None, None):
-        await _expect_on_element(target, value, checked, selected)
-    if navigated and not moved:
-        raise SkillStale(
-            f"Step {step}: expected the page to move on, but it stayed on {page.url}.",
-            step=step,
-            selector=selector,
-        )
+        await _expect_on_element(target, value, checked, selected, seconds)
     if navigated_to is not None:
         want = urlsplit(navigated_to).path
-        have = urlsplit(page.url).path
-        if "navigated to" not in said:
-            raise SkillStale(
-                f"Step {step}: expected the page to move on to {want}, but it stayed on "
-                f"{page.url}.",
-                step=step,
-                selector=selector,
-            )
-        if have != want:
+        if urlsplit(page.url).path != want:
             raise SkillStale(
                 f"Step {step}: expected to reach {want}, but the page is {page.url}.",
                 step=step,
                 selector=selector,
             )
-    elif appeared and not re.search(r"new elements? appeared", said):
+    elif (
+        appeared
+        and not moved
+        and not re.search(r"new elements? appeared", said)
+        and not await new_elements(page, seconds)
+    ):
         raise SkillStale(
-            f"Step {step}: expected new elements to appear, but the page said: {said}",
+            f"Step {step}: expected new elements to appear within {seconds:.1f} s, but "
+            f"the page said: {said}",
             step=step,
             selector=selector,
         )
 
 
+async def _await_leaving(
+    step: int, selector: str, page: Page, before: str, seconds: float, said: str
+) -> bool:
+    """Wait for the page to move on from ``before``; a second deadline when it was asked
+    to and had not yet (late, then noted); SkillLate or SkillStale when it never did."""
+    gone, asked = await left(page, before, seconds)
+    asked = asked or ASKED_NOT_COME in said
+    if not gone and asked:  # on its way: the step is retried in place, once
+        gone, _ = await left(page, before, seconds)
+        if gone:
+            note_late(step)
+            _notes().append(f"Step {step} was late: the page moved on after {seconds:.1f} s.")
+    if gone:
+        session().observed.clear()
+        session().page_version += 1
+        return True
+    if asked:
+        raise SkillLate(
+            f"Step {step}: expected the page to move on; a new page was asked for but had not "
+            f"come after {2 * seconds:.1f} s, the browser is still on {page.url}.",
+            step=step,
+            selector=selector,
+        )
+    raise SkillStale(
+        f"Step {step}: expected the page to move on, but it stayed on {page.url} for "
+        f"{seconds:.1f} s.",
+        step=step,
+        selector=selector,
+    )
+
+
 async def _expect_on_element(
-    target: Target, value: str | None, checked: bool | None, selected: str | None
+    target: Target, value: str | None, checked: bool | None, selected: str | None, seconds: float
 ) -> None:
-    """The element the step acted on holds what the step put there."""
+    """The element the step acted on comes to hold what the step put there, within
+    ``seconds``."""
     frame, selector = _found().get(target.step, (session().current_page(), target.selector))
     locator = frame.locator(selector)
     try:
         if value is not None:
             kind = await locator.get_attribute("type") or "text"
-            held = await locator.input_value()
             typed = filled(value, session().secret_values)  # the step typed the secret
             try:
                 wanted = field_value(kind, typed)
             except ValueError:
                 wanted = typed
-            if held != wanted:
+
+            async def holds() -> tuple[bool, str]:
+                held = await locator.input_value()
+                return held == wanted, held
+
+            ok, held = await until(holds, seconds)
+            if not ok:
                 secret = kind.lower() == "password" or typed != value
                 shown = "the password typed" if secret else f"{wanted!r}; it holds {held!r}"
                 raise SkillStale(
-                    f"Step {target.step}: the field should now hold {shown}.",
+                    f"Step {target.step}: the field should now hold {shown} "
+                    f"(waited {seconds:.1f} s).",
                     step=target.step,
                     selector=selector,
                 )
-        if checked is not None and await locator.is_checked() != checked:
-            raise SkillStale(
-                f"Step {target.step}: the {target.role} should now be "
-                f"{'ticked' if checked else 'clear'}, but it is not.",
-                step=target.step,
-                selector=selector,
-            )
+        if checked is not None:
+
+            async def ticked() -> tuple[bool, None]:
+                return await locator.is_checked() == checked, None
+
+            if not (await until(ticked, seconds))[0]:
+                raise SkillStale(
+                    f"Step {target.step}: the {target.role} should now be "
+                    f"{'ticked' if checked else 'clear'}, but it is not "
+                    f"(waited {seconds:.1f} s).",
+                    step=target.step,
+                    selector=selector,
+                )
         if selected is not None:
-            chosen = await locator.evaluate(
-                "el => [el.value, (el.selectedOptions[0] || {}).textContent || '']"
-            )
-            if not any(_same(selected, str(option)) for option in chosen):
+
+            async def chosen() -> tuple[bool, list[str]]:
+                seen = await locator.evaluate(
+                    "el => [el.value, (el.selectedOptions[0] || {}).textContent || '']"
+                )
+                return any(_same_option(selected, str(option)) for option in seen), seen
+
+            ok, seen = await until(chosen, seconds)
+            if not ok:
                 raise SkillStale(
                     f"Step {target.step}: {selected!r} should now be chosen, but "
-                    f"{chosen[1].strip()!r} is.",
+                    f"{seen[1].strip()!r} is (waited {seconds:.1f} s).",
                     step=target.step,
                     selector=selector,
                 )
@@ -513,6 +591,13 @@ async def _expect_on_element(
             step=target.step,
             selector=selector,
         ) from exc
+
+
+def _same_option(wanted: str, option: str) -> bool:
+    """An option named as select_option takes it: as written, or by its letters and
+    digits ("price low to high" for "Price: low to high")."""
+    plain = ["".join(c for c in text.lower() if c.isalnum()) for text in (wanted, option)]
+    return _same(wanted, option) or (bool(plain[0]) and plain[0] == plain[1])
 
 
 def with_case(text: str, case: str) -> str:

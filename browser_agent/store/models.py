@@ -145,3 +145,16 @@ class BatchJob(SQLModel, table=True):
     detail: str = "{}"  # JSON: the validation's verdict in full
     worker: str | None = None
     finished_at: datetime = Field(default_factory=utcnow)
+
+
+class SkillOutcome(SQLModel, table=True):
+    """How one run or validation of a skill version went, and its kind of failure: the
+    window a skill's health is read from (see store.health)."""
+
+    id: int | None = Field(default=None, primary_key=True)
+    skill_id: int = Field(foreign_key="skill.id", index=True)
+    via: str  # run or validation
+    kind: str  # ok, late, not_applicable or broken (see browser_agent.failure_kinds)
+    step: int | None = None
+    error: str | None = None
+    at: datetime = Field(default_factory=utcnow)

@@ -211,4 +211,15 @@ def _details(checked: Checked) -> list[str]:
         new = checked.renewed
         state = "now current and healthy" if new.passed else f"not current, it failed: {new.error}"
         lines.append(f"version {new.version} from {new.source}: {state}")
+    if checked.health and checked.health["state"] != "healthy":
+        counts = ", ".join(f"{n} {kind}" for kind, n in sorted(checked.health["counts"].items()))
+        lines.append(f"health: {checked.health['state']} ({counts} of the last runs)")
+    if checked.candidate:
+        waited = checked.candidate
+        state = (
+            "now current"
+            if waited.get("current")
+            else f"{waited.get('passes', 0)} of {waited.get('needed')} passes before it is current"
+        )
+        lines.append(f"candidate v{waited['version']}: {waited.get('verdict', 'error')}, {state}")
     return lines

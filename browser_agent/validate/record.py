@@ -6,7 +6,9 @@ from sqlalchemy import Engine
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, select
 
+from browser_agent.failure_kinds import BROKEN
 from browser_agent.skills.replay import Replay, relative
+from browser_agent.store.health import OK, VALIDATION, record
 from browser_agent.store.models import Skill, Validation, utcnow
 from browser_agent.store.skills import update_skill
 
@@ -32,11 +34,14 @@ def record_replay(
     *,
     failed_status: str = "stale",
     job_id: str | None = None,
+    window: int = 20,
 ) -> Skill:
-    """Store the replay as a Validation row; the skill becomes healthy when it passed,
-    else ``failed_status`` with the failing step and selector as its last error. A
-    distributed job's replay is kept once under its ``job_id``: a second attempt of the
-    job (its first worker died) adds no row."""
+    """Store the replay as a Validation row and an outcome in the skill's health window
+    (of ``window``); the skill becomes healthy when it passed, ``failed_status`` when it
+    failed broken (with the failing step and selector as its last error), and stays as it
+    was when it was only late or did not apply. A distributed job's replay is kept once
+    under its ``job_id``: a second attempt of the job (its first worker died) adds no
+    row."""
     row = Validation(
         skill_id=skill.id,
         skill_name=skill.name,
@@ -45,6 +50,7 @@ def record_replay(
         job_id=job_id,
         **outcome.findings(),
     )
+    kind = OK if outcome.passed else outcome.kind or BROKEN
     try:
         with Session(engine) as db:
             db.add(row)
@@ -52,10 +58,14 @@ def record_replay(
     except IntegrityError:  # kept by an earlier attempt of the job, or another problem
         if job_id is None or not _kept(engine, job_id):
             raise
+    else:  # in the window once, as the row
+        error = None if outcome.passed else failure(outcome)
+        record(engine, skill.id, VALIDATION, kind, window=window, step=outcome.step, error=error)
+    broken = kind == BROKEN
     return update_skill(
         engine,
         skill.id,
-        status="healthy" if outcome.passed else failed_status,
+        status="healthy" if outcome.passed else failed_status if broken else skill.status,
         last_error=None if outcome.passed else failure(outcome),
         last_validated_at=utcnow(),
     )

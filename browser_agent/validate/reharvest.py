@@ -155,7 +155,7 @@ async def renew(skill: Skill, settings: Settings, engine: Engine, place: Place) 
         screenshot_dir=place.screenshot_dir,
         secrets=place.secrets,
     )
-    record_replay(engine, new, outcome, failed_status="candidate")
+    record_replay(engine, new, outcome, failed_status="candidate", window=settings.health_window)
     if outcome.passed:
         make_current(engine, new.id)
     return Renewal(new.version, source, outcome.passed, outcome.error)

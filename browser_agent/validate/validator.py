@@ -22,10 +22,13 @@ from sqlalchemy import Engine
 
 from browser_agent.browser.session import launched_browser
 from browser_agent.errors import BrowserAgentError
+from browser_agent.failure_kinds import BROKEN
 from browser_agent.secrets import configured
 from browser_agent.settings import Settings
 from browser_agent.skills.replay import Replay, lacking_secret, replay
+from browser_agent.store.candidates import earn_place, passes, waiting
 from browser_agent.store.db import open_store
+from browser_agent.store.health import health_of, recorded_pace
 from browser_agent.store.models import Skill, utcnow
 from browser_agent.store.skills import current_skills, skill_by_name
 from browser_agent.validate.lock import validation_lock
@@ -33,6 +36,8 @@ from browser_agent.validate.record import record_replay, start_url_for
 from browser_agent.validate.reharvest import Place, Renewal, renew
 
 HEALTHY, STALE, SECRET, ERROR = "healthy", "stale", "needs a secret", "error"
+LATE, NOT_APPLICABLE = "late", "not applicable"  # failed, but not the skill: it stays as it was
+VERDICTS = {BROKEN: STALE, "late": LATE, "not_applicable": NOT_APPLICABLE}
 
 
 class CannotValidate(BrowserAgentError, RuntimeError):
@@ -56,6 +61,8 @@ class Checked:
     final_url: str | None = None
     seconds: float = 0.0
     renewed: Renewal | None = None
+    health: dict | None = None  # the skill's health after it: state, window, last failures
+    candidate: dict | None = None  # its newer version waiting to become current, replayed too
 
     @property
     def stale_now(self) -> bool:
@@ -123,24 +130,60 @@ async def check_skill(skill: Skill, job: Job) -> Checked:
             start_url=start_url_for(skill, job.place.base_url),
             screenshot_dir=job.place.screenshot_dir,
             secrets=job.place.secrets,
+            pace=recorded_pace(job.engine, skill),
         )
     except Exception as exc:  # one crashing replay must not stop the others
         return Checked(skill.name, skill.version, ERROR, error=f"{type(exc).__name__}: {exc}")
     if never_loaded(outcome):  # the site is down, not the skill stale: judge nothing
         return Checked(skill.name, skill.version, ERROR, error=outcome.error)
-    record_replay(job.engine, skill, outcome, job_id=job.job_id)
+    window = job.settings.health_window
+    kept = record_replay(job.engine, skill, outcome, job_id=job.job_id, window=window)
     checked = Checked(
         skill.name,
         skill.version,
-        HEALTHY if outcome.passed else STALE,
+        HEALTHY if outcome.passed else VERDICTS.get(outcome.kind, STALE),
         **outcome.findings(),
+        health=health_of(job.engine, kept, window).as_json(),
     )
-    if not outcome.passed and job.reharvest:
+    waiting_version = waiting(job.engine, skill.name)
+    if waiting_version is not None:
+        checked.candidate = await check_candidate(waiting_version, job)
+    if checked.verdict == STALE and job.reharvest:
         try:
             checked.renewed = await renew(skill, job.settings, job.engine, job.place)
         except Exception as exc:  # the verdict stands; only the renewal failed
             checked.error = f"{checked.error} (renewing failed: {type(exc).__name__}: {exc})"
     return checked
+
+
+async def check_candidate(candidate: Skill, job: Job) -> dict:
+    """Replay a verified candidate version; it becomes current once it has passed enough
+    replays (see store.candidates). What happened, for the report."""
+    try:
+        outcome = await replay(
+            candidate,
+            job.settings,
+            job.place.browser,
+            start_url=start_url_for(candidate, job.place.base_url),
+            secrets=job.place.secrets,
+            pace=recorded_pace(job.engine, candidate),
+        )
+    except Exception as exc:  # the current version's verdict stands
+        return {"version": candidate.version, "error": f"{type(exc).__name__}: {exc}"}
+    window, needed = job.settings.health_window, job.settings.candidate_uses
+    if not never_loaded(outcome):
+        kept = record_replay(
+            job.engine, candidate, outcome, failed_status="candidate", window=window
+        )
+        candidate = earn_place(job.engine, kept, needed)
+    return {
+        "version": candidate.version,
+        "verdict": HEALTHY if outcome.passed else VERDICTS.get(outcome.kind, STALE),
+        "passes": passes(job.engine, candidate)[1],
+        "needed": needed,
+        "current": candidate.current,
+        "error": outcome.error,
+    }
 
 
 async def validate_skills(
