@@ -53,7 +53,9 @@ def test_the_generated_blocks_are_what_the_code_makes() -> None:
     )
 
 
-@pytest.mark.parametrize("path", list(docs.command_paths()), ids=" ".join)
+@pytest.mark.parametrize(
+    "path", list(docs.command_paths()), ids=lambda path: " ".join(["browser-agent", *path])
+)
 def test_every_command_has_its_help_in_the_docs(path: list[str]) -> None:
     help_page = _text(ROOT / "docs" / "help.md")
     title = " ".join(["browser-agent", *path])
