@@ -1,6 +1,7 @@
 """The docs agree with the code: every command's --help and the settings table in docs/ are
 the ones the code makes today (scripts/docs.py regenerates them), every setting the docs
-name exists, and every example command line uses options its command has."""
+name exists, every example command line uses options its command has, and every link
+between the pages (and to the console's pictures) leads somewhere."""
 
 from __future__ import annotations
 
@@ -124,3 +125,28 @@ def test_the_example_command_lines_use_options_their_commands_have() -> None:
 
     assert len(examples) > 40
     assert not wrong, "example command lines with options their command lacks:\n" + "\n".join(wrong)
+
+
+def _anchor(heading: str) -> str:
+    """The anchor GitHub gives a heading: lower case, punctuation dropped, spaces as -."""
+    return re.sub(r"[^\w\- ]", "", heading.strip().lower()).replace(" ", "-")
+
+
+def _leads_somewhere(page: Path, target: str) -> bool:
+    """Whether a relative link of ``page`` names a file that exists, and a heading in it."""
+    file, _, anchor = target.partition("#")
+    linked = (page.parent / file).resolve() if file else page
+    if not linked.exists():
+        return False
+    return not anchor or anchor in map(_anchor, re.findall(r"^#+ (.+)$", _text(linked), re.M))
+
+
+def test_the_links_between_the_pages_lead_somewhere() -> None:
+    broken = [
+        f"{path.relative_to(ROOT)}: {target}"
+        for path in docs.doc_files()
+        for target in re.findall(r"\]\(([^)\s]+)\)", _text(path))
+        if not re.match(r"[a-z]+:", target) and not _leads_somewhere(path, target)
+    ]
+
+    assert not broken, "links that lead nowhere:\n" + "\n".join(broken)
