@@ -1,5 +1,5 @@
 """``--json`` output: one JSON document on stdout, and the fields each row kind shows, so
-every command's JSON has the same shape for the same thing (see the README's list)."""
+every command's JSON has the same shape for the same thing (see docs/json.md)."""
 
 from __future__ import annotations
 

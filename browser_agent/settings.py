@@ -25,8 +25,6 @@ from browser_agent.errors import UserError
 
 # Shown in the settings table instead of a default that depends on the machine or is unset.
 SHOWN_DEFAULT = "shown_default"
-TABLE_START = "<!-- settings-table:start (scripts/settings_table.py writes this table) -->"
-TABLE_END = "<!-- settings-table:end -->"
 
 
 class SettingsError(UserError, ValueError):
@@ -408,20 +406,13 @@ def _shown_range(name: str) -> str:
 
 
 def settings_table() -> str:
-    """The README's table of environment variables, made from the Settings fields."""
+    """The table of environment variables in docs/settings.md, made from the Settings fields."""
     lines = ["| variable | default | range | meaning |", "|---|---|---|---|"]
     for name, field in Settings.model_fields.items():
         variables = " or ".join(f"`{variable}`" for variable in env_names(name))
         cells = [variables, _shown_default(field), _shown_range(name), str(field.description)]
         lines.append(f"| {' | '.join(cells)} |")
     return "\n".join(lines)
-
-
-def with_settings_table(text: str) -> str:
-    """``text`` (the README) with the part between the table markers replaced by the table."""
-    start = text.index(TABLE_START) + len(TABLE_START)
-    end = text.index(TABLE_END, start)
-    return f"{text[:start]}\n{settings_table()}\n{text[end:]}"
 
 
 _PASSWORD = re.compile(r"^(?P<head>[A-Za-z][\w+.-]*://[^:/@?#]*:)(?P<password>[^@]*)@")

@@ -1,4 +1,4 @@
-"""The README's pictures of the web console, taken from a real `browser-agent serve`.
+"""The pictures of the web console in docs/console.md, taken from a real `browser-agent serve`.
 
 Starts the demo shop and a console on a fresh workspace (offline planner), runs a shop
 command from the console's form, harvests it, validates the skill from the console, and

@@ -1,6 +1,6 @@
 """Everyday use of the command line, as a person at an 80-column terminal or a script
 piping its output would meet it: --version and -h, --json on every listing (one JSON
-document with the fields the README lists), run ids never cut, a dry run's source piped
+document with the fields docs/json.md lists), run ids never cut, a dry run's source piped
 into a file that parses, user mistakes in one line with exit code 2, and no spinner or
 progress bar when the output is not a terminal.
 
@@ -44,7 +44,7 @@ COMMANDS = [
     ("find road shoes in the shop and sort by price low to high", "road shoes", "price_asc"),
 ]
 
-# The fields the README documents for each --json output.
+# The fields docs/json.md documents for each --json output.
 RUN_FIELDS = {
     "id",
     "command",

@@ -1,4 +1,4 @@
-"""Settings: read from the environment, checked, documented in the README, and shown by
+"""Settings: read from the environment, checked, documented in docs/settings.md, and shown by
 ``browser-agent info``; the workspace comes from a per-user folder, the environment or
 ``--workspace``."""
 
@@ -18,17 +18,13 @@ from typer.testing import CliRunner
 
 from browser_agent.cli import app
 from browser_agent.settings import (
-    TABLE_END,
-    TABLE_START,
     Settings,
     SettingsError,
     load_settings,
     mask_url,
     settings_table,
-    with_settings_table,
 )
 
-README = Path(__file__).resolve().parent.parent / "README.md"
 WORKSPACE_ENV = "BROWSER_AGENT_WORKSPACE"
 
 
@@ -430,16 +426,7 @@ def test_mask_url_hides_passwords_and_secret_query_values(url: str, shown: str) 
     assert mask_url(url) == shown
 
 
-# --- the README ---------------------------------------------------------------------------
-
-
-def test_the_readme_settings_table_is_the_one_made_from_the_model() -> None:
-    text = README.read_text(encoding="utf-8")
-    start = text.index(TABLE_START) + len(TABLE_START)
-    in_readme = text[start : text.index(TABLE_END, start)].strip()
-
-    assert in_readme == settings_table(), "run: .venv/bin/python scripts/settings_table.py"
-    assert with_settings_table(text) == text
+# --- the settings table (docs/settings.md; tests/test_docs.py keeps it current) ----------
 
 
 def test_the_settings_table_lists_every_variable_with_its_default() -> None:
