@@ -4,6 +4,12 @@ Uses native tool calls, or with ``text_actions=True`` the plain-text action form
 of :mod:`browser_agent.llm.text_actions`. Transient failures (rate limits, server
 errors, timeouts, connection errors) are retried a bounded number of times with
 exponential backoff and jitter, honouring Retry-After; each retry is logged.
+
+A self-hosted server (``base_url`` given) is asked once for the model's context window
+and tokenizer (:mod:`browser_agent.llm.model_window`); an answer is then kept within a
+quarter of that window, so a small model that rambles stops instead of thinking for
+minutes. A model on this machine waits longer by default, and one that such a server on
+this machine runs costs nothing.
 """
 
 from __future__ import annotations
@@ -18,6 +24,13 @@ from typing import Any
 
 import openai
 
+from browser_agent.llm.model_window import (
+    ModelWindow,
+    answer_room,
+    default_timeout_s,
+    is_loopback,
+    probe_window,
+)
 from browser_agent.llm.text_actions import parse_text_action, to_text_messages
 from browser_agent.llm.types import LLMError, LLMReply, ToolCall, Usage
 
@@ -34,22 +47,27 @@ class OpenAIClient:
         model: str,
         base_url: str | None = None,
         api_key: str | None = None,
-        timeout_s: float = 60,
+        timeout_s: float | None = None,
         max_retries: int = 4,
         text_actions: bool = False,
         backoff_base_s: float = 1.0,
         backoff_max_s: float = 30.0,
+        max_tokens: int | None = None,
     ):
         self.name = model
         self.text_actions = text_actions
         self.max_retries = max_retries
         self.backoff_base_s = backoff_base_s
         self.backoff_max_s = backoff_max_s
-        self.timeout_s = timeout_s
+        self.timeout_s = timeout_s if timeout_s is not None else default_timeout_s(base_url)
+        self.max_tokens = max_tokens
+        self._loopback = is_loopback(base_url)
+        self._base_url = base_url
+        self._window: ModelWindow | None = None
         self._client = openai.AsyncOpenAI(
             base_url=base_url,
             api_key=api_key or os.environ.get("OPENAI_API_KEY") or PLACEHOLDER_API_KEY,
-            timeout=timeout_s,
+            timeout=self.timeout_s,
             max_retries=0,
         )
         self._label = f"LLM {model} at {self._client.base_url}"
@@ -57,6 +75,10 @@ class OpenAIClient:
     async def complete(self, messages: list[dict], tools: list[dict]) -> LLMReply:
         """One chat completion; tool calls native or parsed from the text action block."""
         request: dict[str, Any] = {"model": self.name}
+        window = (await self.model_window()).context_tokens
+        limit = answer_room(window, self.max_tokens or window) if window else self.max_tokens
+        if limit:
+            request["max_tokens"] = limit
         if self.text_actions:
             request["messages"] = to_text_messages(messages, tools)
         else:
@@ -77,6 +99,28 @@ class OpenAIClient:
         return LLMReply(
             content=message.content, tool_calls=self._native_calls(message), usage=usage
         )
+
+    @property
+    def local(self) -> bool:
+        """True when the model runs on this machine: the server on a loopback address
+        reports the window it runs it with, as a model server (not a gateway) does."""
+        return self._loopback and self._window is not None and bool(self._window.context_tokens)
+
+    async def model_window(self) -> ModelWindow:
+        """The model's window and tokenizer as a self-hosted server reports them, asked
+        once; nothing known for OpenAI's own API (no base URL) or a server that says nothing."""
+        if self._window is None:
+            self._window = ModelWindow()
+            if self._base_url:
+                self._window = await asyncio.to_thread(probe_window, self._base_url, self.name)
+                if self._window.context_tokens:
+                    logger.info(
+                        "%s: context window %d tokens%s",
+                        self._label,
+                        self._window.context_tokens,
+                        ", the server's tokenizer" if self._window.tokenizer else "",
+                    )
+        return self._window
 
     def _message(self, response: Any) -> Any:
         """The first choice's message; LLMError when the answer is not a chat completion
