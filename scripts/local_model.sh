@@ -22,7 +22,7 @@ set -euo pipefail
 
 cache=${BROWSER_AGENT_LLM_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/browser-agent-llm}
 port=8090
-ctx=8192
+ctx=16384
 model=1.5b
 steps=()
 while [ $# -gt 0 ]; do
