@@ -83,6 +83,10 @@ async def test_an_answer_is_kept_within_a_quarter_of_the_window(llama: LLMTestSe
     await client.aclose()
     assert [body["max_tokens"] for body in llama.requests] == [WINDOW // 4] * 2
     assert client.local
+    reserved = OpenAIClient("test-model", base_url=llama.base_url, max_tokens=300)
+    await reserved.complete([{"role": "user", "content": "go"}], [OPEN])
+    await reserved.aclose()
+    assert llama.requests[-1]["max_tokens"] == 300
 
     with start_test_llm_server(open_shop) as plain:
         client = OpenAIClient("test-model", base_url=plain.base_url)

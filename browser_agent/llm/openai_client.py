@@ -76,9 +76,8 @@ class OpenAIClient:
         """One chat completion; tool calls native or parsed from the text action block."""
         request: dict[str, Any] = {"model": self.name}
         window = (await self.model_window()).context_tokens
-        limit = answer_room(window, self.max_tokens or window) if window else self.max_tokens
-        if limit:
-            request["max_tokens"] = limit
+        if window:  # a model server's own limit (hosted APIs differ in how they take one)
+            request["max_tokens"] = answer_room(window, self.max_tokens or window)
         if self.text_actions:
             request["messages"] = to_text_messages(messages, tools)
         else:
