@@ -2,7 +2,7 @@
 # A local language model for the planner, offline: Qwen2.5-Coder Instruct (GGUF Q4_K_M)
 # served by llama.cpp's llama-server on 127.0.0.1.
 #
-#   scripts/local_model.sh [--small] [--port N] [--ctx N] [fetch|build|start|stop|env]
+#   scripts/local_model.sh [--small] [--port N] [--ctx N] [--threads N] [fetch|build|start|stop|env]
 #
 # With no step named it does them all: fetch the weights, build llama-server once, start
 # it in the background and print the settings that point the product at it.
@@ -23,6 +23,7 @@ set -euo pipefail
 cache=${BROWSER_AGENT_LLM_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/browser-agent-llm}
 port=8090
 ctx=16384
+threads=${BROWSER_AGENT_LLM_THREADS:-1}  # on 2 shared cores, 2 threads wait on each other
 model=1.5b
 steps=()
 while [ $# -gt 0 ]; do
@@ -30,6 +31,7 @@ while [ $# -gt 0 ]; do
     --small) model=0.5b ;;
     --port) port=${2:?--port needs a number}; shift ;;
     --ctx) ctx=${2:?--ctx needs a number}; shift ;;
+    --threads) threads=${2:?--threads needs a number}; shift ;;
     fetch|build|start|stop|env) steps+=("$1") ;;
     -h|--help) sed -n '2,21p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "local_model.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
@@ -37,7 +39,9 @@ while [ $# -gt 0 ]; do
   shift
 done
 [ ${#steps[@]} -gt 0 ] || steps=(fetch build start)
-case "$port$ctx" in *[!0-9]*) echo "local_model.sh: --port and --ctx take numbers" >&2; exit 2 ;; esac
+case "$port$ctx$threads" in
+  *[!0-9]*) echo "local_model.sh: --port, --ctx and --threads take numbers" >&2; exit 2 ;;
+esac
 
 if [ "$model" = 1.5b ]; then
   name=qwen2.5-coder-1.5b-instruct-q4_k_m
@@ -134,7 +138,7 @@ start() {
     echo "start: llama-server is running already (pid $(cat "$pidfile")); '$0 stop' ends it"
   else
     nohup nice -n 19 "$server" --model "$gguf" --alias "$name" --jinja \
-      --host 127.0.0.1 --port "$port" --ctx-size "$ctx" --threads 2 --parallel 1 \
+      --host 127.0.0.1 --port "$port" --ctx-size "$ctx" --threads "$threads" --parallel 1 \
       >"$log" 2>&1 &
     echo $! > "$pidfile"
     for _ in $(seq 1 180); do

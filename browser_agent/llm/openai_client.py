@@ -31,7 +31,7 @@ from browser_agent.llm.model_window import (
     is_loopback,
     probe_window,
 )
-from browser_agent.llm.text_actions import parse_text_action, to_text_messages
+from browser_agent.llm.text_actions import parse_text_action, to_text_messages, written_calls
 from browser_agent.llm.types import LLMError, LLMReply, ToolCall, Usage
 
 logger = logging.getLogger("browser_agent.llm")
@@ -90,14 +90,20 @@ class OpenAIClient:
             prompt_tokens=_count(getattr(response, "usage", None), "prompt_tokens"),
             completion_tokens=_count(getattr(response, "usage", None), "completion_tokens"),
         )
+        names = {tool["function"]["name"] for tool in tools}
         if self.text_actions:
             reasoning, call = parse_text_action(message.content or "")
+            if call is None:  # a call written in another shape than the action block
+                reasoning, calls = written_calls(reasoning, names)
+                call = calls[-1] if calls else None
             return LLMReply(
                 content=reasoning or None, tool_calls=[call] if call else [], usage=usage
             )
-        return LLMReply(
-            content=message.content, tool_calls=self._native_calls(message), usage=usage
-        )
+        content, calls = message.content, self._native_calls(message)
+        if not calls and content and tools:  # a small model writing its call as text
+            text, calls = written_calls(content, names)
+            content = text or None if calls else content
+        return LLMReply(content=content, tool_calls=calls, usage=usage)
 
     @property
     def local(self) -> bool:

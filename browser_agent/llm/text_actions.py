@@ -34,6 +34,12 @@ _RESULT_BLOCK = re.compile(
     re.MULTILINE | re.DOTALL,
 )
 ACTION_BLOCK = re.compile(r"```action[ \t]*\r?\n(.*?)(?:```|\Z)", re.DOTALL | re.IGNORECASE)
+# Where small local models write a call as text instead: a ```json (or bare ```) block, or
+# their chat template's own <tool_call> tags that the server did not turn into a call.
+WRITTEN_CALL = re.compile(
+    r"```(?:json)?[ \t]*\r?\n(\{.*?\})\s*```|<tool_call>\s*(\{.*?\})\s*</tool_call>",
+    re.DOTALL | re.IGNORECASE,
+)
 
 FORMAT_INSTRUCTIONS = """\
 # How to act
@@ -88,6 +94,24 @@ def parse_text_action(text: str) -> tuple[str, ToolCall | None]:
         return text, None
     last = blocks[-1]
     return text[: last.start()].strip(), _block_to_call(last.group(1).strip())
+
+
+def written_calls(text: str, tool_names: set[str]) -> tuple[str, list[ToolCall]]:
+    """Tool calls a model wrote as text (a JSON ``{"name", "arguments"}`` object in a json
+    block or ``<tool_call>`` tags, or the whole answer) naming one of ``tool_names``, and the
+    text without them; none when the text holds no such call, so prose is never taken for
+    one. Calls get ids ``written_1``, ``written_2``, ..."""
+    found = [(match, match.group(1) or match.group(2)) for match in WRITTEN_CALL.finditer(text)]
+    if not found and text.strip().startswith("{"):
+        found = [(None, text.strip())]
+    calls, kept = [], text
+    for match, body in found:
+        call = _block_to_call(body)
+        if call.name not in tool_names:
+            continue
+        calls.append(ToolCall(f"written_{len(calls) + 1}", call.name, call.arguments))
+        kept = kept.replace(match.group(0), "") if match is not None else ""
+    return (kept.strip(), calls) if calls else (text, [])
 
 
 def _block_to_call(body: str) -> ToolCall:
