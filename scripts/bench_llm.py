@@ -262,7 +262,9 @@ def main() -> int:
     parser.add_argument("--miniwob", default=",".join(MINIWOB), help="MiniWoB++ task names")
     parser.add_argument("--max-steps", type=int, default=15)
     args = parser.parse_args()
-    base_url = args.base_url or load_settings().llm_base_url or "http://127.0.0.1:8090/v1"
+    settings = load_settings()
+    base_url = args.base_url or settings.llm_base_url or "http://127.0.0.1:8090/v1"
+    reserve = settings.answer_reserve_tokens
     try:
         model = model_name(base_url)
     except OSError as exc:
@@ -273,7 +275,9 @@ def main() -> int:
     MAX_STEPS = args.max_steps
 
     def client(protocol: str) -> OpenAIClient:
-        return OpenAIClient(model, base_url, "local", text_actions=protocol == "text")
+        return OpenAIClient(
+            model, base_url, "local", text_actions=protocol == "text", max_tokens=reserve
+        )
 
     CLIENT = client
     protocols = [p for p in args.protocols.split(",") if p]

@@ -65,7 +65,7 @@ pidfile=$cache/llama-server.pid
 log=$cache/llama-server.log
 
 fetch() {
-  if [ -f "$gguf" ]; then
+  if [ -f "$gguf" ] && [ "$(stat -c %s "$gguf")" = "$size" ]; then
     echo "fetch: $gguf is there"
     return
   fi
@@ -163,11 +163,14 @@ stop() {
 
 env_lines() {
   cat <<EOF
-# settings for browser-agent (the key is unused by llama-server but the client needs one)
+# settings for browser-agent (llama-server needs no key, the client sends one anyway);
+# a model on 127.0.0.1 is waited for up to 600 s a call (BROWSER_AGENT_LLM_TIMEOUT_S), and
+# an answer is cut at 1024 tokens: a planner's answer is a few dozen, a rambling one is
+# minutes of CPU
 export BROWSER_AGENT_LLM_BASE_URL=http://127.0.0.1:$port/v1
 export BROWSER_AGENT_LLM_API_KEY=local
 export BROWSER_AGENT_LLM_MODEL=$name
-export BROWSER_AGENT_LLM_TIMEOUT_S=600
+export BROWSER_AGENT_ANSWER_RESERVE_TOKENS=1024
 EOF
 }
 
