@@ -12,7 +12,8 @@
 #          in order and the result must have the pinned size and sha256, else it is deleted.
 #   build  llama-server from the llama.cpp that the llama-cpp-python 0.3.36 source package
 #          vendors, with cmake, for AVX2 without AVX-512, into the cache (kept between runs).
-#   start  llama-server --jinja (the model's tool calls come back as OpenAI tool_calls).
+#   start  llama-server --jinja (the model's tool calls come back as OpenAI tool_calls),
+#          greedy sampling (--temp 0: an agent wants the likeliest call, not a varied one).
 #   stop   ends the server this script started.
 #   env    prints the settings again.
 # --small picks the 0.5B model instead of the 1.5B one. Everything lives under
@@ -138,7 +139,7 @@ start() {
     echo "start: llama-server is running already (pid $(cat "$pidfile")); '$0 stop' ends it"
   else
     nohup nice -n 19 "$server" --model "$gguf" --alias "$name" --jinja \
-      --host 127.0.0.1 --port "$port" --ctx-size "$ctx" --threads "$threads" --parallel 1 \
+      --host 127.0.0.1 --port "$port" --ctx-size "$ctx" --threads "$threads" --parallel 1 --temp 0 \
       >"$log" 2>&1 &
     echo $! > "$pidfile"
     for _ in $(seq 1 180); do
@@ -165,12 +166,12 @@ env_lines() {
   cat <<EOF
 # settings for browser-agent (llama-server needs no key, the client sends one anyway);
 # a model on 127.0.0.1 is waited for up to 600 s a call (BROWSER_AGENT_LLM_TIMEOUT_S), and
-# an answer is cut at 1024 tokens: a planner's answer is a few dozen, a rambling one is
+# an answer is cut at 512 tokens: a planner's answer is a few dozen, a rambling one is
 # minutes of CPU
 export BROWSER_AGENT_LLM_BASE_URL=http://127.0.0.1:$port/v1
 export BROWSER_AGENT_LLM_API_KEY=local
 export BROWSER_AGENT_LLM_MODEL=$name
-export BROWSER_AGENT_ANSWER_RESERVE_TOKENS=1024
+export BROWSER_AGENT_ANSWER_RESERVE_TOKENS=512
 EOF
 }
 

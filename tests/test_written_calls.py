@@ -58,3 +58,14 @@ async def test_a_native_call_is_not_read_twice() -> None:
         reply = await client.complete([{"role": "user", "content": "go"}], [OPEN])
         await client.aclose()
     assert [call.id for call in reply.tool_calls] == ["call_9"]
+
+
+def test_of_a_plan_written_out_only_the_first_step_is_taken() -> None:
+    plan = (
+        '<tools>\n{"name": "open_url", "arguments": {"url": "http://127.0.0.1:8811/"}}\n'
+        '{"name": "get_dom", "arguments": {"content_type": "all_fields"}}\n'
+        '{"name": "click", "arguments": {"selector": "[mmid=\'14\']"}}\n{"name": "get_d'
+    )
+    said, calls = written_calls(plan, {"open_url", "get_dom", "click"})
+    assert said == "<tools>"
+    assert calls == [ToolCall("written_1", "open_url", '{"url": "http://127.0.0.1:8811/"}')]

@@ -7,7 +7,8 @@ exponential backoff and jitter, honouring Retry-After; each retry is logged.
 
 A self-hosted server (``base_url`` given) is asked once for the model's context window
 and tokenizer (:mod:`browser_agent.llm.model_window`); an answer is then kept within a
-quarter of that window, so a small model that rambles stops instead of thinking for
+quarter of that window, and ends before a second call written as a JSON line, so a
+small model that rambles or writes out a whole plan stops instead of thinking for
 minutes. A model on this machine waits longer by default, and one that such a server on
 this machine runs costs nothing.
 """
@@ -37,6 +38,7 @@ from browser_agent.llm.types import LLMError, LLMReply, ToolCall, Usage
 logger = logging.getLogger("browser_agent.llm")
 
 PLACEHOLDER_API_KEY = "not-needed"
+NEXT_WRITTEN_CALL = '\n{"name"'  # where a second call written as a JSON line would begin
 
 
 class OpenAIClient:
@@ -78,6 +80,8 @@ class OpenAIClient:
         window = (await self.model_window()).context_tokens
         if window:  # a model server's own limit (hosted APIs differ in how they take one)
             request["max_tokens"] = answer_room(window, self.max_tokens or window)
+            if tools:  # one call an answer: a small model stops before writing out a plan
+                request["stop"] = [NEXT_WRITTEN_CALL]
         if self.text_actions:
             request["messages"] = to_text_messages(messages, tools)
         else:

@@ -40,6 +40,7 @@ WRITTEN_CALL = re.compile(
     r"```(?:json)?[ \t]*\r?\n(\{.*?\})\s*```|<tool_call>\s*(\{.*?\})\s*</tool_call>",
     re.DOTALL | re.IGNORECASE,
 )
+_CALL_LINE = re.compile(r"^[ \t]*(\{.*\})[ \t]*$", re.MULTILINE)
 
 FORMAT_INSTRUCTIONS = """\
 # How to act
@@ -97,21 +98,18 @@ def parse_text_action(text: str) -> tuple[str, ToolCall | None]:
 
 
 def written_calls(text: str, tool_names: set[str]) -> tuple[str, list[ToolCall]]:
-    """Tool calls a model wrote as text (a JSON ``{"name", "arguments"}`` object in a json
-    block or ``<tool_call>`` tags, or the whole answer) naming one of ``tool_names``, and the
-    text without them; none when the text holds no such call, so prose is never taken for
-    one. Calls get ids ``written_1``, ``written_2``, ..."""
-    found = [(match, match.group(1) or match.group(2)) for match in WRITTEN_CALL.finditer(text)]
-    if not found and text.strip().startswith("{"):
-        found = [(None, text.strip())]
-    calls, kept = [], text
-    for match, body in found:
+    """The first tool call a model wrote as text (a JSON ``{"name", "arguments"}`` object in
+    a json block, in ``<tool_call>`` tags, or on a line of its own) naming one of
+    ``tool_names``, and the text before it; none when the text holds no such call, so
+    prose is never taken for one. Only the first: a model that writes out a whole plan
+    takes one step, then sees the page it led to. The call's id is ``written_1``."""
+    found = [(m.start(), m.group(1) or m.group(2)) for m in WRITTEN_CALL.finditer(text)]
+    found += [(m.start(), m.group(1)) for m in _CALL_LINE.finditer(text)]
+    for start, body in sorted(found, key=lambda item: item[0]):
         call = _block_to_call(body)
-        if call.name not in tool_names:
-            continue
-        calls.append(ToolCall(f"written_{len(calls) + 1}", call.name, call.arguments))
-        kept = kept.replace(match.group(0), "") if match is not None else ""
-    return (kept.strip(), calls) if calls else (text, [])
+        if call.name in tool_names:
+            return text[:start].strip(), [ToolCall("written_1", call.name, call.arguments)]
+    return text, []
 
 
 def _block_to_call(body: str) -> ToolCall:
