@@ -82,7 +82,7 @@ async def test_an_answer_is_kept_within_a_quarter_of_the_window(llama: LLMTestSe
     await client.complete([{"role": "user", "content": "go"}], [OPEN])
     await client.aclose()
     assert [body["max_tokens"] for body in llama.requests] == [WINDOW // 4] * 2
-    assert all(body["stop"] == ['\n{"name"'] for body in llama.requests)
+    assert all(body["stop"] == ['}}\n{"name"'] for body in llama.requests)
     assert client.local
     reserved = OpenAIClient("test-model", base_url=llama.base_url, max_tokens=300)
     await reserved.complete([{"role": "user", "content": "go"}], [OPEN])

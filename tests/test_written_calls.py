@@ -69,3 +69,12 @@ def test_of_a_plan_written_out_only_the_first_step_is_taken() -> None:
     said, calls = written_calls(plan, {"open_url", "get_dom", "click"})
     assert said == "<tools>"
     assert calls == [ToolCall("written_1", "open_url", '{"url": "http://127.0.0.1:8811/"}')]
+
+
+def test_a_call_cut_where_a_second_began_is_closed_again() -> None:
+    """The server stopped at the stop text after the first call and left that text out."""
+    cut = '<tools>\n{"name": "click", "arguments": {"selector": "[mmid=\'14\']"'
+    said, calls = written_calls(cut, {"click"})
+    assert said == "<tools>"
+    assert calls == [ToolCall("written_1", "click", '{"selector": "[mmid=\'14\']"}')]
+    assert written_calls('{"name": "click", "arguments": {"selector": "[mm', {"click"})[1] == []

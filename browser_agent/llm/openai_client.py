@@ -32,13 +32,20 @@ from browser_agent.llm.model_window import (
     is_loopback,
     probe_window,
 )
-from browser_agent.llm.text_actions import parse_text_action, to_text_messages, written_calls
+from browser_agent.llm.text_actions import (
+    WRITTEN_CALL_END,
+    parse_text_action,
+    to_text_messages,
+    written_calls,
+)
 from browser_agent.llm.types import LLMError, LLMReply, ToolCall, Usage
 
 logger = logging.getLogger("browser_agent.llm")
 
 PLACEHOLDER_API_KEY = "not-needed"
-NEXT_WRITTEN_CALL = '\n{"name"'  # where a second call written as a JSON line would begin
+# Where a first call written as a JSON line ends and a second begins; the server leaves
+# the stop text out, and text_actions.written_calls closes the first call again.
+NEXT_WRITTEN_CALL = WRITTEN_CALL_END + '\n{"name"'
 
 
 class OpenAIClient:

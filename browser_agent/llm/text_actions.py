@@ -41,6 +41,7 @@ WRITTEN_CALL = re.compile(
     re.DOTALL | re.IGNORECASE,
 )
 _CALL_LINE = re.compile(r"^[ \t]*(\{.*\})[ \t]*$", re.MULTILINE)
+WRITTEN_CALL_END = "}}"  # how a JSON line {"name": ..., "arguments": {...}} ends
 
 FORMAT_INSTRUCTIONS = """\
 # How to act
@@ -103,6 +104,7 @@ def written_calls(text: str, tool_names: set[str]) -> tuple[str, list[ToolCall]]
     ``tool_names``, and the text before it; none when the text holds no such call, so
     prose is never taken for one. Only the first: a model that writes out a whole plan
     takes one step, then sees the page it led to. The call's id is ``written_1``."""
+    text = _closed_last_line(text)
     found = [(m.start(), m.group(1) or m.group(2)) for m in WRITTEN_CALL.finditer(text)]
     found += [(m.start(), m.group(1)) for m in _CALL_LINE.finditer(text)]
     for start, body in sorted(found, key=lambda item: item[0]):
@@ -110,6 +112,24 @@ def written_calls(text: str, tool_names: set[str]) -> tuple[str, list[ToolCall]]
         if call.name in tool_names:
             return text[:start].strip(), [ToolCall("written_1", call.name, call.arguments)]
     return text, []
+
+
+def _closed_last_line(text: str) -> str:
+    """``text`` with its last line closed by WRITTEN_CALL_END when that line is a call cut
+    at that end (a server stopped before a second call and left the stop text out)."""
+    head, _, last = text.rpartition("\n")
+    if not last.lstrip().startswith('{"name"'):
+        return text
+    try:
+        json.loads(last)
+    except json.JSONDecodeError:
+        closed = last + WRITTEN_CALL_END
+        try:
+            json.loads(closed)
+        except json.JSONDecodeError:
+            return text
+        return f"{head}\n{closed}" if head else closed
+    return text
 
 
 def _block_to_call(body: str) -> ToolCall:
