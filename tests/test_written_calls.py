@@ -9,7 +9,7 @@ import pytest
 
 from browser_agent.llm.openai_client import OpenAIClient
 from browser_agent.llm.test_server import start_test_llm_server
-from browser_agent.llm.text_actions import written_calls
+from browser_agent.llm.text_actions import parse_text_action, written_calls
 from browser_agent.llm.types import LLMReply, ToolCall
 
 OPEN = {
@@ -67,7 +67,7 @@ def test_of_a_plan_written_out_only_the_first_step_is_taken() -> None:
         '{"name": "click", "arguments": {"selector": "[mmid=\'14\']"}}\n{"name": "get_d'
     )
     said, calls = written_calls(plan, {"open_url", "get_dom", "click"})
-    assert said == "<tools>"
+    assert said == ""  # the template's own tag is not kept for the model to copy
     assert calls == [ToolCall("written_1", "open_url", '{"url": "http://127.0.0.1:8811/"}')]
 
 
@@ -75,6 +75,14 @@ def test_a_call_cut_where_a_second_began_is_closed_again() -> None:
     """The server stopped at the stop text after the first call and left that text out."""
     cut = '<tools>\n{"name": "click", "arguments": {"selector": "[mmid=\'14\']"'
     said, calls = written_calls(cut, {"click"})
-    assert said == "<tools>"
+    assert said == ""
     assert calls == [ToolCall("written_1", "click", '{"selector": "[mmid=\'14\']"}')]
     assert written_calls('{"name": "click", "arguments": {"selector": "[mm', {"click"})[1] == []
+
+
+def test_an_action_block_cut_where_a_second_call_began_is_closed_again() -> None:
+    cut = 'Opening.\n```action\n{"name": "open_url", "arguments": {"url": "http://x/"'
+    assert parse_text_action(cut) == (
+        "Opening.",
+        ToolCall("call_1", "open_url", '{"url": "http://x/"}'),
+    )

@@ -42,6 +42,8 @@ WRITTEN_CALL = re.compile(
 )
 _CALL_LINE = re.compile(r"^[ \t]*(\{.*\})[ \t]*$", re.MULTILINE)
 WRITTEN_CALL_END = "}}"  # how a JSON line {"name": ..., "arguments": {...}} ends
+# a chat template's own markup left around a written call: kept, the model would copy it
+_TEMPLATE_TAG = re.compile(r"^[ \t]*</?(?:tools|tool_call|tool_response)>[ \t]*$", re.MULTILINE)
 
 FORMAT_INSTRUCTIONS = """\
 # How to act
@@ -110,7 +112,8 @@ def written_calls(text: str, tool_names: set[str]) -> tuple[str, list[ToolCall]]
     for start, body in sorted(found, key=lambda item: item[0]):
         call = _block_to_call(body)
         if call.name in tool_names:
-            return text[:start].strip(), [ToolCall("written_1", call.name, call.arguments)]
+            said = _TEMPLATE_TAG.sub("", text[:start]).strip()
+            return said, [ToolCall("written_1", call.name, call.arguments)]
     return text, []
 
 
@@ -137,7 +140,10 @@ def _block_to_call(body: str) -> ToolCall:
     try:
         action = json.loads(body)
     except json.JSONDecodeError:
-        action = None
+        try:  # cut where a second call began (see written_calls)
+            action = json.loads(body + WRITTEN_CALL_END)
+        except json.JSONDecodeError:
+            action = None
     if not isinstance(action, dict) or not isinstance(action.get("name"), str):
         return ToolCall(id="call_1", name="", arguments=body)
     arguments = action.get("arguments", {})
