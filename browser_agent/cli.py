@@ -230,7 +230,8 @@ def print_summary(result: RunResult) -> None:
     colour = "green" if result.status == "succeeded" else "red"
     console.print(f"\n[bold {colour}]{result.status}[/]: {escape(result.answer)}")
     console.print(
-        f"[dim]run {result.run_id}: {result.steps} steps, {result.llm_calls} LLM calls, "
+        f"[dim]run {result.run_id}: {result.steps} steps, "
+        f"{result.llm_calls} LLM calls ({escape(result.model)}), "
         f"{result.prompt_tokens + result.completion_tokens} tokens{_cost(result.cost_usd)}, "
         f"{result.seconds:.1f} s; "
         f"log {result.log_path}[/]"

@@ -22,6 +22,7 @@ from browser_agent.browser.dialogs import command_accepts_dialogs
 from browser_agent.browser.session import BrowserSession, browser_session
 from browser_agent.browser.tracing import RunTrace
 from browser_agent.errors import ActionError, BrowserAgentError, BrowserError, NoBrowser
+from browser_agent.llm.model_window import served_locally
 from browser_agent.llm.types import LLMClient, LLMError, LLMReply, ToolCall
 from browser_agent.memory.context import ContextMemory
 from browser_agent.planner.approval import Approve
@@ -84,6 +85,7 @@ class RunResult:
     log_path: str
     final_url: str | None = None
     cost_usd: float | None = None  # None: the model has no known price
+    model: str = ""  # the model's name (``offline`` for the built-in planner)
     trace_path: str | None = None  # the Playwright trace kept (see the trace setting)
 
 
@@ -538,6 +540,11 @@ async def run_command(
         final_url=final_url,
         trace_path=str(trace) if trace else None,
         cost_usd=run_cost(
-            llm.name, recorder.run.prompt_tokens, recorder.run.completion_tokens, settings.prices
+            llm.name,
+            recorder.run.prompt_tokens,
+            recorder.run.completion_tokens,
+            settings.prices,
+            local=served_locally(llm),
         ),
+        model=llm.name,
     )
