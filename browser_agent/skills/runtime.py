@@ -25,6 +25,7 @@ from weakref import WeakKeyDictionary
 from playwright.async_api import BrowserContext, Frame, Page
 from playwright.async_api import Error as PlaywrightError
 
+from browser_agent.browser.held import editor_text, same_text
 from browser_agent.browser.locate import Located, frame_for, vouch
 from browser_agent.browser.session import session
 from browser_agent.browser.values import field_value
@@ -474,13 +475,14 @@ async def _expect_on_element(
     try:
         if value is not None:
             kind = await locator.get_attribute("type") or "text"
-            held = await locator.input_value()
+            editor = await editor_text(locator)  # an editor box holds text, not a value
+            held = editor if editor is not None else await locator.input_value()
             typed = filled(value, session().secret_values)  # the step typed the secret
             try:
                 wanted = field_value(kind, typed)
             except ValueError:
                 wanted = typed
-            if held != wanted:
+            if held != wanted and not (editor is not None and same_text(editor, wanted)):
                 secret = kind.lower() == "password" or typed != value
                 shown = "the password typed" if secret else f"{wanted!r}; it holds {held!r}"
                 raise SkillStale(
