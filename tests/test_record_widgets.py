@@ -13,6 +13,7 @@ from playwright.async_api import Browser, Page
 
 from browser_agent.harvest.harvester import harvest, plan_from
 from browser_agent.record.save import save_recording
+from browser_agent.record.teach import harvest_saved
 from browser_agent.settings import Settings
 from browser_agent.store.db import open_store
 from tests.test_record import demonstrate, routed, taught
@@ -119,8 +120,8 @@ async def test_a_drag_and_drop_is_named_in_the_harvest_report(
 async def test_a_file_chosen_is_named_in_the_harvest_report_never_its_path(
     settings: Settings,
     browser: Browser,
-    pages: str,
-    tmp_path: Path,  # noqa: F811
+    pages: str,  # noqa: F811
+    tmp_path: Path,
 ) -> None:
     document = tmp_path / "private-report.pdf"
     document.write_bytes(b"%PDF-1.4")
@@ -143,3 +144,52 @@ async def test_a_file_chosen_is_named_in_the_harvest_report_never_its_path(
     assert not plan.complete
     assert plan.ended_because.startswith('upload_file (Chose 1 file in <input id="document"')
     assert "a skill does not choose files from the disk" in plan.ended_because
+
+
+async def test_teaching_a_task_again_says_what_became_of_it_never_none(
+    settings: Settings,
+    browser: Browser,
+    pages: str,  # noqa: F811
+) -> None:
+    """The second demonstration gives the same steps: the summary says the skill stays as
+    it was (its replay is not made again), not "not verified: None"."""
+
+    async def person(page: Page) -> None:
+        await page.goto(f"{pages}/booking.html")
+        await page.fill("#day", "2026-03-14")
+        await page.click("#book")
+        await page.wait_for_url("**/booking.html?*")
+
+    engine = open_store(settings)
+    said = []
+    for _ in range(2):
+        saved = save_recording(
+            await demonstrate(browser, person), "book the room on 2026-03-14", settings, engine
+        )
+        said.append((await harvest_saved(saved, settings, engine))[1])
+    assert said[0].endswith("(new skill), verified by replay.")
+    assert said[1].endswith("(unchanged), the same steps as before; the skill stays healthy.")
+    assert all("None" not in line for line in said)
+
+
+async def test_a_summary_names_the_step_a_skill_cannot_do(
+    settings: Settings,
+    browser: Browser,
+    pages: str,  # noqa: F811
+) -> None:
+    async def person(page: Page) -> None:
+        await page.goto(f"{pages}/board.html")
+        await page.click("#save")  # a step a skill can do, then one it cannot
+        await page.wait_for_url("**/board.html?done=")
+        await page.drag_and_drop("#card-2", "#done")
+        await page.locator("#done #card-2").wait_for()
+
+    engine = open_store(settings)
+    saved = save_recording(
+        await demonstrate(browser, person), "save the board and finish the call", settings, engine
+    )
+    _skill, said = await harvest_saved(saved, settings, engine)
+    assert (
+        "It does only part of the command and is not used for it: drag_and_drop (Dragged " in said
+    )
+    assert "no primitive drags an element onto another" in said
