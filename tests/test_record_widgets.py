@@ -9,6 +9,7 @@ import json
 from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
+import pytest
 from playwright.async_api import Browser, Page
 
 from browser_agent.harvest.harvester import harvest, plan_from
@@ -24,10 +25,12 @@ def query(url: str | None) -> dict[str, list[str]]:
     return parse_qs(urlsplit(url or "").query)
 
 
+@pytest.mark.parametrize("on_to_the_text", ["click", "Enter"])
 async def test_typing_in_a_rich_text_editor_becomes_a_skill_that_types_fresh_text(
     settings: Settings,
     browser: Browser,
     pages: str,  # noqa: F811
+    on_to_the_text: str,
 ) -> None:
     editor = f"{pages}/editor.html"
 
@@ -35,7 +38,10 @@ async def test_typing_in_a_rich_text_editor_becomes_a_skill_that_types_fresh_tex
         await page.goto(editor)
         await page.click(".title")
         await page.keyboard.type("Quiet harbour")
-        await page.click(".body")
+        if on_to_the_text == "click":
+            await page.click(".body")
+        else:  # the editor takes the focus on to the text box
+            await page.keyboard.press("Enter")
         await page.keyboard.type("Boats at rest.")
         await page.click("#publish")
         await page.wait_for_url("**/published.html?*")
@@ -47,6 +53,7 @@ async def test_typing_in_a_rich_text_editor_becomes_a_skill_that_types_fresh_tex
     calls = [c["function"] for m in log for c in m.get("tool_calls") or []]
     typed = [json.loads(c["arguments"]) for c in calls if c["name"] == "enter_text"]
     assert [t["text"] for t in typed] == ["Quiet harbour", "Boats at rest."]
+    assert [t.get("press_enter", False) for t in typed] == [on_to_the_text == "Enter", False]
     assert result.skill is not None
     source = result.skill.source
     # found by what does not change as one types: the placeholder, the label

@@ -81,6 +81,7 @@ __LIBRARY__
   };
 
   let typing = null; // the field being typed into, until its text is reported
+  let enteredIn = null; // the editor box Enter was last pressed in
   const flush = (enter) => {
     const el = typing;
     typing = null;
@@ -98,6 +99,7 @@ __LIBRARY__
     if (e.isTrusted && el) {
       if (typing && typing !== el) flush(false);
       typing = el;
+      if (el === enteredIn) enteredIn = null; // Enter made a new line inside the box
     }
   }, true);
   addEventListener("change", (e) => {
@@ -124,7 +126,9 @@ __LIBRARY__
   }, true);
   addEventListener("focusout", (e) => {
     const el = e.composedPath()[0];
-    if (el === typing || (typing && editorOf(el) === typing)) flush(false);
+    // Enter that took the focus out of an editor box (to the next block) ends its text
+    if (el === typing || (typing && editorOf(el) === typing)) flush(typing === enteredIn);
+    enteredIn = null;
   }, true);
   let dragged = null; // the path of the element being dragged, until it is dropped
   addEventListener("dragstart", (e) => {
@@ -153,7 +157,13 @@ __LIBRARY__
   addEventListener("keydown", (e) => {
     if (!e.isTrusted) return;
     const el = e.composedPath()[0];
-    if (editorOf(el) && e.key !== "Escape") return; // Enter, Ctrl+B...: part of the typing
+    enteredIn = null;
+    if (editorOf(el) && e.key !== "Escape") { // Enter, Ctrl+B...: part of the typing
+      if (e.key === "Enter" && !["Control", "Alt", "Meta", "Shift"].some((m) => e.getModifierState(m))) {
+        enteredIn = editorOf(el);
+      }
+      return;
+    }
     if (e.key === "Enter" && isTextField(el) && el.tagName !== "TEXTAREA") {
       entering = true;
       if (typing === el) flush(true);
