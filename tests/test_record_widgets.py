@@ -200,3 +200,86 @@ async def test_a_summary_names_the_step_a_skill_cannot_do(
         "It does only part of the command and is not used for it: drag_and_drop (Dragged " in said
     )
     assert "no primitive drags an element onto another" in said
+
+
+async def test_the_ok_of_an_in_page_modal_dialog_is_a_step_like_others(
+    settings: Settings,
+    browser: Browser,
+    pages: str,  # noqa: F811
+) -> None:
+    modal = f"{pages}/modal.html"
+
+    async def person(page: Page) -> None:
+        await page.goto(modal)
+        await page.fill("#reason", "too expensive")
+        await page.click("#cancel-sub")
+        await page.click("#ok")
+        await page.wait_for_url("**/modal.html?cancelled=*")
+
+    engine = open_store(settings)
+    command = 'cancel my subscription because "too expensive"'
+    _saved, result = await taught(browser, settings, engine, person, command)
+    run = await routed(
+        'cancel my subscription because "moving abroad"', settings, browser, engine, modal
+    )
+    assert run.status == "succeeded" and run.llm_calls == 0, run.answer
+    assert query(run.final_url) == {"cancelled": ["moving abroad"]}
+
+
+async def test_an_autocomplete_suggestion_chosen_is_recorded_after_the_text_typed(
+    settings: Settings,
+    browser: Browser,
+    pages: str,  # noqa: F811
+) -> None:
+    cities = f"{pages}/cities.html"
+
+    async def person(page: Page) -> None:
+        await page.goto(cities)
+        await page.click("#city")
+        await page.keyboard.type("Osl")
+        await page.click("text=Oslo, Norway")  # a suggestion the page drew (role=option)
+        await page.click("#deliver")
+        await page.wait_for_url("**/cities.html?city=*")
+
+    recording = await demonstrate(browser, person)
+    assert [(a.tool, a.response) for a in recording.actions[1:3]] == [
+        ("enter_text", 'Text \'Osl\' entered in <input id="city" name="city" role="combobox">.'),
+        ("click", 'Clicked <li role="option">Oslo, Norway</li>.'),
+    ]
+    engine = open_store(settings)
+    saved = save_recording(recording, "deliver to Oslo, Norway", settings, engine)
+    (result,) = await harvest([Path(saved.log_path)], settings, engine, browser=browser)
+    assert result.verified, result.verify_error
+    assert result.skill is not None
+    assert json.loads(result.skill.command_templates) == ["deliver to {option_name}"]
+    # the letters typed before choosing are no words of the command: they stay as typed
+    plan = plan_from(Path(saved.log_path))
+    assert plan.steps[1].arguments["text"] == "Osl"
+
+
+async def test_a_next_page_link_is_a_step_like_others_or_its_refusal_is_named(
+    settings: Settings,
+    browser: Browser,
+    pages: str,  # noqa: F811
+) -> None:
+    async def person(page: Page) -> None:
+        await page.goto(f"{pages}/invoices.html")
+        await page.click("#next")
+        await page.wait_for_url("**/invoices.html?page=2")
+
+    engine = open_store(settings)
+    said = []
+    for command in ("show the next page of invoices", "show the third page of invoices"):
+        recording = await demonstrate(browser, person)
+        assert [(a.tool, a.navigated_to) for a in recording.actions][1] == (
+            "click",
+            f"{pages}/invoices.html?page=2",
+        )
+        saved = save_recording(recording, command, settings, engine)
+        said.append((await harvest_saved(saved, settings, engine))[1])
+    # the command names the link: a skill; it does not: the report says why there is none
+    assert said[0].endswith("(new skill), verified by replay."), said[0]
+    assert said[1] == (
+        "Not harvested: no reusable actions (choosing the link 'Next page' was a choice "
+        "among page content)"
+    )

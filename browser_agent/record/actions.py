@@ -20,10 +20,9 @@ from browser_agent.page_content import fenced, neutralised
 # Lines of an observation that are page text, not controls (see the page library).
 _TEXT_KINDS = frozenset({"text", "iframe", "h1", "h2", "h3", "h4", "h5", "h6"})
 # Clicks on these only focus a field or open a drop-down: the typing or choice that
-# follows is the action.
-_FIELD_KINDS = frozenset(
-    {"textbox", "searchbox", "spinbutton", "combobox", "listbox", "slider", "option"}
-)
+# follows is the action. (A <select>'s own option is chosen by the select event; an
+# option of a listbox the page drew, an autocomplete's suggestion, is a click.)
+_FIELD_KINDS = frozenset({"textbox", "searchbox", "spinbutton", "combobox", "listbox", "slider"})
 _FIELD_TAGS = ("<input", "<textarea", "<select", "<option")
 _NOT_TYPED = ('type="checkbox"', 'type="radio"', 'type="submit"', 'type="button"')
 
