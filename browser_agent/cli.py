@@ -386,8 +386,10 @@ def _report_harvest(result: HarvestResult) -> None:
     if result.skill is None:
         console.print(f"[yellow]No skill harvested:[/] {escape(result.error or '')}")
         return
-    verdict = "verified by replay" if result.verified else f"not verified ({result.verify_error})"
-    console.print(f"Harvested [bold]{result.skill.name}[/] ({verdict}): {result.skill.module_path}")
+    from browser_agent.record.teach import verdict
+
+    said = escape(verdict(result))
+    console.print(f"Harvested [bold]{result.skill.name}[/] ({said}): {result.skill.module_path}")
 
 
 def _compare(first: RunResult, second: RunResult) -> None:

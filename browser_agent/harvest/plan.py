@@ -26,7 +26,7 @@ from browser_agent.harvest.elements import (
 )
 from browser_agent.redact import MASK
 from browser_agent.secrets import PLACEHOLDER
-from browser_agent.skills.primitive import OBSERVATION_ONLY, PRIMITIVES
+from browser_agent.skills.primitive import NOT_REPLAYABLE, OBSERVATION_ONLY, PRIMITIVES
 from browser_agent.skills.selectors import ANY_ROLE, CLOSE_MARKS, text_selector
 
 OBSERVE = {"get_dom", "get_url", "tell_user"}
@@ -252,6 +252,8 @@ class _Builder:
             return None  # a failed attempt: the model tried again in a later call
         if call.name == "finish":
             return RUN_ENDED
+        if call.name in NOT_REPLAYABLE:
+            return f"{call.name} ({call.response}) cannot be a step: {NOT_REPLAYABLE[call.name]}"
         if call.name not in ACTIONS:
             return f"{call.name} needs judgement over page content"
         if "__invalid__" in call.arguments:

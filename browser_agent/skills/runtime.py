@@ -28,6 +28,7 @@ from playwright.async_api import Error as PlaywrightError
 
 from browser_agent.browser.awaiting import deadline_s, left, new_elements, note_late, until
 from browser_agent.browser.effects import ASKED_NOT_COME
+from browser_agent.browser.held import editor_text, same_text
 from browser_agent.browser.locate import Located, frame_for, vouch
 from browser_agent.browser.session import session
 from browser_agent.browser.values import field_value
@@ -542,8 +543,10 @@ async def _expect_on_element(
                 wanted = typed
 
             async def holds() -> tuple[bool, str]:
-                held = await locator.input_value()
-                return held == wanted, held
+                editor = await editor_text(locator)  # an editor box holds text, not a value
+                held = editor if editor is not None else await locator.input_value()
+                same = held == wanted or (editor is not None and same_text(editor, wanted))
+                return same, held
 
             ok, held = await until(holds, seconds)
             if not ok:
