@@ -230,3 +230,15 @@ async def test_a_search_learnt_on_the_english_page_runs_on_the_german_one_with_n
     assert (routed.status, routed.llm_calls) == ("succeeded", 0), routed.answer
     assert routed.final_url is not None and "q=heron" in routed.final_url
     assert "now labelled 'Suche:'" in routed.answer
+
+
+async def test_the_planner_finds_a_search_box_labelled_in_another_language_by_its_field_name(
+    look: str, settings: Settings, browser: Browser
+) -> None:
+    # labelled "Suche nach:", sent as "s" as a blog's classic search form is: no English word
+    run = await run_command(
+        "search for heron", OfflinePlanner(), settings, start_url=f"{look}/blog-de.html",
+        browser=browser, engine=open_store(settings),
+    )  # fmt: skip
+    assert run.status == "succeeded", run.answer
+    assert run.final_url == f"{look}/results.html?s=heron", run.answer

@@ -276,7 +276,8 @@ async def find(target: Target, name: str | None = None, nth: str | None = None) 
         look = None  # else: not yet there, several, hidden or not to be found this way
         if not await _shown(page, selector):  # only then wait, for it or any healing stage
             stages = [s for _how, s in heal_stages(target)] if healing else []
-            marks = by_marks(target.role, expected) if _named(target, expected) else None
+            asked = name is not None and _named(target, expected)
+            marks = by_marks(target.role, expected) if asked else None
             timeout = active.settings.action_timeout_ms
             await _wait_visible(page, [selector, *stages, *([marks] if marks else [])], timeout)
             waited = timeout / 1000
