@@ -134,7 +134,7 @@ _began_in: WeakKeyDictionary[BrowserContext, dict[int, tuple[str, float]]] = Wea
 
 # step -> (notices, values typed earlier shown as text) on the page when the step began;
 # and the values the running skill typed, in order
-_says_in: WeakKeyDictionary[BrowserContext, dict[int, tuple[list[str], list[str]]]] = (
+_says_in: WeakKeyDictionary[BrowserContext, dict[int, tuple[list[str], list[str]] | None]] = (
     WeakKeyDictionary()
 )
 _typed_in: WeakKeyDictionary[BrowserContext, list[str]] = WeakKeyDictionary()
@@ -165,25 +165,29 @@ def _began() -> dict[int, tuple[str, float]]:
     return _began_in.setdefault(session().context, {})
 
 
-async def _page_says(page: Page) -> tuple[list[str], list[str]]:
-    """The page's visible notices and the values typed by the skill its text shows."""
+async def _page_says(page: Page) -> tuple[list[str], list[str]] | None:
+    """The page's visible notices and the values typed by the skill its text shows; None
+    when the page cannot say (it is being replaced)."""
     typed = [v for v in _typed_in.get(session().context, []) if len(v.strip()) >= 3]
     try:
         notices, shown = await page.evaluate(_PAGE_SAYS_JS, typed)
     except PlaywrightError:
-        return [], []
+        return None
     return list(notices), list(shown)
 
 
 async def _changed_in_place(page: Page, step: int) -> str:
-    """How the page showed a step's work without moving on ("" when it did not): a notice
-    that was not there when the step began, or a value the skill typed now shown as text."""
-    notices_before, shown_before = _says_in.get(session().context, {}).get(step, ([], []))
-    notices, shown = await _page_says(page)
-    new = [n for n in notices if n not in notices_before]
+    """How the page showed a step's work without moving on ("" when it did not, or when
+    what it showed before the step is not known): a notice that was not there when the
+    step began, or a value the skill typed now shown as text."""
+    before = _says_in.get(session().context, {}).get(step)
+    now = await _page_says(page)
+    if before is None or now is None:
+        return ""
+    new = [n for n in now[0] if n not in before[0]]
     if new:
         return f"showed {new[0]!r}"
-    values = [v for v in shown if v not in shown_before]
+    values = [v for v in now[1] if v not in before[1]]
     return f"now shows {values[0]!r}" if values else ""
 
 
