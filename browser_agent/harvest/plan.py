@@ -853,9 +853,18 @@ def _path_varies(path: str, params: list[Param]) -> bool:
     """Whether a path the run went to holds a value of the command or a number the app
     gave (a new record's): another instance goes elsewhere."""
     values = {str(v) for p in params for v in _items(p)}
+    segments = [unquote(s) for s in urlsplit(path).path.split("/")]
+    return bool(values & set(segments)) or made_by_the_app(path, params)
+
+
+def made_by_the_app(path: str, params: list[Param]) -> bool:
+    """Whether a path holds a number or generated key that no value of the command gave:
+    the app made it (``/ticket/12`` after "create a ticket"), so replays end elsewhere."""
+    values = {str(v) for p in params for v in _items(p)}
     for segment in urlsplit(path).path.split("/"):
         plain = unquote(segment)
-        if plain in values or plain.isdigit() or (len(plain) > 7 and looks_generated(plain)):
+        made = plain.isdigit() or (len(plain) > 7 and looks_generated(plain))
+        if made and plain not in values:
             return True
     return False
 
