@@ -288,3 +288,15 @@ async def test_a_task_shown_once_routes_a_fresh_instance_with_no_model(
     )  # fmt: skip
     assert routed.status == "succeeded" and routed.llm_calls == 0, routed.answer
     assert task.check(trac, fresh, routed.final_url), (routed.final_url, routed.answer)
+
+
+def test_a_mark_before_a_parameter_in_the_template_is_not_part_of_the_value() -> None:
+    """ "ticket #{ticket}" takes 12 from "ticket #12"; a "#" the template does not put
+    there stays in the value."""
+    from browser_agent.planner.templates import Command, match_template, parse_template
+
+    ticket = parse_template('add the comment "{comment}" to ticket #{ticket}')
+    found = match_template(Command.parse('add the comment "a b" to ticket #12'), ticket)
+    assert found is not None and found.values["ticket"].value == "12"
+    tag = match_template(Command.parse("search for #tag"), parse_template("search for {q}"))
+    assert tag is not None and tag.values["q"].value == "#tag"
