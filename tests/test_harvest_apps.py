@@ -300,3 +300,46 @@ def test_a_mark_before_a_parameter_in_the_template_is_not_part_of_the_value() ->
     assert found is not None and found.values["ticket"].value == "12"
     tag = match_template(Command.parse("search for #tag"), parse_template("search for {q}"))
     assert tag is not None and tag.values["q"].value == "#tag"
+
+
+GO_FORMS = """
+<form><input id="db-name" name="db"><input type="submit" value="Go"></form>
+<form><input id="sql" name="sql"><input type="submit" value="Go"></form>
+<form><select id="charset"><option>utf8</option></select><input type="submit" value="Go"></form>
+"""
+
+
+async def test_a_button_the_page_shows_several_times_is_found_in_the_form_it_submits(
+    browser: Browser,
+) -> None:
+    """Three "Go" buttons: the one clicked submits the form of the field just filled; the
+    skill finds it there (kept in the plan), not by its place in page order."""
+    plan = plan_of(
+        'create the database "archive"',
+        dom(
+            "c1",
+            "/server",
+            "[4] textbox id=db-name name=db",
+            '[5] button "Go" type=submit',
+            "[8] textbox id=sql name=sql",
+            '[9] button "Go" type=submit',
+            '[12] button "Go" type=submit',
+        ),
+        typed("c2", 4, "archive", '<input id="db-name" name="db">'),
+        click("c3", 5, '<input type="submit" value="Go">', "/server?db=archive"),
+    )
+    go = plan.steps[-1].targets["selector"]
+    assert go.selector == 'form:has(#db-name) >> role=button[name="Go"]'
+    assert go.context["form_of"] == "#db-name"
+    assert "form:has(#db-name) >> " in generate_module(plan, "create_database")
+    context = await browser.new_context()
+    try:
+        page = await context.new_page()
+        await page.set_content(GO_FORMS)
+        assert await page.locator('role=button[name="Go"]').count() == 3
+        assert await page.locator(go.selector).count() == 1
+        assert await page.locator(go.selector).evaluate(
+            "b => b.form.querySelector('#db-name') !== null"
+        )
+    finally:
+        await context.close()

@@ -466,8 +466,40 @@ class _Builder:
             )
             step.arguments[key] = NthOfRole(record.role, param)
         record.context = {**record.context, **(self._context(mmid.group(1)) if mmid else {})}
+        if mmid:
+            self._scope_to_form(step, mmid.group(1), record)
         step.targets[key] = record
         step.arguments.setdefault(key, record.selector)
+        return None
+
+    def _scope_to_form(self, step: PlannedStep, mmid: str, record: ElementRecord) -> bool:
+        """A button the page shows several times ("Go" under each form) is found within
+        the form of the field the run filled just before it on this page, never by page
+        order; the scope is kept in the record's context. False when it is not needed or
+        no such field is known."""
+        if step.primitive != "click" or record.role != "button" or mmid not in self.observed:
+            return False
+        if sum(1 for seen in self.observed.values() if seen == self.observed[mmid]) < 2:
+            return False
+        field_selector = self._field_before()
+        if field_selector is None:
+            return False
+        record.selector = f"form:has({field_selector}) >> {record.selector}"
+        record.context["form_of"] = field_selector
+        return True
+
+    def _field_before(self) -> str | None:
+        """The CSS selector of the last field filled on the current page, if any."""
+        for earlier in reversed(self.steps):
+            if earlier.navigated_to is not None or earlier.primitive == "open_url":
+                return None
+            if earlier.primitive in ("enter_text", "select_option"):
+                target = next(iter(earlier.targets.values()), None)
+                if target is not None and re.fullmatch(
+                    r"#[\w-]+|\w+\[[\w-]+=\"[^\"]*\"\]", target.selector
+                ):
+                    return target.selector
+                return None
         return None
 
     def _by_label_before(self, mmid: str, tag: Tag, role: str | None) -> ElementRecord | None:
