@@ -343,3 +343,27 @@ async def test_a_button_the_page_shows_several_times_is_found_in_the_form_it_sub
         )
     finally:
         await context.close()
+
+
+def test_the_actions_after_where_a_skill_ends_are_named_in_the_report() -> None:
+    """Every action of the run is in the skill or named, with why: a skill that stops at
+    a judgement is partial, and the report says which actions it leaves to the planner."""
+    plan = plan_of(
+        "assign ticket #8 to dave",
+        opened("c1", "/ticket/8"),
+        dom(
+            "c2",
+            "/ticket/8",
+            '[105] link "Modify Ticket" id=no3',
+            '[194] radio "reassign" id=action_reassign (unchecked)',
+        ),
+        click("c2b", 105, '<a id="no3" href="#no3">Modify Ticket</a>', "/ticket/8#no3"),
+        click("c3", 194, '<input id="action_reassign" name="action" type="radio">'),
+        typed("c4", 196, "dave", '<input id="action_reassign_reassign_owner">'),
+        click("c5", 231, '<input name="submit" type="submit">', "/ticket/8"),
+    )
+    assert not plan.complete
+    assert plan.left_out == [
+        "3 actions from where the skill ends (click, enter_text, click): choosing the radio "
+        "'reassign' was a choice among page content; the skill is partial and is never routed"
+    ]

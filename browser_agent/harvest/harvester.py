@@ -370,7 +370,11 @@ async def harvest_one(
         return _failed(source, exc)
     outcome = UNCHANGED if draft.unchanged else NEW_VERSION if draft.joins else NEW_SKILL
     result = HarvestResult(
-        str(source), code=draft.code, outcome=outcome, name=draft.name, dropped=draft.plan.dropped
+        str(source),
+        code=draft.code,
+        outcome=outcome,
+        name=draft.name,
+        dropped=[*draft.plan.dropped, *draft.plan.left_out],
     )
     if dry_run:
         return result

@@ -176,6 +176,8 @@ class SkillPlan:
     ended_because: str
     source: str
     dropped: list[str] = field(default_factory=list)  # calls the log had that were left out
+    # The run's actions from where the skill ends on, said as one line: not in the skill.
+    left_out: list[str] = field(default_factory=list)
 
     @property
     def complete(self) -> bool:
@@ -273,10 +275,12 @@ class _Builder:
 
     def build(self) -> SkillPlan:
         self.seen_on = _seen_on(self.log)
-        for call in self.log.calls:
+        left_out: list[str] = []
+        for index, call in enumerate(self.log.calls):
             reason = self._take(call)
             if reason:
                 self.ended = reason
+                left_out = _not_taken(self.log.calls[index:], reason)
                 break
         self._group_lists()
         for step in self.steps:
@@ -297,6 +301,7 @@ class _Builder:
             ended_because=self.ended,
             source=self.log.run_id or self.log.path,
             dropped=list(self.log.dropped),
+            left_out=left_out,
         )
 
     def _take(self, call: Call) -> str | None:
@@ -860,6 +865,18 @@ def _by_name(step: PlannedStep) -> tuple[str, ByRoleName] | None:
     """The one argument of a step located by a name parameter, with its key."""
     found = [(k, v) for k, v in step.arguments.items() if isinstance(v, ByRoleName)]
     return found[0] if len(found) == 1 and len(step.targets) == 1 else None
+
+
+def _not_taken(calls: list[Call], reason: str) -> list[str]:
+    """The line that names the actions of the run the skill does not do, with why."""
+    actions = [c.name for c in calls if c.name in ACTIONS]
+    if not actions:
+        return []
+    listed = ", ".join(actions)
+    return [
+        f"{len(actions)} action{'s' if len(actions) > 1 else ''} from where the skill ends "
+        f"({listed}): {reason}; the skill is partial and is never routed"
+    ]
 
 
 def _seen_on(log: ChatLog) -> dict[tuple[str, str], set[str]]:
