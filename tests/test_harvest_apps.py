@@ -358,6 +358,7 @@ def test_the_actions_after_where_a_skill_ends_are_named_in_the_report() -> None:
             '[194] radio "reassign" id=action_reassign (unchecked)',
         ),
         click("c2b", 105, '<a id="no3" href="#no3">Modify Ticket</a>', "/ticket/8#no3"),
+        dom("c2c", "/ticket/8#no3", '[194] radio "reassign" id=action_reassign (unchecked)'),
         click("c3", 194, '<input id="action_reassign" name="action" type="radio">'),
         typed("c4", 196, "dave", '<input id="action_reassign_reassign_owner">'),
         click("c5", 231, '<input name="submit" type="submit">', "/ticket/8"),
