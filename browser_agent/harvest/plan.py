@@ -143,9 +143,6 @@ class BuiltUrl:
 
     parts: list[str | Param]
 
-    def example(self) -> str:
-        return "".join(p if isinstance(p, str) else str(p.example) for p in self.parts)
-
 
 @dataclass
 class PlannedStep:
@@ -248,8 +245,9 @@ def _label_name(label: str) -> str:
 
 
 def _attribute_name(value: str) -> str:
-    """A name from a field's id or name attribute, without markup prefixes, index numbers
-    (``fields[multi_edit][0][2]``) or a generated look; empty when nothing is left."""
+    """A name from a field's id or name attribute, without markup prefixes (``field-``);
+    empty when it holds index numbers (``fields[multi_edit][0][2]``), looks generated or
+    is too short to say anything."""
     if not value or looks_generated(value):
         return ""
     words = [w for w in re.findall(r"[a-z]+", value.lower()) if w not in _MARKUP_WORDS]
