@@ -368,3 +368,16 @@ def test_the_actions_after_where_a_skill_ends_are_named_in_the_report() -> None:
         "3 actions from where the skill ends (click, enter_text, click): choosing the radio "
         "'reassign' was a choice among page content; the skill is partial and is never routed"
     ]
+
+
+def test_a_query_value_of_an_opened_address_is_a_parameter() -> None:
+    plan = plan_of(
+        "search for report and sort by date",
+        opened("c1", "/search?q=report&page=1"),
+        dom("c2", "/search", '[5] link "date"'),
+        click("c3", 5, '<a href="/search?sort=date">date</a>', "/search?sort=date"),
+    )
+    assert plan.template == "search for {search_term} and sort by {link_name}"
+    url = plan.steps[1].arguments["url"]
+    assert isinstance(url, BuiltUrl) and url.parts[1] is plan.params[0]
+    assert url.parts[0].endswith("/search?q=") and url.parts[2] == "&page=1"

@@ -420,8 +420,10 @@ class _Builder:
         if said is None:
             return raw
         near = _near_words(self.log.command, said.start())
-        name = near or snake(next((b for b in reversed(before) if b), "") or "value")
-        description = f"{near.replace('_', ' ') or 'value'} in the address (example: {value})"
+        key = next((b for b in reversed(before) if b), "")  # the query key, or the segment
+        search = "search_term" if key.lower() in {"q", "query", "search"} else ""
+        name = near or search or _attribute_name(key) or "value"
+        description = f"{name.replace('_', ' ')} in the address (example: {value})"
         return self._param(name, description, said.group(0), "str", said)
 
     def _target(
