@@ -19,6 +19,7 @@ from libcst.helpers import parse_template_expression, parse_template_statement
 
 from browser_agent.harvest.plan import (
     RESERVED_NAMES,
+    BuiltUrl,
     ByRoleName,
     Cased,
     NthOfRole,
@@ -116,6 +117,28 @@ def _one_per_line(count: int, index: int, indent: str = "    ") -> cst.Comma:
     )
 
 
+def _url(value: BuiltUrl, start_url: str) -> cst.BaseExpression:
+    """The address built from its pieces, each parameter URL-quoted; on the start page's
+    site, joined to ``start_url`` so the skill follows the site wherever it is served."""
+    parts: list[cst.BaseExpression] = []
+    origin = "{0.scheme}://{0.netloc}".format(urlsplit(start_url))
+    joined = False
+    for index, piece in enumerate(value.parts):
+        if isinstance(piece, str):
+            if index == 0 and start_url and piece.startswith(origin + "/"):
+                piece, joined = piece[len(origin) :], True
+            parts.append(string(piece))
+        else:
+            name = identifier(piece.name)
+            parts.append(parse_template_expression("quote(str({name}), safe='')", name=name))
+    built = parts[0]
+    for part in parts[1:]:
+        built = cst.BinaryOperation(built, cst.Add(), part)
+    if not joined:
+        return built
+    return parse_template_expression("urljoin(start_url, {path})", path=built)
+
+
 def _value(value: Any) -> cst.BaseExpression:
     if isinstance(value, Cased):
         case = identifier(value.case.name) if isinstance(value.case, Param) else string(value.case)
@@ -211,7 +234,7 @@ def _checks(planned: PlannedStep) -> list[cst.Arg]:
         checks.append(keyword_arg("selected", _value(planned.arguments["option"])))
     if planned.checked:
         checks.append(keyword_arg("checked", cst.Name("True")))
-    if planned.navigated_to is not None and not from_command:  # else the path varies too
+    if planned.navigated_to is not None and not (from_command or planned.path_varies):
         checks.append(keyword_arg("navigated_to", string(urlsplit(planned.navigated_to).path)))
     elif planned.navigated_to is not None:
         checks.append(keyword_arg("navigated", cst.Name("True")))
@@ -220,10 +243,12 @@ def _checks(planned: PlannedStep) -> list[cst.Arg]:
     return checks
 
 
-def _step_statements(step: int, planned: PlannedStep, names: dict[str, str]) -> list:
+def _step_statements(
+    step: int, planned: PlannedStep, names: dict[str, str], start_url: str
+) -> list:
     """The statements of one step, inside ``with answering_dialogs(...)`` when the step
     raised a dialog that asked, so the skill answers it as the recorded run did."""
-    statements = _step_body(step, planned, names)
+    statements = _step_body(step, planned, names, start_url)
     if planned.accept_dialogs is None:
         return statements
     answering = parse_template_expression(
@@ -233,7 +258,7 @@ def _step_statements(step: int, planned: PlannedStep, names: dict[str, str]) -> 
     return [cst.With(items=[cst.WithItem(answering)], body=cst.IndentedBlock(statements))]
 
 
-def _step_body(step: int, planned: PlannedStep, names: dict[str, str]) -> list:
+def _step_body(step: int, planned: PlannedStep, names: dict[str, str], start_url: str) -> list:
     """The guarded primitive call, then its effect check; once per item when the step
     runs over a list parameter."""
     fn = PRIMITIVES[planned.primitive]
@@ -245,6 +270,8 @@ def _step_body(step: int, planned: PlannedStep, names: dict[str, str]) -> list:
             raise ValueError(f"{planned.primitive} has no parameter {key!r}")
         if key in planned.targets:
             args.append(keyword_arg(key, _finder(names[key], value, looped)))
+        elif isinstance(value, BuiltUrl):
+            args.append(keyword_arg(key, _url(value, start_url)))
         else:
             args.append(keyword_arg(key, _value(value)))
     call = cst.Await(cst.Call(identifier(planned.primitive), args))
@@ -359,7 +386,7 @@ def generate_module(plan: SkillPlan, name: str) -> str:
             step_names[key] = constant
             constants.append(_target_constant(constant, number, key, planned))
         names.update({(number, k): v for k, v in step_names.items()})
-        body.extend(_step_statements(number, planned, step_names))
+        body.extend(_step_statements(number, planned, step_names, plan.start_url))
     filled_in = [keyword_arg(p.name, identifier(p.name)) for p in plan.params]
     done_call = cst.Call(cst.Name("done"), [cst.Arg(string(summary)), *filled_in])
     body.append(cst.SimpleStatementLine([cst.Return(cst.Await(done_call))]))
@@ -382,6 +409,19 @@ def generate_module(plan: SkillPlan, name: str) -> str:
     runtime_names = [n for n in helpers if m.findall(in_body, m.Name(n))]
     if constants:
         runtime_names.insert(0, "Target")
+    standard = [parse_template_statement("from typing import Annotated\n")]
+    url_helpers = [n for n in ("quote", "urljoin") if m.findall(in_body, m.Name(n))]
+    if url_helpers:
+        standard.append(
+            cst.SimpleStatementLine(
+                [
+                    cst.ImportFrom(
+                        module=cst.parse_expression("urllib.parse"),
+                        names=[cst.ImportAlias(cst.Name(n)) for n in url_helpers],
+                    )
+                ]
+            )
+        )
     module = cst.Module(
         header=[cst.EmptyLine(comment=cst.Comment("# ruff: noqa: E501"))],
         body=[
@@ -395,7 +435,8 @@ def generate_module(plan: SkillPlan, name: str) -> str:
                     )
                 ]
             ),
-            _spaced(parse_template_statement("from typing import Annotated\n"), 1),
+            _spaced(standard[0], 1),
+            *standard[1:],
             _spaced(
                 cst.SimpleStatementLine(
                     [

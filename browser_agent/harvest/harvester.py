@@ -31,7 +31,7 @@ from browser_agent.harvest.outcomes import (
     SKIPPED,
     UNCHANGED,
 )
-from browser_agent.harvest.plan import NotHarvestable, SkillPlan, plan_skill
+from browser_agent.harvest.plan import NotHarvestable, SkillPlan, made_by_the_app, plan_skill
 from browser_agent.harvest.sameness import essential_targets
 from browser_agent.settings import Settings
 from browser_agent.skills.loader import SkillLoadError, load_skill, skill_code, source_hash
@@ -246,7 +246,7 @@ def write_skill(draft: Draft, settings: Settings, engine: Engine, *, current: bo
             docstring=function.__doc__ or "",
             example_args=json.dumps({p.name: p.example for p in plan.params}),
             start_url=plan.start_url,
-            expected_end=relative(plan.end_url) if plan.end_url else "",
+            expected_end=_expected_end(plan),
             complete=plan.complete,
             selectors=json.dumps(
                 [t.as_dict() for step in plan.steps for t in step.targets.values()]
@@ -259,6 +259,14 @@ def write_skill(draft: Draft, settings: Settings, engine: Engine, *, current: bo
         moved = path.rename(settings.harvested_dir / f"{draft.name}_v{skill.version}.py")
         skill = update_skill(engine, skill.id, module_path=to_store(moved, settings.workspace))
     return skill
+
+
+def _expected_end(plan: SkillPlan) -> str:
+    """Where a replay must end: the run's last page, unless the app named it by what it
+    made (a new record's number), which every replay makes anew."""
+    if not plan.end_url or made_by_the_app(relative(plan.end_url), plan.params):
+        return ""
+    return relative(plan.end_url)
 
 
 def plan_from(source: Path, command: str | None = None) -> SkillPlan:
@@ -377,7 +385,11 @@ async def harvest_one(
     same = draft.same_version(engine)
     outcome = UNCHANGED if same else NEW_VERSION if draft.joins else NEW_SKILL
     result = HarvestResult(
-        str(source), code=draft.code, outcome=outcome, name=draft.name, dropped=draft.plan.dropped
+        str(source),
+        code=draft.code,
+        outcome=outcome,
+        name=draft.name,
+        dropped=[*draft.plan.dropped, *draft.plan.left_out],
     )
     if dry_run:
         return result
