@@ -1,0 +1,150 @@
+"""Whether the page a run or a skill ends on shows what the command asked for.
+
+The rule is one for every site: each value the command gave (a name, a term, a text, a
+number) must be on the final page as it is, in its title, its visible text, a field that
+holds it (a search box, a chosen option) or its address; and the page must not be an
+error page (HTTP status 400 or above). A search that shows "no results for X" still shows
+X. Secrets and their ``{NAME}`` placeholders are never looked for: a password is not shown.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from urllib.parse import unquote_plus
+
+from playwright.async_api import Error as PlaywrightError
+from playwright.async_api import Page
+
+from browser_agent.errors import ActionError
+from browser_agent.secrets import placeholders
+
+# What a page shows, read in one evaluation per frame: its title, visible text, the values
+# its visible fields hold (a password or hidden field is never read) and its HTTP status.
+_READ_PAGE = """() => {
+  const fields = [];
+  for (const el of document.querySelectorAll('input, textarea, select')) {
+    const type = (el.getAttribute('type') || '').toLowerCase();
+    if (['password', 'hidden', 'checkbox', 'radio', 'file'].includes(type)) continue;
+    if (el.tagName === 'SELECT') {
+      for (const option of el.selectedOptions) fields.push(option.text, option.value);
+    } else {
+      fields.push(el.value || '');
+    }
+  }
+  const nav = performance.getEntriesByType('navigation')[0];
+  return {
+    title: document.title || '',
+    text: document.body ? document.body.innerText : '',
+    fields,
+    status: (nav && nav.responseStatus) || 0,
+  };
+}"""
+
+# Quoted parts of a command: "…", '…', “…”, ‘…’ (an apostrophe inside a word is no quote).
+_QUOTED = re.compile(r"\"([^\"]+)\"|“([^”]+)”|‘([^’]+)’|(?<!\w)'([^']+)'(?!\w)")
+# A word of the command that is a name rather than a word of the language: it holds a
+# digit, or a capital after its first letter (VelvetTundra, #7, v2, ACME-42).
+_NAME_WORD = re.compile(r"(?<![\w#])#?\w*(?:\d|[a-z][A-Z])[\w-]*")
+# What a command names that no page shows as such: addresses, secret placeholders.
+_NOT_VALUES = re.compile(r"\S+://\S+|\{\w+\}|\S+\.\w{2,}/\S*")
+
+
+class EndNotShown(ActionError):
+    """A skill ran its steps, but its final page does not show what the command gave."""
+
+    def __init__(self, message: str, *, said: str, missing: tuple[str, ...]) -> None:
+        super().__init__(message, kind="unverified")
+        self.said = said  # one line: what the final page does not show
+        self.missing = missing
+
+
+@dataclass(frozen=True)
+class EndState:
+    """What the final page showed of the command's values: ``missing`` the values it does
+    not show, ``status`` its HTTP status when that is an error (else None)."""
+
+    url: str
+    missing: tuple[str, ...] = ()
+    status: int | None = None
+
+    @property
+    def shown(self) -> bool:
+        return not self.missing and self.status is None
+
+    def said(self) -> str:
+        """One line on why the end state does not show the command done ("" when it does)."""
+        if self.shown:
+            return ""
+        if self.status is not None:
+            return f"the final page {self.url} is an error page (HTTP {self.status})."
+        names = ", ".join(repr(value) for value in self.missing)
+        return (
+            f"the final page {self.url} does not show {names} (not in its title, text, "
+            "fields or address)."
+        )
+
+
+def normal(text: str) -> str:
+    """``text`` as it is compared: case, accents, punctuation and spacing set aside."""
+    folded = unicodedata.normalize("NFKD", text).casefold()
+    folded = "".join(ch for ch in folded if not unicodedata.combining(ch))
+    return " ".join(re.sub(r"[\W_]+", " ", folded).split())
+
+
+def shows(haystack: str, value: str) -> bool:
+    """Whether ``value``'s words occur, in order and as whole words, in ``haystack``
+    (both already :func:`normal`)."""
+    return bool(value) and f" {value} " in f" {haystack} "
+
+
+def command_values(command: str, used: Iterable[str] = ()) -> list[str]:
+    """The values a command gives, as an end state must show them: its quoted parts, its
+    words that are names (a digit or an inner capital), and what the run typed or chose
+    that is words of the command (a search term given unquoted)."""
+    values = [next(g for g in m.groups() if g) for m in _QUOTED.finditer(command)]
+    unquoted = _NOT_VALUES.sub(" ", _QUOTED.sub(" ", command))
+    values += [m.group(0).lstrip("#") for m in _NAME_WORD.finditer(unquoted)]
+    said = normal(command)
+    values += [value for value in used if shows(said, normal(value))]
+    return _distinct(values)
+
+
+def skill_values(values: Mapping[str, object]) -> list[str]:
+    """The values a skill was given (its parameters, a list's items one by one)."""
+    found: list[str] = []
+    for value in values.values():
+        items = value if isinstance(value, list) else [value]
+        found += [str(item) for item in items if isinstance(item, str | int)]
+    return _distinct(found)
+
+
+def _distinct(values: Iterable[str]) -> list[str]:
+    """Values worth looking for, once each: no secret placeholder, none empty."""
+    kept: dict[str, str] = {}
+    for value in values:
+        if placeholders(value) or not normal(value):
+            continue
+        kept.setdefault(normal(value), value.strip())
+    return list(kept.values())
+
+
+async def end_state(page: Page, values: Iterable[str], secrets: Iterable[str] = ()) -> EndState:
+    """What ``page`` shows of ``values`` (a value that is a secret is not looked for)."""
+    hidden = {normal(secret) for secret in secrets if secret}
+    wanted = [value for value in values if normal(value) not in hidden]
+    texts = [normal(unquote_plus(page.url))]
+    status = None
+    for frame in page.frames:
+        try:
+            seen = await frame.evaluate(_READ_PAGE)
+        except PlaywrightError:  # a frame that went away or will not run scripts
+            continue
+        texts += [normal(seen["title"]), normal(seen["text"])]
+        texts += [normal(str(field)) for field in seen["fields"]]
+        if frame == page.main_frame and int(seen["status"]) >= 400:
+            status = int(seen["status"])
+    missing = tuple(v for v in wanted if not any(shows(t, normal(v)) for t in texts))
+    return EndState(page.url, missing, status)
