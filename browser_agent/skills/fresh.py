@@ -24,8 +24,8 @@ _NUMBER = re.compile(r"-?\d+")
 
 
 def typed_only(source: str) -> set[str]:
-    """Names of the skill function's parameters that its code only types (as the ``text``
-    of a typing primitive) or reports (in ``done``)."""
+    """Names of the skill function's parameters that its code types (as the ``text`` of a
+    typing primitive) and otherwise only reports (``done``) or checks as held (``expect``)."""
     try:
         tree = ast.parse(source)
     except SyntaxError:
@@ -44,13 +44,13 @@ def typed_only(source: str) -> set[str]:
 
 
 def _use(node: ast.AST, parents: Mapping[ast.AST, ast.AST]) -> str:
-    """How ``node`` is used: typed (the text of a typing call), said (a value of ``done``)
-    or other (anything else: a name to find, an option, an address)."""
+    """How ``node`` is used: typed (the text of a typing call), said (a value of ``done``,
+    or what ``expect`` checks a field holds) or other (anything else: a name to find, an option, an address)."""
     while node in parents:
         parent = parents[node]
         if isinstance(parent, ast.keyword) and isinstance(parents.get(parent), ast.Call):
             name = _called(parents[parent])
-            if name == "done":
+            if name in ("done", "expect"):  # reported, or checked as held: neither decides
                 return "said"
             return "typed" if name in TYPING and parent.arg == "text" else "other"
         if isinstance(parent, ast.Call) and _called(parent) == "done":
