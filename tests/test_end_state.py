@@ -61,11 +61,13 @@ async def test_the_end_state_is_what_the_page_shows(
 ) -> None:
     await open_url(f"{pages}/wiki-index.html?q=blue+socks")
     page = page_session.current_page()
-    shown = await end_state(page, ["Alpha Page", "violet lamps", "blue socks", "index"])
-    assert shown.shown, shown.said()  # text, a field's value, the address, the title
-    missing = await end_state(page, ["Gamma Page", "blue socks"])
-    assert missing.missing == ("Gamma Page",)
-    assert "does not show 'Gamma Page'" in missing.said()
+    for value in ("Alpha Page", "violet lamps", "blue socks", "index", "hidden garden"):
+        shown = await end_state(page, [value])  # text, a field, the address, title, shadow
+        assert shown.shown, shown.said()
+    assert (await end_state(page, ["Gamma Page", "blue socks"])).shown  # one is enough
+    missing = await end_state(page, ["Gamma Page", "Delta Page"])
+    assert missing.missing == ("Gamma Page", "Delta Page")
+    assert "does not show 'Gamma Page' or 'Delta Page'" in missing.said()
     await open_url(f"{pages}/wiki-gamma.html")  # not there: an error page names it
     gone = await end_state(page_session.current_page(), ["wiki-gamma"])
     assert not gone.shown and gone.status == 404
@@ -73,8 +75,7 @@ async def test_the_end_state_is_what_the_page_shows(
 
 def test_the_values_of_a_command() -> None:
     assert command_values('open the page titled "Beta Page"') == ["Beta Page"]
-    assert command_values("assign ticket #7 to dave at http://127.0.0.1:8000/x2") == ["7"]
-    assert command_values("open VelvetTundraGw57 with {PASSWORD}") == ["VelvetTundraGw57"]
+    assert command_values('log in with "{PASSWORD}"') == []
     # what the run typed that is words of the command: an unquoted search term
     assert command_values("search for trail shoes", ["trail shoes", "Enter"]) == ["trail shoes"]
 

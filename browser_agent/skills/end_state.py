@@ -1,10 +1,13 @@
 """Whether the page a run or a skill ends on shows what the command asked for.
 
-The rule is one for every site: each value the command gave (a name, a term, a text, a
-number) must be on the final page as it is, in its title, its visible text, a field that
-holds it (a search box, a chosen option) or its address; and the page must not be an
-error page (HTTP status 400 or above). A search that shows "no results for X" still shows
-X. Secrets and their ``{NAME}`` placeholders are never looked for: a password is not shown.
+The rule is one for every site: the final page must show the command's values, in its
+title, its visible text (open shadow roots and frames too), a field that holds them (a
+search box, a chosen option) or its address; and it must not be an error page (HTTP status
+400 or above). A search that shows "no results for X" still shows X. At least one value
+must be shown, not every one: a form that was sent may keep some to itself (a message sent,
+an address given at checkout, while the page thanks the sender by name), and a command of
+several clauses ends on its last. Secrets and their ``{NAME}`` placeholders are never
+looked for: a password is not shown.
 """
 
 from __future__ import annotations
@@ -25,7 +28,18 @@ from browser_agent.secrets import placeholders
 # its visible fields hold (a password or hidden field is never read) and its HTTP status.
 _READ_PAGE = """() => {
   const fields = [];
-  for (const el of document.querySelectorAll('input, textarea, select')) {
+  const texts = [document.body ? document.body.innerText : ''];
+  const roots = [document];
+  for (let i = 0; i < roots.length; i++) {
+    for (const el of roots[i].querySelectorAll('*')) {
+      if (el.shadowRoot) {
+        roots.push(el.shadowRoot);
+        for (const child of el.shadowRoot.children) texts.push(child.innerText || '');
+      }
+    }
+  }
+  const controls = roots.flatMap((root) => [...root.querySelectorAll('input, textarea, select')]);
+  for (const el of controls) {
     const type = (el.getAttribute('type') || '').toLowerCase();
     if (['password', 'hidden', 'checkbox', 'radio', 'file'].includes(type)) continue;
     if (el.tagName === 'SELECT') {
@@ -37,7 +51,7 @@ _READ_PAGE = """() => {
   const nav = performance.getEntriesByType('navigation')[0];
   return {
     title: document.title || '',
-    text: document.body ? document.body.innerText : '',
+    text: texts.join(' '),
     fields,
     status: (nav && nav.responseStatus) || 0,
   };
@@ -45,11 +59,6 @@ _READ_PAGE = """() => {
 
 # Quoted parts of a command: "…", '…', “…”, ‘…’ (an apostrophe inside a word is no quote).
 _QUOTED = re.compile(r"\"([^\"]+)\"|“([^”]+)”|‘([^’]+)’|(?<!\w)'([^']+)'(?!\w)")
-# A word of the command that is a name rather than a word of the language: it holds a
-# digit, or a capital after its first letter (VelvetTundra, #7, v2, ACME-42).
-_NAME_WORD = re.compile(r"(?<![\w#])#?\w*(?:\d|[a-z][A-Z])[\w-]*")
-# What a command names that no page shows as such: addresses, secret placeholders.
-_NOT_VALUES = re.compile(r"\S+://\S+|\{\w+\}|\S+\.\w{2,}/\S*")
 
 
 class EndNotShown(ActionError):
@@ -64,7 +73,8 @@ class EndNotShown(ActionError):
 @dataclass(frozen=True)
 class EndState:
     """What the final page showed of the command's values: ``missing`` the values it does
-    not show, ``status`` its HTTP status when that is an error (else None)."""
+    not show (all of them, when it showed none), ``status`` its HTTP status when that is an
+    error (else None)."""
 
     url: str
     missing: tuple[str, ...] = ()
@@ -80,7 +90,7 @@ class EndState:
             return ""
         if self.status is not None:
             return f"the final page {self.url} is an error page (HTTP {self.status})."
-        names = ", ".join(repr(value) for value in self.missing)
+        names = " or ".join(repr(value) for value in self.missing)
         return (
             f"the final page {self.url} does not show {names} (not in its title, text, "
             "fields or address)."
@@ -101,12 +111,9 @@ def shows(haystack: str, value: str) -> bool:
 
 
 def command_values(command: str, used: Iterable[str] = ()) -> list[str]:
-    """The values a command gives, as an end state must show them: its quoted parts, its
-    words that are names (a digit or an inner capital), and what the run typed or chose
-    that is words of the command (a search term given unquoted)."""
+    """The values a command gives, as an end state shows them: its quoted parts, and what
+    the run typed or chose that is words of the command (a search term given unquoted)."""
     values = [next(g for g in m.groups() if g) for m in _QUOTED.finditer(command)]
-    unquoted = _NOT_VALUES.sub(" ", _QUOTED.sub(" ", command))
-    values += [m.group(0).lstrip("#") for m in _NAME_WORD.finditer(unquoted)]
     said = normal(command)
     values += [value for value in used if shows(said, normal(value))]
     return _distinct(values)
@@ -147,4 +154,6 @@ async def end_state(page: Page, values: Iterable[str], secrets: Iterable[str] = 
         if frame == page.main_frame and int(seen["status"]) >= 400:
             status = int(seen["status"])
     missing = tuple(v for v in wanted if not any(shows(t, normal(v)) for t in texts))
+    if len(missing) < len(wanted):  # one shown is enough (see above)
+        missing = ()
     return EndState(page.url, missing, status)

@@ -45,7 +45,7 @@ def typed_only(source: str) -> set[str]:
 
 def _use(node: ast.AST, parents: Mapping[ast.AST, ast.AST]) -> str:
     """How ``node`` is used: typed (the text of a typing call), said (a value of ``done``,
-    or what ``expect`` checks a field holds) or other (anything else: a name to find, an option, an address)."""
+    or what ``expect`` checks a field holds) or other (a name to find, an option, ...)."""
     while node in parents:
         parent = parents[node]
         if isinstance(parent, ast.keyword) and isinstance(parents.get(parent), ast.Call):
