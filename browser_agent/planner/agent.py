@@ -435,18 +435,26 @@ class RunUnverified(BrowserAgentError):
 
 
 def used_values(messages: list[dict[str, Any]]) -> list[str]:
-    """The texts the run typed and the options it chose (from its tool calls)."""
-    found = []
+    """The texts the run typed and the options it chose (from its tool calls, a list of
+    fields to fill too)."""
+    found: list[str] = []
+
+    def collect(value: Any) -> None:
+        if isinstance(value, list):
+            for item in value:
+                collect(item)
+        elif isinstance(value, dict):
+            found.extend(value[k] for k in ("text", "option") if isinstance(value.get(k), str))
+            for item in value.values():
+                if isinstance(item, list | dict):
+                    collect(item)
+
     for message in messages:
         for call in message.get("tool_calls") or []:
             try:
-                arguments = json.loads(call["function"]["arguments"] or "{}")
+                collect(json.loads(call["function"]["arguments"] or "{}"))
             except (KeyError, TypeError, json.JSONDecodeError):
                 continue
-            if isinstance(arguments, dict):
-                found += [
-                    arguments[k] for k in ("text", "option") if isinstance(arguments.get(k), str)
-                ]
     return found
 
 
