@@ -264,7 +264,7 @@ class Agent:
         self._answer_call(call, outcome.text)
         self._record(active, call, Outcome(outcome.text, outcome.ok, error), None, started)
         if outcome.unverified is not None:
-            raise RunUnverified(outcome.unverified.said, answer=outcome.text)
+            raise RunUnverified(outcome.unverified.said, answer=outcome.unverified.answer)
         return outcome.text if outcome.ok else None
 
     async def _help_step(self, target: Target, page: Page, problem: str) -> str | None:

@@ -64,9 +64,10 @@ _QUOTED = re.compile(r"\"([^\"]+)\"|“([^”]+)”|‘([^’]+)’|(?<!\w)'([^'
 class EndNotShown(ActionError):
     """A skill ran its steps, but its final page does not show what the command gave."""
 
-    def __init__(self, message: str, *, said: str, missing: tuple[str, ...]) -> None:
-        super().__init__(message, kind="unverified")
+    def __init__(self, said: str, answer: str, missing: tuple[str, ...]) -> None:
+        super().__init__(f"the end state is unverified: {said} {answer}", kind="unverified")
         self.said = said  # one line: what the final page does not show
+        self.answer = answer  # what the skill would have answered
         self.missing = missing
 
 

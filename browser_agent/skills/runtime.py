@@ -646,9 +646,5 @@ async def done(template: str, **values: str | list[str] | int) -> str:
     answer = f"{said}{notes} Final page: {page.url} (title {await page.title()!r})."
     end = await end_state(page, skill_values(values), active.secrets)
     if not end.shown:
-        raise EndNotShown(
-            f"the end state is unverified: {end.said()} {answer}",
-            said=end.said(),
-            missing=end.missing,
-        )
+        raise EndNotShown(end.said(), answer, end.missing)
     return answer
