@@ -82,10 +82,19 @@ def fresh_value(value: Any, mark: str) -> Any:
 
 
 def fresh_arguments(source: str, arguments: Mapping[str, Any]) -> dict[str, Any]:
-    """``arguments`` with a fresh value for every parameter the skill only types."""
+    """``arguments`` with a fresh value for every parameter the skill only types, unless
+    another parameter that names something on the page holds the same value (a term
+    typed into a search, then the result of that name clicked: it must exist)."""
     mark = uuid.uuid4().hex[:5]
     typed = typed_only(source)
+    named = {_words(value) for name, value in arguments.items() if name not in typed} - {""}
+    typed = {name for name in typed if _words(arguments.get(name)) not in named}
     return {
         name: fresh_value(value, mark) if name in typed and name != "start_url" else value
         for name, value in arguments.items()
     }
+
+
+def _words(value: Any) -> str:
+    """A value as compared with another: its words, case set aside."""
+    return " ".join(re.sub(r"[\W_]+", " ", str(value).casefold()).split())
