@@ -55,6 +55,8 @@ def _use(node: ast.AST, parents: Mapping[ast.AST, ast.AST]) -> str:
             return "typed" if name in TYPING and parent.arg == "text" else "other"
         if isinstance(parent, ast.Call) and _called(parent) == "done":
             return "said"
+        if isinstance(parent, ast.Call) and not (parent.args and parent.args[0] is node):
+            return "other"  # how the text is shaped (a letter case), not the text itself
         node = parent
     return "other"
 
