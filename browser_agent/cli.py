@@ -225,9 +225,13 @@ def _print_step(step: StepRow) -> None:
     )
 
 
+# How a run's status reads: done, ended but not shown done (unverified), anything else.
+STATUS_COLOURS = {"succeeded": "green", "unverified": "yellow"}
+
+
 def print_summary(result: RunResult) -> None:
     """The answer and what the run cost."""
-    colour = "green" if result.status == "succeeded" else "red"
+    colour = STATUS_COLOURS.get(result.status, "red")
     console.print(f"\n[bold {colour}]{result.status}[/]: {escape(result.answer)}")
     console.print(
         f"[dim]run {result.run_id}: {result.steps} steps, "

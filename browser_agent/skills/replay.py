@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import json
+import re
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
-from urllib.parse import urlsplit
+from urllib.parse import unquote_plus, urlsplit
 
 from playwright.async_api import Browser
 
@@ -18,6 +19,7 @@ from browser_agent.errors import ActionError, BrowserError
 from browser_agent.failure_kinds import BROKEN, classify
 from browser_agent.secrets import configured, how_to_set, missing, placeholders
 from browser_agent.settings import Settings
+from browser_agent.skills.fresh import fresh_arguments
 from browser_agent.skills.loader import SkillFunction, SkillLoadError, load_skill
 
 if TYPE_CHECKING:
@@ -40,6 +42,7 @@ class Replay:
     seconds: float = 0.0
     trace: str | None = None  # a Playwright trace of the failed replay, when one was kept
     kind: str = ""  # of a failure: late, not_applicable or broken (see failure_kinds)
+    arguments: dict[str, Any] | None = None  # the values it was replayed with
 
     def findings(self) -> dict[str, Any]:
         """Where it failed, what it saw and how long it took, as a verdict or a stored
@@ -94,8 +97,10 @@ async def replay(
     trace_path: Path | None = None,
     pace: float = 0.0,
 ) -> Replay:
-    """Run ``skill`` with its example arguments in a fresh context; passed means it reached
-    its recorded end state (same path and query). Secrets come from ``secrets`` (the
+    """Run ``skill`` in a fresh context with its example arguments, fresh ones for what it
+    only types (see fresh); passed means its end showed the values it was given (see
+    end_state) and it reached its recorded end state (same path and query, the values
+    it was given in place of the example's). Secrets come from ``secrets`` (the
     configured ones when None); a skill needing one that is not there is not run. With
     ``trace_path``, a failed replay keeps a Playwright trace there, unless the skill types a
     secret (a trace holds every value typed)."""
@@ -104,7 +109,8 @@ async def replay(
     lacking = lacking_secret(skill, secrets)
     if lacking:
         return Replay(False, error=lacking)
-    arguments = example_arguments(skill, start_url)
+    example = example_arguments(skill, start_url)
+    arguments = fresh_arguments(skill.source, example)
     try:
         function = load_skill(skill, settings.workspace)
     except SkillLoadError as exc:
@@ -115,6 +121,7 @@ async def replay(
         if traced:
             await active.context.tracing.start(screenshots=True, snapshots=True)
         outcome = await _run(function, arguments, active, skill, screenshot_dir, pace)
+        outcome.arguments = arguments
         if traced:
             kept = None if outcome.passed else trace_path
             if kept:
@@ -154,7 +161,10 @@ async def _run(
             kind=classify(exc),
         )
     final = active.current_page().url
-    if skill.expected_end and relative(final) != skill.expected_end:
+    example = example_arguments(skill, None)
+    if skill.expected_end and not _same_end(
+        relative(final), skill.expected_end, example, arguments
+    ):
         return Replay(
             False,
             final_url=final,
@@ -163,6 +173,27 @@ async def _run(
             kind=BROKEN,
         )
     return Replay(True, final_url=final)
+
+
+def _same_end(
+    final: str, expected: str, example: Mapping[str, Any], used: Mapping[str, Any]
+) -> bool:
+    """Whether ``final`` is the recorded end ``expected`` once each example value there
+    stands in for the value used in its place (as typed, or as an address writes it)."""
+    final, expected = unquote_plus(final), unquote_plus(expected)
+    for name, value in example.items():
+        if name in used and used[name] != value:
+            for form in _url_forms(str(value)):
+                expected = expected.replace(form, "\0")
+            for form in _url_forms(str(used[name])):
+                final = final.replace(form, "\0")
+    return final == expected
+
+
+def _url_forms(value: str) -> list[str]:
+    """How an address may hold ``value``: as it is, or as a slug."""
+    slug = "-".join(re.sub(r"[\W_]+", " ", value.casefold()).split())
+    return sorted({value, value.replace(" ", "+"), slug}, key=len, reverse=True)
 
 
 async def _screenshot(page, directory: Path | None, skill: Skill | SkillRow) -> str | None:  # type: ignore[no-untyped-def]

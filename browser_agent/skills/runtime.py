@@ -36,6 +36,7 @@ from browser_agent.dom.library import count_and_run, run_on_element
 from browser_agent.errors import ActionError
 from browser_agent.failure_kinds import SkillLate
 from browser_agent.secrets import filled
+from browser_agent.skills.end_state import EndNotShown, end_state, skill_values
 from browser_agent.skills.selectors import ANY_ROLE, CLOSE_MARKS, text_selector
 
 # Static attributes that may still name the element after its id changed, in the order
@@ -826,7 +827,8 @@ def path_items(path: str) -> list[tuple[str, bool]]:
 
 async def done(template: str, **values: str | list[str] | int) -> str:
     """The skill's answer: what it did (the template filled in), how it told apart
-    same-named elements, and where the browser is."""
+    same-named elements, and where the browser is; EndNotShown when the final page does
+    not show the values it was given (see end_state), whatever its steps did."""
 
     def filled(match: re.Match[str]) -> str:
         value = values.get(match.group(1), match.group(0))
@@ -836,5 +838,10 @@ async def done(template: str, **values: str | list[str] | int) -> str:
     said = said.replace("{{", "{").replace("}}", "}")
     notes = "".join(f" {note}" for note in _notes())
     _notes().clear()
-    page = session().current_page()
-    return f"{said}{notes} Final page: {page.url} (title {await page.title()!r})."
+    active = session()
+    page = active.current_page()
+    answer = f"{said}{notes} Final page: {page.url} (title {await page.title()!r})."
+    end = await end_state(page, skill_values(values), active.secrets)
+    if not end.shown:
+        raise EndNotShown(end.said(), answer, end.missing)
+    return answer
