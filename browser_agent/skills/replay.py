@@ -115,6 +115,31 @@ async def replay(
         function = load_skill(skill, settings.workspace)
     except SkillLoadError as exc:
         return Replay(False, error=str(exc))
+    outcome = await _session_run(
+        function, arguments, skill, settings, browser, secrets, trace_path, screenshot_dir, pace
+    )
+    if not outcome.passed and arguments != example:
+        # fresh values a field cannot take (a date, an account that must exist): the
+        # skill may still do its command with the example's own values
+        outcome = await _session_run(
+            function, example, skill, settings, browser, secrets, trace_path, screenshot_dir, pace
+        )
+    outcome.seconds = time.perf_counter() - started
+    return outcome
+
+
+async def _session_run(
+    function: SkillFunction,
+    arguments: dict[str, str],
+    skill: Skill | SkillRow,
+    settings: Settings,
+    browser: Browser | None,
+    secrets: Mapping[str, str],
+    trace_path: Path | None,
+    screenshot_dir: Path | None,
+    pace: float,
+) -> Replay:
+    """One replay with ``arguments`` in a fresh browser context, traced when asked."""
     traced = trace_path is not None and not types_secret(arguments)
     async with browser_session(settings, browser) as active:
         active.use_secrets(dict(secrets))
@@ -128,7 +153,6 @@ async def replay(
                 kept.parent.mkdir(parents=True, exist_ok=True)
             await active.context.tracing.stop(path=kept)
             outcome.trace = str(kept) if kept else None
-    outcome.seconds = time.perf_counter() - started
     return outcome
 
 
