@@ -115,10 +115,19 @@ async def replay(
         function = load_skill(skill, settings.workspace)
     except SkillLoadError as exc:
         return Replay(False, error=str(exc))
+    fresh = arguments != example  # a failed fresh replay keeps no picture: the next one does
     outcome = await _session_run(
-        function, arguments, skill, settings, browser, secrets, trace_path, screenshot_dir, pace
+        function,
+        arguments,
+        skill,
+        settings,
+        browser,
+        secrets,
+        None if fresh else trace_path,
+        None if fresh else screenshot_dir,
+        pace,
     )
-    if not outcome.passed and arguments != example:
+    if not outcome.passed and fresh:
         # fresh values a field cannot take (a date, an account that must exist): the
         # skill may still do its command with the example's own values
         outcome = await _session_run(
