@@ -113,7 +113,7 @@ async def test_a_validation_job_run_again_after_its_replay_was_kept_adds_no_seco
     """The worker died after keeping the replay, before the job's result: the job's second
     attempt replays again but keeps one replay of the job, and its result once."""
     from browser_agent.secrets import configured
-    from browser_agent.store.skills import current_skills
+    from browser_agent.store.skill_use import current_skills
     from browser_agent.validate.reharvest import Place
     from browser_agent.validate.validator import Job, check_skill
 

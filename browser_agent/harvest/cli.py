@@ -341,11 +341,11 @@ def skills_list(
 
     from browser_agent.store.health import healths
     from browser_agent.store.run_store import open_run_store  # SQL through the driver alone
-    from browser_agent.store.skill_use import current_skill_rows, templates_of
+    from browser_agent.store.skill_use import current_skills, templates_of
 
     settings = load_settings()
     store = open_run_store(settings)
-    every = current_skill_rows(store)
+    every = current_skills(store)
     rows = every[:limit] if limit else every
     more = len(every) - len(rows)
     health = healths(store, rows, settings.health_window)
