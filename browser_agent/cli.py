@@ -90,6 +90,16 @@ def main(
             "overrides BROWSER_AGENT_WORKSPACE.",
         ),
     ] = None,
+    browser_endpoint: Annotated[
+        str | None,
+        typer.Option(
+            "--browser-endpoint",
+            metavar="URL",
+            help="Drive a browser already running: a Chrome DevTools address "
+            "(http://HOST:9222, ws://HOST:9222) or a Playwright server's ws:// URL; "
+            "overrides BROWSER_AGENT_BROWSER_ENDPOINT.",
+        ),
+    ] = None,
     debug: Annotated[
         bool, typer.Option("--debug", help="Show the traceback of an unexpected error.")
     ] = False,
@@ -104,6 +114,8 @@ def main(
     checks them itself, while its browser starts)."""
     if workspace is not None:
         _set_env_while_running(ctx, f"{ENV_PREFIX}WORKSPACE", str(workspace.expanduser().resolve()))
+    if browser_endpoint is not None:
+        _set_env_while_running(ctx, f"{ENV_PREFIX}BROWSER_ENDPOINT", browser_endpoint)
     if ctx.invoked_subcommand != "run":
         checked_settings()
 
