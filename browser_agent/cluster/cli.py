@@ -6,6 +6,7 @@ from __future__ import annotations
 import time
 import uuid
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -32,6 +33,10 @@ def batch_command(
             dir_okay=False,
         ),
     ],
+    url: Annotated[
+        str | None,
+        typer.Option(help="Start page of every command whose line names none."),
+    ] = None,
     slots: Annotated[
         int, typer.Option(min=1, help="Commands at once per process, each in its own context.")
     ] = 4,
@@ -57,6 +62,9 @@ def batch_command(
     lines = read_batch(file)  # a BatchFileError is a UserError: one line, exit code 2
     settings = load_settings()
     distributed = bool(workers or cluster)
+    if url is not None:
+        start = start_url_option(url, settings)
+        lines = [line if line.url else replace(line, url=start) for line in lines]
     jobs = command_jobs(lines, settings, file, model, max_steps, check_secrets=not distributed)
     progress = counting("batch", Console(stderr=True), as_json)
     task = progress.add_task("", total=len(jobs))
@@ -74,6 +82,17 @@ def batch_command(
     else:
         _print(ordered, seconds)
     raise typer.Exit(0 if all(r.status == "succeeded" for r in ordered) else 1)
+
+
+def start_url_option(url: str, settings: Settings) -> str:
+    """``--url`` as a start page, or a mistake of the option said in one line."""
+    from browser_agent.errors import ActionError, UserError
+    from browser_agent.site_policy import normalize_url
+
+    try:
+        return normalize_url(url, settings)
+    except ActionError as exc:
+        raise UserError(f"--url: {exc}") from None
 
 
 def command_jobs(
