@@ -88,6 +88,7 @@ def test_all_succeeded_is_exit_code_0_and_a_table(
 
     assert done.returncode == 0, done.stderr
     assert "1 of 1 commands succeeded" in done.stdout
+    assert SEARCHES[0] in done.stdout  # the command on one line, at 100 columns
     assert done.stderr == ""  # no progress bar off a terminal
 
 

@@ -3,6 +3,11 @@ more there are."""
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+from pathlib import Path
+
 from typer.testing import CliRunner
 
 from browser_agent.cli import app
@@ -30,3 +35,23 @@ def test_skills_lists_the_first_by_name_and_counts_the_rest(settings: Settings) 
     everything = CliRunner().invoke(app, ["skills", "--limit", "0"], env=env)
     assert all(f"skill_{n}" in everything.output for n in range(5))
     assert "more" not in everything.output
+
+
+def test_at_80_columns_a_skill_s_command_reads_on_one_line(settings: Settings) -> None:
+    template = "search for {search_term} and sort by {sort_by}"
+    skill = Skill(name="search_sort", module_path="", shape=template)
+    skill.command_templates = f'["{template}"]'
+    add_version(open_store(settings), skill)
+    env = {**os.environ, "BROWSER_AGENT_WORKSPACE": str(settings.workspace), "COLUMNS": "80"}
+
+    done = subprocess.run(
+        [str(Path(sys.executable).parent / "browser-agent"), "skills"],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+    )
+
+    assert done.returncode == 0, done.stderr
+    assert max(len(line) for line in done.stdout.splitlines()) <= 80
+    assert "search for {search_term} and sort by" in done.stdout

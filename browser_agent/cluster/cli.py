@@ -23,6 +23,8 @@ if TYPE_CHECKING:
     from browser_agent.settings import Settings
 
 console = Console()
+# Columns from which the batch's table shows each job's run id.
+WIDE_TERMINAL = 110
 
 
 def batch_command(
@@ -168,16 +170,27 @@ def batch_document(batch_id: str, results: list[JobResult], seconds: float) -> d
 
 
 def _print(results: list[JobResult], seconds: float) -> None:
-    from rich.table import Table
+    from rich import box
+    from rich.table import Column, Table
 
-    table = Table("job", "status", "run", "LLM calls", "seconds", "command")
-    table.columns[0].no_wrap = table.columns[2].no_wrap = True
+    # on a narrow terminal the run id gives way (browser-agent runs and --json have it), so
+    # the command stays readable
+    wide = console.width >= WIDE_TERMINAL
+    table = Table(
+        Column("job", no_wrap=True),
+        Column("status", no_wrap=True),
+        *([Column("run", no_wrap=True)] if wide else []),
+        Column("LLM\ncalls", no_wrap=True, justify="right"),
+        Column("seconds", no_wrap=True, justify="right"),
+        Column("command", ratio=1),
+        box=box.SIMPLE_HEAD,
+    )
     for result in results:
         colour = {"succeeded": "green", "unverified": "yellow"}.get(result.status, "red")
         table.add_row(
             result.job_id,
             f"[{colour}]{result.status}[/]",
-            result.run_id or "",
+            *([result.run_id or ""] if wide else []),
             str(result.llm_calls),
             f"{result.seconds:.1f}",
             escape(result.command[:60]),

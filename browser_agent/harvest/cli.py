@@ -30,6 +30,8 @@ if TYPE_CHECKING:
     from browser_agent.store.health import Health
 
 console = Console()
+# Columns from which a listing shows its counts beside the command.
+WIDE_TERMINAL = 110
 err_console = Console(stderr=True)
 skills_app = typer.Typer(help="List harvested skills, or show one.", invoke_without_command=True)
 
@@ -337,6 +339,7 @@ def skills_list(
 
     if ctx.invoked_subcommand:
         return
+    from rich import box
     from rich.table import Column, Table
 
     from browser_agent.store.health import healths
@@ -356,26 +359,26 @@ def skills_list(
     if not rows:
         console.print("No harvested skills yet: run a command, then browser-agent harvest --all.")
         return
+    # on a narrow terminal the counts give way, so the command stays readable; `skills
+    # show` and --json have them all
+    wide = console.width >= WIDE_TERMINAL
+    counts = ("version", "uses", "ok/failed", "validated") if wide else ()
     table = Table(
         Column("name", no_wrap=True),
         Column("status", no_wrap=True),
         Column("health", no_wrap=True),
-        "version",
-        "uses",
-        "ok/failed",
-        "validated",
-        "command",
+        *(Column(name, no_wrap=True) for name in counts),
+        Column("command", ratio=1),
+        box=box.SIMPLE_HEAD,
     )
     for skill in rows:
         validated = f"{skill.last_validated_at:%Y-%m-%d %H:%M}" if skill.last_validated_at else "-"
+        shown = (str(skill.version), str(skill.uses), f"{skill.successes}/{skill.failures}")
         table.add_row(
             skill.name,
             skill.status,
             _health_cell(health[skill.id]),
-            str(skill.version),
-            str(skill.uses),
-            f"{skill.successes}/{skill.failures}",
-            validated,
+            *((*shown, validated) if wide else ()),
             escape(next(iter(templates_of(skill)), "-")),
         )
     console.print(table)
