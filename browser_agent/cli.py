@@ -25,6 +25,7 @@ from browser_agent import ENV_PREFIX
 from browser_agent.browser.chromium import find_chromium
 from browser_agent.cli_group import OneLineErrors
 from browser_agent.cluster.cli import batch_command
+from browser_agent.completion import run_ids
 from browser_agent.console.serve import serve_command
 from browser_agent.demo import FIRST_COMMAND, SECOND_COMMAND
 from browser_agent.errors import BrowserError
@@ -476,7 +477,11 @@ def runs(
 @app.command()
 def show(
     run_id: Annotated[
-        str, typer.Argument(help="The run id (see browser-agent runs), or its unique start.")
+        str,
+        typer.Argument(
+            help="The run id (see browser-agent runs), or its unique start.",
+            autocompletion=run_ids,
+        ),
     ],
     as_json: Annotated[
         bool, typer.Option("--json", help="Print the run and its steps as JSON.")

@@ -22,6 +22,7 @@ LAYERS: list[tuple[str, ...]] = [
         "browser_agent.__main__",
         "browser_agent.cli",
         "browser_agent.cli_group",
+        "browser_agent.completion",
         "browser_agent.json_output",
         "browser_agent.progress",
         "browser_agent.profile_options",

@@ -13,6 +13,7 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
+from browser_agent.completion import run_ids, skill_names
 from browser_agent.errors import UserError
 from browser_agent.harvest.outcomes import (
     ALREADY,
@@ -79,7 +80,8 @@ def _run_log(run_id: str, settings: Settings) -> Path:
 
 def harvest_command(
     sources: Annotated[
-        list[str] | None, typer.Argument(help="Run ids or chat-log files to harvest.")
+        list[str] | None,
+        typer.Argument(help="Run ids or chat-log files to harvest.", autocompletion=run_ids),
     ] = None,
     all_runs: Annotated[bool, typer.Option("--all", help="Harvest every successful run.")] = False,
     dry_run: Annotated[
@@ -388,7 +390,7 @@ def skills_list(
 
 @skills_app.command("show")
 def skills_show(
-    name: Annotated[str, typer.Argument(help="The skill's name.")],
+    name: Annotated[str, typer.Argument(help="The skill's name.", autocompletion=skill_names)],
     as_json: Annotated[
         bool, typer.Option("--json", help="Print the skill, its versions and source as JSON.")
     ] = False,
@@ -433,7 +435,7 @@ def skills_show(
 
 @skills_app.command("rollback")
 def skills_rollback(
-    name: Annotated[str, typer.Argument(help="The skill's name.")],
+    name: Annotated[str, typer.Argument(help="The skill's name.", autocompletion=skill_names)],
 ) -> None:
     """Make the skill's previous version current again (the current one stays, not current)."""
     from browser_agent.settings import load_settings
