@@ -26,6 +26,7 @@ from browser_agent.store.migrate import current_revision
 from browser_agent.store.migrations import HEAD_REVISION
 from browser_agent.store.models import Run, Skill, Step
 from browser_agent.store.rows import RunRow, SkillRow, StepRow
+from browser_agent.store.run_rows import recent_runs
 from browser_agent.store.run_store import open_run_store
 from browser_agent.store.skill_use import current_skills, mark_stale
 
@@ -43,6 +44,33 @@ def stored(engine: Engine, table: str, key: str, value: object) -> dict[str, obj
     with engine.connect() as connection:
         query = text(f'SELECT * FROM {table} WHERE "{key}" = :value')
         return dict(connection.execute(query, {"value": value}).mappings().one())
+
+
+def test_recent_runs_are_filtered_by_status_and_words_of_the_command(
+    tmp_path: Path, store_url: str
+) -> None:
+    settings = store_settings(tmp_path, store_url)
+    engine = open_store(settings)
+    commands = [
+        ("a", "Search for TRAIL shoes", "succeeded"),
+        ("b", "search for trail shoes at 100%", "failed"),
+        ("c", "open the sale_page", "succeeded"),
+        ("d", "open the salespage", "succeeded"),
+    ]
+    with Session(engine) as db:
+        for n, (run_id, command, status) in enumerate(commands):
+            started = datetime(2026, 12, 1, 10, n, tzinfo=UTC)
+            db.add(Run(id=run_id, command=command, status=status, started_at=started))
+        db.commit()
+    store = Store.of(engine)
+
+    assert [run.id for run in recent_runs(store, 10)] == ["d", "c", "b", "a"]
+    assert [run.id for run in recent_runs(store, 2)] == ["d", "c"]
+    assert [run.id for run in recent_runs(store, 10, text="trail")] == ["b", "a"]
+    assert [run.id for run in recent_runs(store, 10, "succeeded", "trail")] == ["a"]
+    assert [run.id for run in recent_runs(store, 10, text="100%")] == ["b"]
+    assert [run.id for run in recent_runs(store, 10, text="sale_")] == ["c"]
+    assert [run.id for run in recent_runs(store, 10, text="%")] == ["b"]
 
 
 @pytest.mark.parametrize(("row", "model"), PAIRS, ids=lambda t: t.__name__)

@@ -13,8 +13,11 @@ from pathlib import Path
 from sqlalchemy import Engine
 from sqlmodel import Session, col, select
 
+from browser_agent.store.connection import Store
 from browser_agent.store.health import Health, health_of
 from browser_agent.store.models import Run, Skill, Step, Validation
+from browser_agent.store.rows import RunRow
+from browser_agent.store.run_rows import recent_runs
 from browser_agent.store.skills import skill_by_name, update_skill, versions_of
 
 RUNS_SHOWN = 200
@@ -24,16 +27,10 @@ RETIRED = "retired"
 RESTORED = "candidate"  # routes again once validation finds it healthy
 
 
-def find_runs(engine: Engine, status: str | None, text: str | None) -> Sequence[Run]:
+def find_runs(engine: Engine, status: str | None, text: str | None) -> list[RunRow]:
     """The newest runs, only those with ``status`` and whose command contains ``text``
     (any case) when given."""
-    query = select(Run).order_by(col(Run.started_at).desc()).limit(RUNS_SHOWN)
-    if status:
-        query = query.where(Run.status == status)
-    if text:
-        query = query.where(col(Run.command).icontains(text, autoescape=True))
-    with Session(engine) as db:
-        return db.exec(query).all()
+    return recent_runs(Store.of(engine), RUNS_SHOWN, status, text)
 
 
 def run_with_steps(engine: Engine, run_id: str) -> tuple[Run, Sequence[Step]] | None:

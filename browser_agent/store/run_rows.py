@@ -49,8 +49,20 @@ def rewrite_steps(store: Store, run_id: str, change: Callable[[str], str]) -> No
             )
 
 
-def recent_runs(store: Store, limit: int) -> list[RunRow]:
-    """The ``limit`` most recent runs, newest first."""
+def recent_runs(
+    store: Store, limit: int, status: str | None = None, text: str | None = None
+) -> list[RunRow]:
+    """The ``limit`` most recent runs, newest first; only those with ``status``, and whose
+    command contains ``text`` (any case, ``%`` and ``_`` as themselves), when given."""
     names = ", ".join(f'"{name}"' for name in _RUN_COLUMNS)
-    sql = f"SELECT {names} FROM run ORDER BY started_at DESC LIMIT :limit"
-    return [RunRow.read(row) for row in store.execute(sql, limit=limit).rows]
+    where, params = [], {"limit": limit}
+    if status:
+        where.append("status = :status")
+        params["status"] = status
+    if text:
+        where.append("LOWER(command) LIKE :pattern ESCAPE '\\'")
+        escaped = text.lower().replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+        params["pattern"] = f"%{escaped}%"
+    filtered = f" WHERE {' AND '.join(where)}" if where else ""
+    sql = f"SELECT {names} FROM run{filtered} ORDER BY started_at DESC LIMIT :limit"
+    return [RunRow.read(row) for row in store.execute(sql, **params).rows]
