@@ -488,19 +488,19 @@ def show(
     ] = False,
 ) -> None:
     """Print one run's steps: tool, arguments, response."""
-    from sqlmodel import Session, select  # the store loads only for commands that read it
+    from sqlmodel import Session  # the store loads only for commands that read it
 
     from browser_agent.run_lookup import one_run
     from browser_agent.settings import load_settings
     from browser_agent.store.db import open_store
-    from browser_agent.store.models import Step
     from browser_agent.store.run_logs import log_file
+    from browser_agent.store.run_steps import steps_of
 
     settings = load_settings()
     engine = open_store(settings)
     with Session(engine) as db:
         found = one_run(db, run_id)
-        steps = db.exec(select(Step).where(Step.run_id == found.id).order_by(Step.index)).all()
+        steps = steps_of(db, found.id)
     log = log_file(engine, found, settings.workspace) if found.log_path else ""
     if as_json:
         shown = priced(run_fields(found), found, settings.prices)

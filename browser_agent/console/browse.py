@@ -18,6 +18,7 @@ from browser_agent.store.health import Health, health_of
 from browser_agent.store.models import Run, Skill, Step, Validation
 from browser_agent.store.rows import RunRow
 from browser_agent.store.run_rows import recent_runs
+from browser_agent.store.run_steps import steps_of
 from browser_agent.store.skills import skill_by_name, update_skill, versions_of
 
 RUNS_SHOWN = 200
@@ -39,8 +40,7 @@ def run_with_steps(engine: Engine, run_id: str) -> tuple[Run, Sequence[Step]] | 
         run = db.get(Run, run_id)
         if run is None:
             return None
-        steps = db.exec(select(Step).where(Step.run_id == run_id).order_by(Step.index)).all()
-        return run, steps
+        return run, steps_of(db, run_id)
 
 
 @dataclass
