@@ -285,7 +285,7 @@ def _option_click(
     value = find_tags(quoted.group(0))[0].attributes.get("value") if quoted else chosen.group(1)
     if not value:
         return "click", arguments, response
-    said = f"Selected option {value!r} ({chosen.group(2) or value}) in <select>. {response}"
+    said = f"Selected option {value!r} ({chosen.group(2) or value}) in the menu holding it."
     selector = f'select:has(option[value="{_css_string(value)}"])'
     return "select_option", {"selector": selector, "option": value}, said
 

@@ -389,7 +389,7 @@ async def harvest_one(
         code=draft.code,
         outcome=outcome,
         name=draft.name,
-        dropped=[*draft.plan.dropped, *draft.plan.left_out],
+        dropped=[*draft.plan.dropped, *draft.plan.failed, *draft.plan.left_out],
     )
     if dry_run:
         return result

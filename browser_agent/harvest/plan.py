@@ -179,6 +179,8 @@ class SkillPlan:
     # does all of it), and the template of the part it does.
     lacks: str = ""
     done_template: str = ""
+    # Calls that failed and were tried again in a later call: not steps of the skill.
+    failed: list[str] = field(default_factory=list)
 
     @property
     def complete(self) -> bool:
@@ -273,6 +275,7 @@ class _Builder:
     start_url: str = ""
     end_url: str = ""
     ended: str = RUN_ENDED
+    failed: list[str] = field(default_factory=list)
     seen_on: dict[tuple[str, str], set[str]] = field(default_factory=dict)  # -> page paths
 
     def build(self) -> SkillPlan:
@@ -280,6 +283,11 @@ class _Builder:
         left_out: list[str] = []
         for index, call in enumerate(self.log.calls):
             reason = self._take(call)
+            if reason is None and call.name in ACTIONS and _ERROR.match(call.response or ""):
+                self.failed.append(
+                    f"call {index + 1} ({call.name}) left out: it failed and the run went on "
+                    f"without it ({call.response.strip()[:120]})"
+                )
             if reason:
                 self.ended = reason
                 left_out = _not_taken(self.log.calls[index:], reason)
@@ -309,6 +317,7 @@ class _Builder:
             left_out=left_out,
             lacks=lacks,
             done_template=self._template(done_upto),
+            failed=self.failed,
         )
 
     def _lacks(self) -> tuple[str, int]:
