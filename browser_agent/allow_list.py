@@ -7,11 +7,13 @@ from collections.abc import Iterable
 from contextlib import suppress
 
 _HOST = re.compile(r"^(\[[0-9a-f:.]+\]|[a-z0-9_-]+(\.[a-z0-9_-]+)*)$")
+ANY_SITE = "*"  # the entry that opens every site, the start site's boundary included
 
 
 def domain_list(entries: str | Iterable[str]) -> tuple[str, ...]:
     """Allow-list entries as host names: ``Shop.Example``, ``*.shop.example`` and
-    ``https://shop.example:8443/x`` all give ``shop.example`` (ports do not count).
+    ``https://shop.example:8443/x`` all give ``shop.example`` (ports do not count); ``*``
+    anywhere gives ``("*",)``, every site.
 
     Raises ValueError naming an entry that is not a domain name or IP address.
     """
@@ -19,6 +21,8 @@ def domain_list(entries: str | Iterable[str]) -> tuple[str, ...]:
     for given in [entries] if isinstance(entries, str) else entries:
         for part in given.split(","):
             entry = _host_of(part.strip().lower())
+            if entry == ANY_SITE:
+                return (ANY_SITE,)
             if not entry:
                 continue
             if not _HOST.match(entry):

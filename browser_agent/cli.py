@@ -344,6 +344,7 @@ def run(
                 on_step=None if as_json else _print_step,
                 secrets=secrets,
                 approve=approver(ask_on_stdin) if approve else None,
+                leave=ask_on_stdin if interactive else None,
             )
         )
     except Interrupted as exc:  # Ctrl-C or SIGTERM: the run is stored as interrupted

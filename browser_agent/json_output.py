@@ -10,6 +10,8 @@ from typing import TYPE_CHECKING, Any
 
 import typer
 
+from browser_agent.skills.partial import lacking
+
 if TYPE_CHECKING:
     from browser_agent.store.memory_models import MemoryEntry
     from browser_agent.store.models import Run, Skill, Step
@@ -75,12 +77,16 @@ def step_fields(step: Step | StepRow) -> dict[str, object]:
 
 
 def skill_fields(skill: Skill) -> dict[str, object]:
-    """A skill version: name, version, status, command templates, uses, successes,
-    failures, last validation and error, example arguments, module path, source runs."""
+    """A skill version: name, version, status, whether it does its whole command (a
+    partial one says what it lacks: it is never routed), command templates, uses,
+    successes, failures, last validation and error, example arguments, module path,
+    source runs."""
     return {
         "name": skill.name,
         "version": skill.version,
         "status": skill.status,
+        "partial": not skill.complete,
+        "lacks": lacking(skill.docstring) if not skill.complete else None,
         "command_templates": _listed(skill.command_templates),
         "uses": skill.uses,
         "successes": skill.successes,

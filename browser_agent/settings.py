@@ -172,9 +172,12 @@ class Settings(BaseSettings):
     allowed_domains: Annotated[tuple[str, ...], NoDecode] = Field(
         (),
         description="comma-separated domains the browser may open, each with its subdomains "
-        "(ports do not count), in every tab, frame and redirect; `--allow-domain` replaces it "
-        "for one command",
-        json_schema_extra=_shown("unset: any site"),
+        "(ports do not count), in every tab, frame and redirect; `*` opens every site; "
+        "`--allow-domain` replaces it for one command",
+        json_schema_extra=_shown(
+            "unset: the site a run starts on and the sites its command names (host and "
+            "port); another is asked about on a terminal or in the console, refused otherwise"
+        ),
     )
     allow_file_urls: bool = Field(
         False, description="`true` lets the browser open `file:` URLs (only http and https else)"

@@ -8,6 +8,7 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING
 from urllib.parse import urlparse, urlsplit
 
+from browser_agent.allow_list import ANY_SITE
 from browser_agent.errors import ActionError, UserError
 
 if TYPE_CHECKING:
@@ -16,8 +17,9 @@ if TYPE_CHECKING:
 WEB_SCHEMES = ("http", "https")
 EMPTY_PAGE = "about:blank"
 ALLOW_DOMAIN_HELP = (
-    "Open only this domain and its subdomains (repeatable; a comma-separated list too); "
-    "replaces BROWSER_AGENT_ALLOWED_DOMAINS for this command."
+    "Open only this domain and its subdomains (repeatable; a comma-separated list too; '*' "
+    "for every site); replaces BROWSER_AGENT_ALLOWED_DOMAINS for this command. Unset: the "
+    "start site and the sites the command names."
 )
 # A scheme, but not a host name followed by a port ("localhost:8080").
 _SCHEME = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*:(?!\d)")
@@ -46,9 +48,10 @@ def refusal(url: str, settings: Settings) -> str | None:
 
 
 def on_list(host: str, domains: Iterable[str]) -> bool:
-    """``host`` is one of ``domains`` or a subdomain of one (IP addresses match exactly)."""
+    """``host`` is one of ``domains`` or a subdomain of one (IP addresses match exactly);
+    ``*`` is every host."""
     host = host.strip("[]").rstrip(".")
-    return any(host == d.strip("[]") or host.endswith(f".{d}") for d in domains)
+    return any(d == ANY_SITE or host == d.strip("[]") or host.endswith(f".{d}") for d in domains)
 
 
 def normalize_url(url: str, settings: Settings) -> str:

@@ -32,6 +32,8 @@ from browser_agent.store.models import Run
 from browser_agent.store.skill_use import current_skills
 from browser_agent.testing.openai_server import LLMTestServer, start_test_llm_server
 from tests.skill_workspaces import SEARCH, harvest_commands, run_offline, workspace_settings
+from tests.test_allowed_sites import serve
+from tests.test_start_site import OBEY, obeys_page_text
 
 SHOP_COMMAND = "search for trail shoes and sort by price low to high"
 ASKING = "ask me which size to choose"
@@ -48,6 +50,8 @@ def model(messages: list[dict], tools: list[dict]) -> LLMReply:
     task = messages[1].get("content") or ""
     if SUBSCRIBE in task:
         return subscribing(task, messages)
+    if OBEY in task:
+        return obeys_page_text(messages, tools)
     if ASKING not in task:
         return OfflinePlanner()(messages, tools)
     answers = [
@@ -275,6 +279,31 @@ async def test_without_approval_mode_nothing_waits(
     await start_run(page, SUBSCRIBE, f"{demo.url}/")
     await expect(page.locator("#status")).to_have_text("succeeded", timeout=WAIT_MS)
     await expect(page.locator("#approval")).to_be_hidden()
+
+
+@pytest.mark.parametrize("decision", ["Reject", "Approve"])
+async def test_another_site_a_page_asks_for_waits_for_the_person(
+    page: Page, console: Served, decision: str
+) -> None:
+    """Without approval mode too: the console asks before the run leaves its start site."""
+    home, elsewhere = serve(), serve("127.0.0.2")
+    try:
+        evil = f"http://127.0.0.2:{elsewhere.port}/evil?stolen=cookie"
+        await start_run(page, OBEY, f"http://127.0.0.1:{home.port}/notice?to={evil}")
+        question = page.locator("#approval-action")
+        await expect(question).to_contain_text(f"open {evil}, on another site", timeout=WAIT_MS)
+        await page.get_by_role("button", name=decision).click()
+        await expect(page.locator("#status")).to_have_text("succeeded", timeout=WAIT_MS)
+        opened = page.locator("li.step[data-tool=open_url]").nth(1)
+        if decision == "Reject":
+            await expect(opened).to_contain_text("The person was asked and said no")
+            assert elsewhere.hits == []
+        else:
+            await expect(opened).to_contain_text("Page loaded")
+            assert elsewhere.hits == ["/evil"]
+    finally:
+        home.server.shutdown()
+        elsewhere.server.shutdown()
 
 
 @pytest.mark.parametrize(

@@ -43,10 +43,12 @@ async def reach_last_row(
 ) -> RunResult:
     url = f"{demo.url}/big?n={ROWS * 8}"
     script.actions.insert(0, ("open_url", lambda _dom: {"url": url}))
+    # the click on a row of a 7,500-element page waits for its navigation, which the
+    # start-site guard checks first: room for a slow machine
     return await run_command(
         f"open the product of row {ROWS}",
         FunctionClient(script),
-        settings.with_overrides(use_skills=False),
+        settings.with_overrides(use_skills=False, action_timeout_ms=15_000),
         start_url=url,
         browser=browser,
         engine=engine,

@@ -1,6 +1,7 @@
-"""Keeping every tab and frame of a session on the allowed sites: each navigation, each
-redirect hop, each new tab and each frame is checked before it is requested, and a
-refused one is told to the planner through the session's notes."""
+"""Keeping every tab and frame of a session on the allowed sites (the allow-list, or else
+the run's boundary): each navigation, each redirect hop, each new tab and each frame is
+checked before it is requested, and a refused one is told to the planner through the
+session's notes. Subresources (images, scripts, styles) are not navigations: they load."""
 
 from __future__ import annotations
 
@@ -12,33 +13,48 @@ from urllib.parse import urljoin, urlparse
 from playwright.async_api import BrowserContext, Page, Route
 from playwright.async_api import Error as PlaywrightError
 
+from browser_agent.allow_list import ANY_SITE
 from browser_agent.site_policy import EMPTY_PAGE, WEB_SCHEMES, refusal
 
 if TYPE_CHECKING:
+    from browser_agent.boundary import Boundary
     from browser_agent.settings import Settings
 
 MAX_REDIRECTS = 20
 
 
 class Guarded(Protocol):
-    """What the guard needs of a session: its settings and context, the current page
-    (moved back when a refused tab closes) and the notes told to the planner."""
+    """What the guard needs of a session: its settings, boundary and context, the current
+    page (moved back when a refused tab closes) and the notes told to the planner."""
 
     settings: Settings
+    boundary: Boundary | None
     context: BrowserContext
     page: Page
     notes: list[str]
 
 
-async def guard_navigations(active: Guarded) -> None:
-    """Refuse navigations off the allow-list in every page and frame of the session's
-    context; a new tab whose first page is refused is closed again.
+async def navigation_refusal(active: Guarded, url: str, *, may_ask: bool = True) -> str | None:
+    """Why the session may not open ``url`` (the scheme, the allow-list, the boundary,
+    asking the person about another site when ``may_ask``); None when it may."""
+    why = refusal(url, active.settings)
+    if why is None and active.boundary is not None:
+        why = await active.boundary.admit(url, may_ask=may_ask)
+    return why
 
-    Installed only when an allow-list is set: routing every request costs a round trip and
-    turns off the HTTP cache. Without one, ``open_url`` refuses other schemes and Chromium
-    keeps web pages from opening ``file:`` and ``chrome:`` URLs.
+
+async def guard_navigations(active: Guarded) -> None:
+    """Refuse navigations off the allowed sites in every page and frame of the session's
+    context; a new tab whose first page is refused is closed again. A frame's navigation
+    off them is refused without asking the person.
+
+    Not installed when every site is allowed (``*``): routing every request costs a round
+    trip and turns off the HTTP cache. Then ``open_url`` refuses other schemes and
+    Chromium keeps web pages from opening ``file:`` and ``chrome:`` URLs.
     """
-    if not active.settings.allowed_domains:
+    if ANY_SITE in active.settings.allowed_domains or (
+        not active.settings.allowed_domains and active.boundary is None
+    ):
         return
     openers: list[Page] = []  # the current page when a new tab's first page was refused
     closing: set[asyncio.Task[None]] = set()
@@ -48,7 +64,7 @@ async def guard_navigations(active: Guarded) -> None:
         if not request.is_navigation_request():
             await route.fallback()
             return
-        why = refusal(request.url, active.settings)
+        why = await navigation_refusal(active, request.url, may_ask=not _in_frame(route))
         if why is None:
             if urlparse(request.url).scheme in WEB_SCHEMES:
                 why = await _follow_redirects(route, active)
@@ -96,6 +112,11 @@ def _opens_tab(route: Route) -> bool:
     return False
 
 
+def _in_frame(route: Route) -> bool:
+    """The request navigates a frame inside a page (not a tab)."""
+    return not _opens_tab(route) and route.request.frame.parent_frame is not None
+
+
 async def _follow_redirects(route: Route, active: Guarded) -> str | None:
     """Check each redirect hop of the navigation before it is requested. Every hop allowed:
     the navigation gets its own first response and the browser follows the hops (so a
@@ -115,7 +136,7 @@ async def _follow_redirects(route: Route, active: Guarded) -> str | None:
         if not 300 <= response.status < 400 or not location:
             break
         url = urljoin(url, location)
-        why = refusal(url, active.settings)
+        why = await navigation_refusal(active, url, may_ask=not _in_frame(route))
         if why is not None:
             break
         if response is not first:

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 
 from playwright.async_api import Browser, BrowserContext, Dialog, Page, Playwright
 
+from browser_agent.boundary import Boundary
 from browser_agent.browser.chromium import LAUNCH_ARGS, find_chromium
 from browser_agent.browser.dialogs import answer_dialog
 from browser_agent.browser.driver import playwright_driver
@@ -43,11 +44,16 @@ class BrowserSession:
     page_version: int = 0  # bumped whenever an action navigates or adds elements
     crashed: bool = False
     accept_dialogs: bool = False
+    boundary: Boundary | None = None  # the sites the run may open, when no allow-list is set
 
     @classmethod
-    async def create(cls, browser: Browser, settings: Settings) -> BrowserSession:
+    async def create(
+        cls, browser: Browser, settings: Settings, boundary: Boundary | None = None
+    ) -> BrowserSession:
         """Open a fresh context and page in ``browser``, with the configured timeouts and
-        allowed sites, holding the cookies and storage of the configured profile or file."""
+        allowed sites, holding the cookies and storage of the configured profile or file.
+        With no allow-list, ``boundary`` (by default: the first site opened) keeps it on
+        its sites."""
         try:
             state = starting_state(settings)
         except ProfileError as exc:
@@ -56,6 +62,8 @@ class BrowserSession:
             viewport={"width": 1280, "height": 900}, storage_state=state
         )
         created = cls.around(await context.new_page(), settings)
+        if not settings.allowed_domains:
+            created.boundary = Boundary() if boundary is None else boundary
         await guard_navigations(created)  # the allowed sites, in every tab and frame
         return created
 
@@ -178,18 +186,23 @@ def page_session(page: Page, settings: Settings) -> Iterator[BrowserSession]:
 
 @asynccontextmanager
 async def browser_session(
-    settings: Settings, browser: Browser | None = None, *, save_profile: bool = False
+    settings: Settings,
+    browser: Browser | None = None,
+    *,
+    save_profile: bool = False,
+    boundary: Boundary | None = None,
 ) -> AsyncIterator[BrowserSession]:
     """A session that primitives in this task will use; launches a browser if none is given.
-    ``save_profile``: the configured profile keeps the cookies and storage it ends with."""
+    ``save_profile``: the configured profile keeps the cookies and storage it ends with;
+    ``boundary``: the sites it may open when no allow-list is set (see BrowserSession)."""
     if browser is None:
         async with (
             launched_browser(settings) as own,
-            browser_session(settings, own, save_profile=save_profile) as made,
+            browser_session(settings, own, save_profile=save_profile, boundary=boundary) as made,
         ):
             yield made
         return
-    created = await BrowserSession.create(browser, settings)
+    created = await BrowserSession.create(browser, settings, boundary)
     token = _current.set(created)
     try:
         yield created

@@ -208,6 +208,7 @@ class RunBoard:
                 approve=approver(lambda action: live.decide(action, timeout_s))
                 if approve
                 else None,
+                leave=lambda action: live.decide(action, timeout_s),
             )
         except asyncio.CancelledError:
             self._end(live, "interrupted", "Stopped from the console.")

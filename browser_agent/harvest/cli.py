@@ -29,6 +29,8 @@ if TYPE_CHECKING:
     from browser_agent.harvest.harvester import HarvestResult
     from browser_agent.settings import Settings
     from browser_agent.store.health import Health
+    from browser_agent.store.models import Skill
+    from browser_agent.store.rows import SkillRow
 
 console = Console()
 # Columns from which a listing shows its counts beside the command.
@@ -381,7 +383,7 @@ def skills_list(
             skill.status,
             _health_cell(health[skill.id]),
             *((*shown, validated) if wide else ()),
-            escape(next(iter(templates_of(skill)), "-")),
+            escape(next(iter(templates_of(skill)), "-")) + _partial_note(skill),
         )
     console.print(table)
     if more > 0:
@@ -420,6 +422,8 @@ def skills_show(
     versions = ", ".join(f"v{s.version} ({s.status})" for s in versions_of(engine, name))
     console.print(f"[bold]{skill.name}[/] v{skill.version} - {skill.status}; versions: {versions}")
     console.print(f"commands: {escape(', '.join(json.loads(skill.command_templates)))}")
+    if not skill.complete:
+        console.print(f"[yellow]{escape(_partial_note(skill).strip())}[/]")
     console.print(f"example arguments: {escape(skill.example_args)}")
     console.print(f"from runs: {escape(', '.join(json.loads(skill.source_runs)))}")
     console.print(f"health: {_health_cell(health)} ({escape(health.summary())})")
@@ -451,6 +455,17 @@ def skills_rollback(
         raise UserError(f"Cannot roll back: {exc}.") from exc
     was = f"v{before.version}" if before else "the current version"
     console.print(f"[bold]{escape(back.name)}[/] v{back.version} is current again ({was} kept).")
+
+
+def _partial_note(skill: Skill | SkillRow) -> str:
+    """`` (partial: it does not …; never routed)`` for a skill that does not do its whole
+    command, else nothing."""
+    from browser_agent.skills.partial import lacking
+
+    if skill.complete:
+        return ""
+    lacks = lacking(skill.docstring) or "do all of its command"
+    return f" (partial, never routed: it does not {lacks})"
 
 
 def _health_cell(health: Health) -> str:

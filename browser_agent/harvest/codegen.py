@@ -29,6 +29,7 @@ from browser_agent.harvest.plan import (
     snake,
 )
 from browser_agent.skills.end_state import normal, shows
+from browser_agent.skills.partial import partial_sentence
 from browser_agent.skills.primitive import PRIMITIVES
 
 _IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
@@ -379,7 +380,10 @@ def _signature(plan: SkillPlan) -> cst.Parameters:
 
 
 def _function_doc(plan: SkillPlan, summary: str) -> str:
-    lines = [summary, "", f"Harvested from the command {plan.command!r}.", "", "Args:"]
+    lines = [summary, "", f"Harvested from the command {plan.command!r}.", ""]
+    if plan.lacks:
+        lines += [partial_sentence(plan.lacks), ""]
+    lines += ["Args:"]
     lines += [f"    {p.name}: {p.description}" for p in plan.params]
     lines += [
         "    start_url: The page the skill starts from.",
@@ -391,8 +395,10 @@ def _function_doc(plan: SkillPlan, summary: str) -> str:
 
 
 def generate_module(plan: SkillPlan, name: str) -> str:
-    """Source code of the skill module for ``plan``, with one async function ``name``."""
-    summary = plan.template[:1].upper() + plan.template[1:]
+    """Source code of the skill module for ``plan``, with one async function ``name``; a
+    partial skill's docstring and answer say only the part of the command it does."""
+    said = plan.done_template if plan.lacks and plan.done_template else plan.template
+    summary = said[:1].upper() + said[1:]
     if not summary.endswith("."):
         summary += "."
     examples = tuple(str(p.example) for p in plan.params if isinstance(p.example, str | int))
@@ -452,7 +458,7 @@ def generate_module(plan: SkillPlan, name: str) -> str:
                 [
                     cst.Expr(
                         docstring(
-                            f"Harvested skill {name}: {plan.template}\n\n"
+                            f"Harvested skill {name}: {said}\n\n"
                             f"Generated from run {plan.source}; harvest again, do not edit.\n"
                         )
                     )

@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from browser_agent.harvest.calls import Call, ChatLog, LogError, problem_with
-from browser_agent.harvest.elements import Tag, role_of
+from browser_agent.harvest.elements import Tag, find_tags, role_of
 from browser_agent.redact import MASK
 from browser_agent.skills.primitive import PRIMITIVES
 
@@ -115,7 +115,10 @@ AGENT_E_ARGUMENTS = frozenset(
 )
 AGENT_E_END = "##TERMINATE TASK##"
 _CURRENT_PAGE = re.compile(r"Current Page:\s*(https?://[^\s,]+)")
-_OPTION_CHOSEN = re.compile(r'^Select menu option "([^"]*)" selected')
+# Agent-E's answer to a click on an <option> ("Success: " first when new elements appeared;
+# its script click names the option's text after a colon)
+_OPTION_CHOSEN = re.compile(r'^(?:Success:\s*)?Select menu option(?: "([^"]*)"|: (.*?)) selected')
+_OPTION_TAG = re.compile(r"<option\b[^>]*>", re.IGNORECASE)
 _MMID_SELECTOR = re.compile(r"""^\[\s*mmid\s*=\s*["']?(\d+)["']?\s*\]$""")
 
 
@@ -159,8 +162,11 @@ def from_agent_e(calls: list[Call]) -> Mapped:
             mapped.drop(where, result)
             continue
         primitive, response = tool.primitive, call.response
-        if primitive == "get_dom":
-            options = _options_of(response)
+        if primitive == "open_url":
+            options = {}
+        elif primitive == "get_dom":
+            if _dom_nodes(response):  # a tree; a text-only look keeps the options known
+                options = _options_of(response)
             response = agent_e_dom(response)
         elif (
             primitive == "enter_text_and_click"
@@ -263,16 +269,30 @@ def _option_click(
     arguments: dict[str, Any], response: str | None, options: dict[str, tuple[str, dict]]
 ) -> tuple[str, dict[str, Any], str | None]:
     """Agent-E clicks an <option> to choose it (and then selects it in its <select>): that
-    is a select_option on the select the DOM showed it in."""
+    is a select_option on the select the DOM showed it in, or, when no DOM answer showed
+    the option, on the <select> holding the option its answer quotes."""
     chosen = _OPTION_CHOSEN.match(response or "")
-    mmid = _MMID_SELECTOR.match(str(arguments.get("selector", "")))
-    if not chosen or not mmid or mmid.group(1) not in options:
+    if not chosen:
         return "click", arguments, response
-    select, option = options[mmid.group(1)]
-    value = str(option.get("value", chosen.group(1)))
-    label = str(option.get("text") or value)
-    said = f"Selected option {value!r} ({label}) in <select>. {response}"
-    return "select_option", {"selector": f"[mmid='{select}']", "option": value}, said
+    mmid = _MMID_SELECTOR.match(str(arguments.get("selector", "")))
+    if mmid and mmid.group(1) in options:
+        select, option = options[mmid.group(1)]
+        value = str(option.get("value", chosen.group(1) or ""))
+        label = str(option.get("text") or value)
+        said = f"Selected option {value!r} ({label}) in <select>. {response}"
+        return "select_option", {"selector": f"[mmid='{select}']", "option": value}, said
+    quoted = _OPTION_TAG.search(response or "")
+    value = find_tags(quoted.group(0))[0].attributes.get("value") if quoted else chosen.group(1)
+    if not value:
+        return "click", arguments, response
+    said = f"Selected option {value!r} ({chosen.group(2) or value}) in the menu holding it."
+    selector = f'select:has(option[value="{_css_string(value)}"])'
+    return "select_option", {"selector": selector, "option": value}, said
+
+
+def _css_string(value: str) -> str:
+    """``value`` inside a double-quoted CSS string."""
+    return value.replace("\\", "\\\\").replace('"', '\\"')
 
 
 def _attribute_navigations(calls: list[Call]) -> None:

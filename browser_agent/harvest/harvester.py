@@ -204,8 +204,8 @@ def draft_skill(plan: SkillPlan, engine: Engine, *, skill: Skill | None = None) 
     (or another exception of code generation) when the plan cannot become code."""
     shape = normalise_shape(plan.template)
     joins = skill or skill_for_shape(engine, shape, plan.start_url)
-    if joins is None:
-        name = unique_name(engine, plan.template)
+    if joins is None:  # a partial skill is named for the part of the command it does
+        name = unique_name(engine, plan.done_template if plan.lacks else plan.template)
         return Draft(plan, name, generate_module(plan, name), [plan.template], shape)
     try:
         templates = merge_templates(templates_of(joins), plan.template)
@@ -389,7 +389,7 @@ async def harvest_one(
         code=draft.code,
         outcome=outcome,
         name=draft.name,
-        dropped=[*draft.plan.dropped, *draft.plan.left_out],
+        dropped=[*draft.plan.dropped, *draft.plan.failed, *draft.plan.left_out],
     )
     if dry_run:
         return result

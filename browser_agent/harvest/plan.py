@@ -175,6 +175,12 @@ class SkillPlan:
     dropped: list[str] = field(default_factory=list)  # calls the log had that were left out
     # The run's actions from where the skill ends on, said as one line: not in the skill.
     left_out: list[str] = field(default_factory=list)
+    # The part of the command the skill does not do, in the command's words ("" when it
+    # does all of it), and the template of the part it does.
+    lacks: str = ""
+    done_template: str = ""
+    # Calls that failed and were tried again in a later call: not steps of the skill.
+    failed: list[str] = field(default_factory=list)
 
     @property
     def complete(self) -> bool:
@@ -207,9 +213,9 @@ def snake(text: str) -> str:
 
 
 def _param_name(element: ElementRecord | None, argument: str, near: str = "") -> str:
-    """A parameter named for what the field is: the name its label gives (before any
-    help text), else its id, name or placeholder, else the command's words before the
-    value, else the kind of value."""
+    """A parameter named for what the field is: the name its label or aria-label gives
+    (before any help text), else its id, name or placeholder, else the command's words
+    before the value, else the kind of value."""
     if element is None:
         return near or snake(argument)
     attrs = element.attributes
@@ -217,7 +223,7 @@ def _param_name(element: ElementRecord | None, argument: str, near: str = "") ->
         return "search_term"
     if attrs.get("type") == "password":
         return "password"
-    for label in (element.name, element.context.get("label")):
+    for label in (element.name, element.context.get("label"), attrs.get("aria-label")):
         named = _label_name(label or "")
         if named:
             return named
@@ -269,6 +275,7 @@ class _Builder:
     start_url: str = ""
     end_url: str = ""
     ended: str = RUN_ENDED
+    failed: list[str] = field(default_factory=list)
     seen_on: dict[tuple[str, str], set[str]] = field(default_factory=dict)  # -> page paths
 
     def build(self) -> SkillPlan:
@@ -276,6 +283,11 @@ class _Builder:
         left_out: list[str] = []
         for index, call in enumerate(self.log.calls):
             reason = self._take(call)
+            if reason is None and call.name in ACTIONS and _ERROR.match(call.response or ""):
+                self.failed.append(
+                    f"call {index + 1} ({call.name}) left out: it failed and the run went on "
+                    f"without it ({call.response.strip()[:120]})"
+                )
             if reason:
                 self.ended = reason
                 left_out = _not_taken(self.log.calls[index:], reason)
@@ -289,6 +301,9 @@ class _Builder:
         if not actions:
             left_out = "".join(f"; {reason}" for reason in self.log.dropped)
             raise NotHarvestable(f"{self.log.path}: no reusable actions ({self.ended}{left_out})")
+        lacks, done_upto = "", len(self.log.command)
+        if left_out or self.log.dropped or asks_for_information(self.log.command):
+            lacks, done_upto = self._lacks()
         return SkillPlan(
             command=self.log.command,
             template=self._template(),
@@ -300,7 +315,28 @@ class _Builder:
             source=self.log.run_id or self.log.path,
             dropped=list(self.log.dropped),
             left_out=left_out,
+            lacks=lacks,
+            done_template=self._template(done_upto),
+            failed=self.failed,
         )
+
+    def _lacks(self) -> tuple[str, int]:
+        """The clauses of the command past the last one a step of the skill covers (by a
+        value it takes), in the command's words, and where they start; when every clause
+        is covered, what the skill leaves to do after its last step."""
+        command = self.log.command
+        ends = [
+            span[1] for name, span in self.spans.items() if any(p.name == name for p in self.params)
+        ]
+        covered = max(ends, default=0)
+        for cut in _CLAUSE_BREAK.finditer(command):
+            if cut.start() >= covered:
+                rest = command[cut.end() :].strip(" .")
+                if rest:
+                    return rest, cut.start()
+        if asks_for_information(command) and not self.log.dropped:
+            return "read the answer off the page", len(command)
+        return "the steps its run took after its last one", len(command)
 
     def _take(self, call: Call) -> str | None:
         """Add one call to the skill; a non-empty answer says why the skill ends here."""
@@ -771,13 +807,13 @@ class _Builder:
             checked=first.checked and second.checked,
         )
 
-    def _template(self) -> str:
-        """The command with each parameter's words replaced by ``{name}``."""
-        command = self.log.command
+    def _template(self, upto: int | None = None) -> str:
+        """The command (up to ``upto``) with each parameter's words replaced by ``{name}``."""
+        command = self.log.command[:upto]
         cuts = sorted(
             (span, name)
             for name, span in self.spans.items()
-            if any(p.name == name for p in self.params)
+            if any(p.name == name for p in self.params) and span[1] <= len(command)
         )
         parts, at = [], 0
         for (start, end), name in cuts:
@@ -794,6 +830,12 @@ _QUESTION = re.compile(
     r"^\s*(what|how|which|who|whom|when|where|why|is|are|does|do|did|can|tell me|read|"
     r"check whether|find out)\b|\?\s*$|\b(tell me|let me know)\b",
     re.IGNORECASE,
+)
+
+
+# Where a command's next clause starts: "search X and sort by Y", "open X, then Y".
+_CLAUSE_BREAK = re.compile(
+    r"\s*(?:[,;]\s*(?:and\s+)?(?:then\s+)?|\s+and\s+(?:then\s+)?|\s+then\s+)", re.I
 )
 
 

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 from playwright.async_api import Browser, Page
 
+from browser_agent.boundary import Ask, Boundary
 from browser_agent.browser.dialogs import command_accepts_dialogs
 from browser_agent.browser.session import BrowserSession, browser_session
 from browser_agent.browser.tracing import RunTrace
@@ -491,6 +492,7 @@ async def run_command(
     on_start: Callable[[str], None] | None = None,
     secrets: dict[str, str] | None = None,
     approve: Approve | None = None,
+    leave: Ask | None = None,
 ) -> RunResult:
     """Carry out ``command`` with the planner and record everything; never raises for a
     failed task (the result says so), but re-raises Ctrl-C, and NoBrowser (a setup
@@ -499,6 +501,8 @@ async def run_command(
     ``secrets`` (by name; the configured ones when None) and the secret values the command
     gives reach no one: the command keeps their ``{NAME}`` placeholders, typing fills them.
     ``approve`` (approval mode) sees each action first; its text rejects the action.
+    With no allow-list the run stays on its start site and the sites the command names;
+    ``leave`` asks the person about another (None: nobody is there, it is refused).
     ``on_start`` is told the run's id as soon as its row is in the store.
     ``browser`` may still be launching: it is awaited once the store is open and the
     command routed, and what its launch met is recorded (None: the run launches its own)."""
@@ -530,7 +534,10 @@ async def run_command(
     try:
         if inspect.isawaitable(browser):
             browser = await browser
-        async with browser_session(settings, browser, save_profile=True) as active:
+        boundary = Boundary.of(start_url, [command], ask=leave)
+        async with browser_session(
+            settings, browser, save_profile=True, boundary=boundary
+        ) as active:
             active.use_secrets(known)
             active.secrets.update(recorder.secrets)
             recorder.secrets = active.secrets  # passwords typed are masked from now on

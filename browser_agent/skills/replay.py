@@ -13,6 +13,7 @@ from urllib.parse import unquote_plus, urlsplit
 
 from playwright.async_api import Browser
 
+from browser_agent.boundary import Boundary
 from browser_agent.browser.awaiting import paced
 from browser_agent.browser.session import BrowserSession, browser_session
 from browser_agent.errors import ActionError, BrowserError
@@ -148,9 +149,13 @@ async def _session_run(
     screenshot_dir: Path | None,
     pace: float,
 ) -> Replay:
-    """One replay with ``arguments`` in a fresh browser context, traced when asked."""
+    """One replay with ``arguments`` in a fresh browser context, traced when asked; with no
+    allow-list it stays on the sites its arguments and command templates name (or else
+    the first one it opens), and nobody is asked about another."""
     traced = trace_path is not None and not types_secret(arguments)
-    async with browser_session(settings, browser) as active:
+    named = [str(value) for key, value in arguments.items() if key != "start_url"]
+    boundary = Boundary.of(arguments.get("start_url"), [*named, skill.command_templates])
+    async with browser_session(settings, browser, boundary=boundary) as active:
         active.use_secrets(dict(secrets))
         if traced:
             await active.context.tracing.start(screenshots=True, snapshots=True)

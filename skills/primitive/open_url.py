@@ -6,6 +6,7 @@ from typing import Annotated
 
 from playwright.async_api import Error as PlaywrightError
 
+from browser_agent.browser.navigation_guard import navigation_refusal
 from browser_agent.browser.session import session
 from browser_agent.errors import ActionError
 from browser_agent.site_policy import normalize_url
@@ -17,6 +18,9 @@ async def open_url(
     """Open a URL in the current tab and wait for it to load."""
     active = session()
     target = normalize_url(url, active.settings)
+    why = await navigation_refusal(active, target)  # another site: the person may be asked
+    if why is not None:
+        raise ActionError(why, kind="refused", selector=None)
     page = active.current_page()
     notes_before = len(active.notes)
     try:
