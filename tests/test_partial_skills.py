@@ -27,7 +27,7 @@ from browser_agent.planner.router import decide
 from browser_agent.settings import Settings
 from browser_agent.store.db import open_store
 from browser_agent.store.run_store import open_run_store
-from browser_agent.store.skill_use import current_skill_rows
+from browser_agent.store.skill_use import current_skills
 
 LOGS = Path(__file__).parent / "logs"
 LOG = "agent_e_amazon_sort.json"
@@ -294,7 +294,7 @@ async def test_a_partial_skill_says_what_it_does_not_do_and_is_never_routed(
     # every call of the log is in the skill or named in the report with its reason
     (reported,) = result.dropped
     assert "2 actions from where the skill ends (click, click)" in reported
-    rows = current_skill_rows(open_run_store(settings))
+    rows = current_skills(open_run_store(settings))
     routed = decide("find pixel 8 on amazon and sort the results by best seller", rows, shop)
     assert routed.route is None
 
