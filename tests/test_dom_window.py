@@ -142,6 +142,9 @@ async def test_find_elements_takes_an_element_kind_in_plain_words(
         lines = re.findall(r"^\[\d+\] .*$", found, re.M)
         assert lines and lines[0].split("] ", 1)[1].startswith('searchbox "Search products"')
     assert not re.search(r"^\[\d+\] (link|button) ", await find_elements("text box"), re.M)
+    # a near miss says so: no element has both words (a link "Trail" is not a search)
+    assert "None of them has every word" in await find_elements("trail shoes")
+    assert "None of them" not in await find_elements("search products")
 
 
 async def test_a_click_on_a_text_field_says_that_it_typed_nothing(

@@ -62,6 +62,18 @@ def score(query: str, name: str, attributes: str, nearby: str, kind: str = "") -
     return total / (3.0 * len(wanted)) + bonus
 
 
+def has_every_word(query: str, *texts: str) -> bool:
+    """Whether every word of ``query`` starts a word of one of ``texts``."""
+    joined = " ".join(texts).lower()
+    return all(re.search(rf"\b{re.escape(w)}", joined) for w in _WORD.findall(query.lower()))
+
+
+def complete(query: str, entry: list) -> bool:
+    """Whether a found element (an entry of the page's list) has every word of ``query``."""
+    _mmid, tag, role, name, _line, attributes, nearby = entry
+    return has_every_word(query, name, attributes, nearby, kind_words(role or tag))
+
+
 async def find_on_page(active: BrowserSession, query: str, limit: int) -> str:
     """The best ``limit`` matches among every actionable element of the page, best first,
     numbered as get_dom numbers them, between the page-content markers; ``observed`` learns
@@ -82,5 +94,7 @@ async def find_on_page(active: BrowserSession, query: str, limit: int) -> str:
         f"{len(scored)} of the page's {result['interactive']} actionable elements match "
         f"{json.dumps(query)}{more}."
     )
+    if best and not any(complete(query, entry) for *_scored, entry in best):
+        summary += " None of them has every word of it: each has only some."
     body = "\n".join(line for _points, _mmid, line, _entry in best)
     return f"{neutralised(header)}\n{neutralised(summary)}\n{fenced(body)}"
