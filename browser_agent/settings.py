@@ -146,6 +146,12 @@ class Settings(BaseSettings):
         json_schema_extra=_shown("60 s; 600 s for a model on this machine (a loopback URL)"),
     )
     llm_text_actions: bool = Field(False, description="`true` for models without native tool calls")
+    llm_tools: Literal["all", "basic"] = Field(
+        "all",
+        description="`basic` offers the model only the tools most tasks need (open, look, find, "
+        "click, type, choose, scroll, back, finish, and harvested skills): fewer to choose "
+        "from and a shorter prompt, for a small model",
+    )
     ask_timeout_s: float = Field(
         600.0,
         gt=0,

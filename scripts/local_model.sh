@@ -167,11 +167,12 @@ env_lines() {
 # settings for browser-agent (llama-server needs no key, the client sends one anyway);
 # a model on 127.0.0.1 is waited for up to 600 s a call (BROWSER_AGENT_LLM_TIMEOUT_S), and
 # an answer is cut at 512 tokens: a planner's answer is a few dozen, a rambling one is
-# minutes of CPU
+# minutes of CPU; a small model is offered the basic tools only (fewer to tell apart)
 export BROWSER_AGENT_LLM_BASE_URL=http://127.0.0.1:$port/v1
 export BROWSER_AGENT_LLM_API_KEY=local
 export BROWSER_AGENT_LLM_MODEL=$name
 export BROWSER_AGENT_ANSWER_RESERVE_TOKENS=512
+export BROWSER_AGENT_LLM_TOOLS=basic
 EOF
 }
 

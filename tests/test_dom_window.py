@@ -135,6 +135,29 @@ async def test_find_elements_matches_labels_and_nearby_text_and_caps_its_list(
     assert "0 of the page's" in nothing
 
 
+async def test_find_elements_takes_an_element_kind_in_plain_words(
+    page_session: BrowserSession, demo: DemoSite
+) -> None:
+    await open_url(demo.url)
+    for query in ("searchbox", "search box"):  # a small model names the kind, not the label
+        found = await find_elements(query)
+        lines = re.findall(r"^\[\d+\] .*$", found, re.M)
+        assert lines and lines[0].split("] ", 1)[1].startswith('searchbox "Search products"')
+    assert not re.search(r"^\[\d+\] (link|button) ", await find_elements("text box"), re.M)
+    # a near miss says so: no element has both words (a link "Trail" is not a search)
+    assert "None of them has every word" in await find_elements("trail shoes")
+    assert "None of them" not in await find_elements("search products")
+
+
+async def test_a_click_on_a_text_field_says_that_it_typed_nothing(
+    page_session: BrowserSession, demo: DemoSite
+) -> None:
+    await open_url(demo.url)
+    said = await click("#search-box")
+    assert said.startswith("Clicked <input") and "enter_text" in said
+    assert "enter_text" not in await click("#nav-deals")  # a link: nothing to type
+
+
 async def test_listbox_menu_tree_and_grid_items_get_mmids_and_click(
     page_session: BrowserSession,
     pages: str,  # noqa: F811

@@ -12,7 +12,7 @@ from playwright.async_api import Browser
 from browser_agent.demo_site import DemoSite
 from browser_agent.llm.openai_client import OpenAIClient
 from browser_agent.llm.types import FunctionClient, LLMReply, ToolCall
-from browser_agent.planner.agent import run_command
+from browser_agent.planner.agent import BASIC_TOOLS, run_command
 from browser_agent.settings import Settings
 from browser_agent.testing.openai_server import LLMTestServer, start_test_llm_server
 from tests.scripted import Script, mmid, search_and_sort
@@ -215,3 +215,30 @@ async def test_ask_user_without_a_person_says_nobody_is_there(
 async def test_empty_command_is_refused(settings: Settings) -> None:
     with pytest.raises(ValueError, match="The command is empty"):
         await run_command("  ", FunctionClient(lambda m, t: LLMReply("x")), settings)
+
+
+async def test_the_basic_tool_set_offers_a_small_model_only_what_most_tasks_need(
+    settings: Settings, browser: Browser, demo: DemoSite
+) -> None:
+    script = search_and_sort(demo.url, "trail shoes", "Best seller")
+    offered: list[set[str]] = []
+
+    def model(messages: list[dict], tools: list[dict]) -> LLMReply:
+        offered.append({tool["function"]["name"] for tool in tools})
+        return script(messages, tools)
+
+    basic = settings.with_overrides(llm_tools="basic")
+    result = await run_command(
+        COMMAND, FunctionClient(model), basic, start_url=demo.url, browser=browser
+    )
+    assert result.status == "succeeded", result.answer
+    assert offered and all(names == set(BASIC_TOOLS) for names in offered)
+    assert {"hover", "bulk_enter_text", "ask_user"}.isdisjoint(BASIC_TOOLS)
+    every: list[set[str]] = []
+
+    def sees_all(messages: list[dict], tools: list[dict]) -> LLMReply:
+        every.append({tool["function"]["name"] for tool in tools})
+        return LLMReply("done", [ToolCall("c1", "finish", '{"answer": "x", "success": false}')])
+
+    await run_command("where am I", FunctionClient(sees_all), settings, browser=browser)
+    assert set(BASIC_TOOLS) < every[0] and {"hover", "ask_user"} <= every[0]

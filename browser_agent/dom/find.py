@@ -13,15 +13,38 @@ from browser_agent.page_content import fenced, neutralised
 _WORD = re.compile(r"\w+")
 
 
-def score(query: str, name: str, attributes: str, nearby: str) -> float:
+# An element's kind in the words people use for it (a query may name the kind, not a label)
+KIND_WORDS = {
+    "searchbox": "searchbox search box field",
+    "textbox": "textbox text box field input",
+    "combobox": "combobox combo box dropdown drop down select list",
+    "listbox": "listbox list box select",
+    "checkbox": "checkbox check box tick",
+    "radio": "radio button option",
+    "spinbutton": "spinbutton number field input",
+    "textarea": "textarea text area field",
+}
+
+
+def kind_words(role: str) -> str:
+    """The words a query may name an element's kind (its role or tag) with."""
+    return KIND_WORDS.get(role.lower(), role.lower())
+
+
+def score(query: str, name: str, attributes: str, nearby: str, kind: str = "") -> float:
     """How well an element matches, about 0 to 1.5: each query word found in its name
-    counts most, then in its attributes (label, placeholder, id), then in the text around
-    it (a word that only starts a page word counts less); the query as a phrase of the
-    name adds a bonus, its whole name more."""
+    counts most, then in its attributes (label, placeholder, id) or its kind (role), then
+    in the text around it (a word that only starts a page word counts less); the query as
+    a phrase of the name adds a bonus, its whole name more."""
     wanted = _WORD.findall(query.lower())
     if not wanted:
         return 0.0
-    fields = [(name.lower(), 3.0), (attributes.lower(), 2.0), (nearby.lower(), 1.0)]
+    fields = [
+        (name.lower(), 3.0),
+        (attributes.lower(), 2.0),
+        (kind_words(kind), 2.0),
+        (nearby.lower(), 1.0),
+    ]
     total = 0.0
     for word in wanted:
         best = 0.0
@@ -39,6 +62,18 @@ def score(query: str, name: str, attributes: str, nearby: str) -> float:
     return total / (3.0 * len(wanted)) + bonus
 
 
+def has_every_word(query: str, *texts: str) -> bool:
+    """Whether every word of ``query`` starts a word of one of ``texts``."""
+    joined = " ".join(texts).lower()
+    return all(re.search(rf"\b{re.escape(w)}", joined) for w in _WORD.findall(query.lower()))
+
+
+def complete(query: str, entry: list) -> bool:
+    """Whether a found element (an entry of the page's list) has every word of ``query``."""
+    _mmid, tag, role, name, _line, attributes, nearby = entry
+    return has_every_word(query, name, attributes, nearby, kind_words(role or tag))
+
+
 async def find_on_page(active: BrowserSession, query: str, limit: int) -> str:
     """The best ``limit`` matches among every actionable element of the page, best first,
     numbered as get_dom numbers them, between the page-content markers; ``observed`` learns
@@ -47,7 +82,7 @@ async def find_on_page(active: BrowserSession, query: str, limit: int) -> str:
     scored = []
     for entry in result["found"]:
         mmid, tag, role, name, line, attributes, nearby = entry
-        points = score(query, name, attributes, nearby)
+        points = score(query, name, attributes, nearby, role or tag)
         if points >= 0.5:
             scored.append((points, mmid, line, entry))
     scored.sort(key=lambda item: (-item[0], item[1]))
@@ -59,5 +94,7 @@ async def find_on_page(active: BrowserSession, query: str, limit: int) -> str:
         f"{len(scored)} of the page's {result['interactive']} actionable elements match "
         f"{json.dumps(query)}{more}."
     )
+    if best and not any(complete(query, entry) for *_scored, entry in best):
+        summary += " None of them has every word of it: each has only some."
     body = "\n".join(line for _points, _mmid, line, _entry in best)
     return f"{neutralised(header)}\n{neutralised(summary)}\n{fenced(body)}"

@@ -54,6 +54,18 @@ if TYPE_CHECKING:
 TERMINATE = "##TERMINATE##"
 MAX_CONSECUTIVE_FAILURES = 5
 LOOP_REPEATS = 3
+# What most tasks need, for a small model (the llm_tools setting): fewer tools to tell apart
+BASIC_TOOLS = (
+    "open_url",
+    "get_dom",
+    "find_elements",
+    "click",
+    "enter_text",
+    "select_option",
+    "scroll",
+    "go_back",
+    "finish",
+)
 BARE_REPLY = (
     "You answered without calling a tool. When the task is done or cannot be done, call "
     "finish with your answer and success true or false; otherwise call a tool to act."
@@ -107,8 +119,12 @@ class Tools:
     functions: dict[str, Callable[..., Any]] = field(default_factory=dict)
 
     @classmethod
-    def default(cls) -> Tools:
-        return cls({**PRIMITIVES, "ask_user": ask_user, "tell_user": tell_user, "finish": finish})
+    def default(cls, tool_set: str = "all") -> Tools:
+        """The primitives, the person's tools and finish; ``basic``: only BASIC_TOOLS."""
+        every = {**PRIMITIVES, "ask_user": ask_user, "tell_user": tell_user, "finish": finish}
+        if tool_set == "basic":
+            return cls({name: every[name] for name in BASIC_TOOLS})
+        return cls(every)
 
     def schemas(self) -> list[dict[str, Any]]:
         return [tool_schema(fn) for fn in self.functions.values()]
@@ -520,7 +536,7 @@ async def run_command(
     recorder.secrets.update(known.values())
     if on_start is not None:
         on_start(recorder.run.id)
-    tools = Tools.default()
+    tools = Tools.default(settings.llm_tools)
     routed = None
     if settings.use_skills:
         routing = decide(command, current_skills(store), start_url)
