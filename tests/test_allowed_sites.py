@@ -29,7 +29,7 @@ from browser_agent.llm.types import ToolCall
 from browser_agent.planner.agent import Tools, execute
 from browser_agent.settings import Settings, SettingsError
 from browser_agent.skills.primitive import click, open_url
-from browser_agent.skills.replay import replay
+from browser_agent.harvest.replay import replay
 from browser_agent.store.db import open_store
 from browser_agent.store.models import Skill, Step
 from browser_agent.validate.validator import run_validation

@@ -29,7 +29,7 @@ from browser_agent.redact import MASK
 from browser_agent.settings import Settings
 from browser_agent.skills.loader import load_skill
 from browser_agent.skills.primitive import PRIMITIVES
-from browser_agent.skills.replay import NEEDS_SECRET
+from browser_agent.harvest.replay import NEEDS_SECRET
 from browser_agent.store.db import open_store
 
 LOGS = Path(__file__).parent / "logs"

@@ -19,7 +19,7 @@ from browser_agent.planner.templates import (
     split_list,
     strip_quotes,
 )
-from browser_agent.skills.replay import NEEDS_SECRET
+from browser_agent.harvest.replay import NEEDS_SECRET
 from browser_agent.store.models import Skill
 
 OPEN = "open {link_name}"

@@ -20,7 +20,7 @@ from setuptools.config.pyprojecttoml import read_configuration
 from browser_agent.demo_site import DemoSite
 from browser_agent.settings import Settings, load_settings
 from browser_agent.skills.loader import load_skill
-from browser_agent.skills.replay import replay
+from browser_agent.harvest.replay import replay
 from browser_agent.store.db import open_store
 from browser_agent.store.models import Skill
 from browser_agent.store.skills import current_skills

@@ -339,6 +339,7 @@ def skills_list(
         return
     from rich.table import Column, Table
 
+    from browser_agent.harvest.stored import refusal
     from browser_agent.store.health import healths
     from browser_agent.store.run_store import open_run_store  # SQL through the driver alone
     from browser_agent.store.skill_use import current_skill_rows, templates_of
@@ -366,11 +367,12 @@ def skills_list(
         "validated",
         "command",
     )
+    refused = {s.name: refusal(s) for s in rows}
     for skill in rows:
         validated = f"{skill.last_validated_at:%Y-%m-%d %H:%M}" if skill.last_validated_at else "-"
         table.add_row(
             skill.name,
-            skill.status,
+            "[red]refused[/]" if refused[skill.name] else skill.status,
             _health_cell(health[skill.id]),
             str(skill.version),
             str(skill.uses),
@@ -379,6 +381,9 @@ def skills_list(
             escape(next(iter(templates_of(skill)), "-")),
         )
     console.print(table)
+    for name, reason in refused.items():
+        if reason:
+            console.print(f"[red]{escape(name)} is refused[/]: {escape(reason)}")
     if more > 0:
         console.print(f"… and {more} more (--limit 0 lists them all).")
 
@@ -391,8 +396,8 @@ def skills_show(
     ] = False,
 ) -> None:
     """Print a skill's source and provenance."""
+    from browser_agent.harvest.stored import refusal
     from browser_agent.settings import load_settings
-    from browser_agent.skills.loader import SkillLoadError, skill_code
     from browser_agent.store.db import open_store  # the store loads only when a command runs
     from browser_agent.store.health import health_of
     from browser_agent.store.skills import skill_by_name, versions_of
@@ -402,10 +407,8 @@ def skills_show(
     skill = skill_by_name(engine, name)
     if skill is None:
         raise UserError(f"No skill {name!r}: see browser-agent skills for the names.")
-    try:
-        code, problem = skill_code(skill, settings.workspace)[0], None
-    except SkillLoadError as exc:
-        code, problem = None, str(exc)
+    problem = refusal(skill)
+    code = None if problem else skill.source  # the code that runs: what its plan makes
     health = health_of(engine, skill, settings.health_window)
     if as_json:
         every = [{"version": s.version, "status": s.status} for s in versions_of(engine, name)]
@@ -413,7 +416,8 @@ def skills_show(
         print_json({**fields, "health": health.as_json()})
         return
     versions = ", ".join(f"v{s.version} ({s.status})" for s in versions_of(engine, name))
-    console.print(f"[bold]{skill.name}[/] v{skill.version} - {skill.status}; versions: {versions}")
+    status = "[red]refused[/]" if problem else skill.status
+    console.print(f"[bold]{skill.name}[/] v{skill.version} - {status}; versions: {versions}")
     console.print(f"commands: {escape(', '.join(json.loads(skill.command_templates)))}")
     console.print(f"example arguments: {escape(skill.example_args)}")
     console.print(f"from runs: {escape(', '.join(json.loads(skill.source_runs)))}")
@@ -423,7 +427,7 @@ def skills_show(
     if skill.last_error:
         console.print(f"last error: {escape(skill.last_error)}")
     if code is None:
-        console.print(f"[red]{escape(problem or '')}[/]")
+        console.print(f"[red]refused: {escape(problem or '')}[/]")
         return
     print_source(code, console)
 

@@ -175,6 +175,7 @@ class SkillPlan:
     dropped: list[str] = field(default_factory=list)  # calls the log had that were left out
     # The run's actions from where the skill ends on, said as one line: not in the skill.
     left_out: list[str] = field(default_factory=list)
+    note: str = ""  # a line for the module's header (a healed version names its healed steps)
 
     @property
     def complete(self) -> bool:

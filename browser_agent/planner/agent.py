@@ -22,6 +22,7 @@ from browser_agent.browser.dialogs import command_accepts_dialogs
 from browser_agent.browser.session import BrowserSession, browser_session
 from browser_agent.browser.tracing import RunTrace
 from browser_agent.errors import ActionError, BrowserAgentError, BrowserError, NoBrowser
+from browser_agent.harvest.stored import load_skill
 from browser_agent.llm.model_window import served_locally
 from browser_agent.llm.types import LLMClient, LLMError, LLMReply, ToolCall
 from browser_agent.memory.context import ContextMemory
@@ -38,7 +39,7 @@ from browser_agent.secrets import configured as configured_secrets
 from browser_agent.secrets import masked_command
 from browser_agent.settings import Settings
 from browser_agent.skills.end_state import command_values, end_state
-from browser_agent.skills.loader import SkillLoadError, load_skill
+from browser_agent.skills.loader import SkillLoadError
 from browser_agent.skills.primitive import OBSERVATION_ONLY, PRIMITIVES, get_dom
 from browser_agent.skills.runtime import Target
 from browser_agent.store.connection import Store
@@ -251,7 +252,7 @@ class Agent:
         self.messages.append({"role": "assistant", "content": None, "tool_calls": [call.to_dict()]})
         started = time.perf_counter()
         try:
-            function = load_skill(routed.skill, self.settings.workspace)
+            function = load_skill(routed.skill)
             outcome = await call_skill(
                 self.recorder.store, routed.skill, function, arguments, self._help_step
             )

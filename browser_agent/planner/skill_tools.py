@@ -8,8 +8,9 @@ from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
 from browser_agent.errors import ActionError
+from browser_agent.harvest.stored import load_skill
 from browser_agent.planner.skill_call import call_skill
-from browser_agent.skills.loader import SkillLoadError, load_skill
+from browser_agent.skills.loader import SkillLoadError
 from browser_agent.store.connection import Store
 from browser_agent.store.rows import SkillRow
 

@@ -84,7 +84,9 @@ class Skill(SQLModel, table=True):
     selectors: str = "[]"  # the element records the skill acts on
     source_runs: str = "[]"
     healed: str = "{}"  # step -> selector found by healing, for the next version
-    source: str = Field(default="", sa_type=Text)  # the module's code: the store is enough
+    # the plan (JSON, see harvest.plan_data) the module that runs is made from at load time
+    plan: str = Field(default="", sa_column_kwargs={"server_default": ""}, sa_type=Text)
+    source: str = Field(default="", sa_type=Text)  # the module's code, as the plan makes it
     source_hash: str = ""  # sha256 of source, checked before it is run
     uses: int = 0
     successes: int = 0

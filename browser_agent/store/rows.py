@@ -95,6 +95,7 @@ class SkillRow:
     selectors: str = "[]"
     source_runs: str = "[]"
     healed: str = "{}"
+    plan: str = ""
     source: str = ""
     source_hash: str = ""
     uses: int = 0
