@@ -25,11 +25,11 @@ from browser_agent.browser.session import BrowserSession, browser_session
 from browser_agent.cli import app
 from browser_agent.demo_site import DemoSite
 from browser_agent.errors import ActionError
+from browser_agent.harvest.replay import replay
 from browser_agent.llm.types import ToolCall
 from browser_agent.planner.agent import Tools, execute
 from browser_agent.settings import Settings, SettingsError
 from browser_agent.skills.primitive import click, open_url
-from browser_agent.harvest.replay import replay
 from browser_agent.store.db import open_store
 from browser_agent.store.models import Skill, Step
 from browser_agent.validate.validator import run_validation

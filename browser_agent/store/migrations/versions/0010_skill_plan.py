@@ -24,5 +24,5 @@ def upgrade() -> None:
 
 
 def downgrade() -> None:
-    with op.batch_alter_table("skill") as batch:
-        batch.drop_column("plan")
+    op.drop_column("skill", "plan")  # SQLite drops a column in place (batch mode would copy
+    # the table, which the foreign keys of validations and outcomes refuse)
