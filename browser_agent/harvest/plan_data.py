@@ -39,6 +39,7 @@ from browser_agent.harvest.plan import (
 from browser_agent.skills.primitive import PRIMITIVES
 
 FORMAT = 1  # the plan format the store's plan column holds
+START_URL = "start_url"  # the parameter every skill has: the page it starts from
 
 
 class PlanInvalid(BrowserAgentError, ValueError):
@@ -77,6 +78,13 @@ class ParamRef(_Data):
     param: Name
 
 
+class StartUrlData(_Data):
+    """The skill's own ``start_url`` argument (the page it starts from), as first opened."""
+
+    kind: Literal["start_url"]
+    example: StrictStr
+
+
 class ByRoleNameData(_Data):
     kind: Literal["by_role_name"]
     role: StrictStr
@@ -101,7 +109,7 @@ class BuiltUrlData(_Data):
 
 
 Reference = Annotated[
-    ParamRef | ByRoleNameData | NthOfRoleData | CasedData | BuiltUrlData,
+    ParamRef | StartUrlData | ByRoleNameData | NthOfRoleData | CasedData | BuiltUrlData,
     Field(discriminator="kind"),
 ]
 Argument = Reference | StrictBool | StrictInt | StrictFloat | StrictStr
@@ -154,6 +162,8 @@ def plan_text(plan: SkillPlan) -> str:
         return {"kind": "param", "param": param.name}
 
     def argument(value: Any) -> Any:
+        if isinstance(value, Param) and value.name == START_URL and id(value) not in names:
+            return {"kind": "start_url", "example": value.example}
         if isinstance(value, Param):
             return ref(value)
         if isinstance(value, ByRoleName | NthOfRole):
@@ -205,7 +215,7 @@ def plan_text(plan: SkillPlan) -> str:
         "note": plan.note,
     }
     PlanData.model_validate(data)  # never store a plan that would not be read back
-    return json.dumps(data, ensure_ascii=False, sort_keys=True)
+    return json.dumps(data, ensure_ascii=False)  # in order: arguments keep theirs
 
 
 def read_plan(text: str) -> SkillPlan:
@@ -230,6 +240,8 @@ def read_plan(text: str) -> SkillPlan:
     def argument(value: Any) -> Any:
         if isinstance(value, ParamRef):
             return param(value.param)
+        if isinstance(value, StartUrlData):
+            return Param(START_URL, "", value.example)
         if isinstance(value, ByRoleNameData):
             return ByRoleName(value.role, param(value.param))
         if isinstance(value, NthOfRoleData):
