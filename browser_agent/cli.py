@@ -27,11 +27,12 @@ from browser_agent.cli_group import OneLineErrors
 from browser_agent.cluster.cli import batch_command
 from browser_agent.console.serve import serve_command
 from browser_agent.demo import FIRST_COMMAND, SECOND_COMMAND
-from browser_agent.errors import BrowserError
+from browser_agent.errors import BrowserError, UserError
 from browser_agent.harvest.cli import harvest_command, skills_app
 from browser_agent.json_output import print_json, run_fields, step_fields
 from browser_agent.llm.choose import OFFLINE_MODEL, is_offline, make_llm
 from browser_agent.memory.cli import app as memory_app
+from browser_agent.ports import checked_port
 from browser_agent.prices import cost_of_run, priced, shown_cost
 from browser_agent.profile_options import ProfileOption, StorageStateOption
 from browser_agent.record.cli import record_command
@@ -109,14 +110,30 @@ def main(
 
 
 def checked_settings() -> Settings:
-    """The settings; one that cannot be used ends the command in one line, exit code 2."""
+    """The settings, with the workspace folder made if it is not there yet; one that
+    cannot be used ends the command in one line, exit code 2."""
     from browser_agent.settings import SettingsError, load_settings
 
     try:
-        return load_settings()
+        settings = load_settings()
+        usable_workspace(settings.workspace)
     except SettingsError as exc:
         typer.secho(str(exc), fg="red", err=True)
         raise typer.Exit(2) from None
+    return settings
+
+
+def usable_workspace(folder: Path) -> None:
+    """Make the workspace folder (and its parents); SettingsError when it cannot be made."""
+    from browser_agent.settings import SettingsError
+
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise SettingsError(
+            f"{ENV_PREFIX}WORKSPACE (or --workspace): the folder {folder} cannot be made "
+            f"({exc.strerror or exc}); name a folder you can write"
+        ) from None
 
 
 def _set_env_while_running(ctx: typer.Context, name: str, value: str) -> None:
@@ -136,7 +153,9 @@ def _set_env_while_running(ctx: typer.Context, name: str, value: str) -> None:
 
 @app.command("demo-site")
 def demo_site(
-    port: Annotated[int, typer.Option(help="Port on 127.0.0.1 (0 picks a free one).")] = 8811,
+    port: Annotated[
+        int, typer.Option(min=0, max=65535, help="Port on 127.0.0.1 (0 picks a free one).")
+    ] = 8811,
     variant: Annotated[
         str, typer.Option(help="'normal', or 'redesign' to rename ids and move elements.")
     ] = "normal",
@@ -312,6 +331,10 @@ def run(
             allowed_domains=allow_domain or None, profile=profile, storage_state=storage_state
         )
         if url:
+            try:
+                checked_port(url)
+            except ValueError as exc:
+                raise UserError(f"--url {url}: {exc}") from None
             openable(url, settings)
         return settings.with_overrides(headed=True) if headed else settings
 
