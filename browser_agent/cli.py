@@ -326,6 +326,9 @@ def run(
         raise typer.Exit(2)
     secrets = configured_secrets(secret)
 
+    loaded: list[Settings] = []
+    started: list[str] = []  # the run's id, once its row is in the store
+
     def load() -> Settings:  # while the browser's driver starts
         settings = checked_settings().with_overrides(
             allowed_domains=allow_domain or None, profile=profile, storage_state=storage_state
@@ -336,7 +339,8 @@ def run(
             except ValueError as exc:
                 raise UserError(f"--url {url}: {exc}") from None
             openable(url, settings)
-        return settings.with_overrides(headed=True) if headed else settings
+        loaded.append(settings.with_overrides(headed=True) if headed else settings)
+        return loaded[-1]
 
     def make_client(settings: Settings) -> LLMClient:
         return _with_spinner(make_llm(settings, model, text_actions), as_json)
@@ -354,16 +358,30 @@ def run(
                 on_step=None if as_json else _print_step,
                 secrets=secrets,
                 approve=approver(ask_on_stdin) if approve else None,
+                on_start=started.append,
             )
         )
     except Interrupted as exc:  # Ctrl-C or SIGTERM: the run is stored as interrupted
         typer.secho(str(exc), fg="yellow", err=True)
+        if as_json and loaded and started:
+            print_json(interrupted_json(loaded[0], started[0], str(exc)))
         raise typer.Exit(exc.exit_code) from None
     if as_json:
         print_json(asdict(result))
     else:
         print_summary(result)
     raise typer.Exit(0 if result.status == "succeeded" else 1)
+
+
+def interrupted_json(settings: Settings, run_id: str, said: str) -> dict[str, object]:
+    """What ``run --json`` prints for a run stopped by a signal: the run as it was stored
+    (status ``interrupted``, the steps and model calls it made)."""
+    from browser_agent.store.run_rows import run_row
+    from browser_agent.store.run_store import open_run_store
+
+    run = run_row(open_run_store(settings), run_id)
+    fields = run.as_json() if run is not None else {"id": run_id, "status": "interrupted"}
+    return {"run_id": run_id, **fields, "error": fields.get("error") or said}
 
 
 @app.command()

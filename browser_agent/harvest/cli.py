@@ -35,7 +35,8 @@ skills_app = typer.Typer(help="List harvested skills, or show one.", invoke_with
 
 
 def _sources(items: list[str], all_runs: bool) -> list[Path]:
-    """Log files for run ids and paths; with --all, every successful run's log."""
+    """Log files for run ids and paths; with --all, every successful run's log. UserError
+    naming the items that are neither a file nor a run with a log."""
     from sqlmodel import Session, select  # the store loads only when a command uses it
 
     from browser_agent.settings import load_settings
@@ -44,10 +45,19 @@ def _sources(items: list[str], all_runs: bool) -> list[Path]:
     from browser_agent.store.run_logs import log_file
 
     settings = load_settings()
-    paths = []
+    paths, missing = [], []
     for item in items:
         path = Path(item)
-        paths.append(path if path.suffix == ".json" or path.exists() else _run_log(item, settings))
+        if not path.exists() and path.suffix != ".json":
+            path = _run_log(item, settings)
+        if not path.exists():
+            missing.append(item)
+        paths.append(path)
+    if missing:
+        raise UserError(
+            f"No log file or run {', '.join(map(repr, missing))}: name log files or run ids "
+            "(browser-agent runs lists them)"
+        )
     if all_runs:
         engine = open_store(settings)
         with Session(engine) as db:

@@ -311,6 +311,12 @@ class Agent:
         self.llm_calls += 1
         self.prompt_tokens += reply.usage.prompt_tokens
         self.completion_tokens += reply.usage.completion_tokens
+        memory = self.memory.usage if self.memory is not None else None
+        self.recorder.count_calls(
+            self.llm_calls + (memory.llm_calls if memory else 0),
+            self.prompt_tokens + (memory.prompt_tokens if memory else 0),
+            self.completion_tokens + (memory.completion_tokens if memory else 0),
+        )
         self.recorder.add_iteration(
             {
                 "iteration": self.llm_calls,
