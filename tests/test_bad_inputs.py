@@ -1,6 +1,6 @@
 """A user's mistake is one line and exit code 2, never a traceback; a run stopped by a
 signal says what it was and keeps the model calls it made. Each case through the real
-command line, in a process of its own."""
+command line, in a process of its own; and what docs/security.md says of javascript: URLs."""
 
 from __future__ import annotations
 
@@ -18,9 +18,12 @@ from threading import Thread
 
 import pytest
 
+from browser_agent.browser.session import BrowserSession
 from browser_agent.demo_site import DemoSite
+from browser_agent.errors import ActionError
 from browser_agent.llm.types import LLMReply, ToolCall
 from browser_agent.settings import Settings
+from browser_agent.skills.primitive import click, open_url
 from browser_agent.testing.openai_server import LLMTestServer, start_test_llm_server
 
 CLI = str(Path(sys.executable).with_name("browser-agent"))
@@ -235,3 +238,17 @@ def test_a_killed_run_keeps_the_model_calls_it_made(
     process.wait(timeout=30)
     (_id, status, llm_calls) = stored_run(settings)  # type: ignore[misc]
     assert (status, llm_calls) == ("running", 1)  # the answered call; the second never was
+
+
+async def test_a_pages_own_javascript_link_runs_and_the_agents_is_refused(
+    page_session: BrowserSession,
+) -> None:
+    """As docs/security.md says: the page's script is the page's; the agent opens none."""
+    await page_session.page.set_content(
+        "<title>before</title><a id='run' href=\"javascript:void(document.title='ran')\">Run</a>"
+    )
+    await click("#run")
+    assert await page_session.page.title() == "ran"
+    with pytest.raises(ActionError, match="Refusing to open a javascript: URL"):
+        await open_url("javascript:document.title='agent'")
+    assert await page_session.page.title() == "ran"
