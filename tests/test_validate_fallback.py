@@ -16,6 +16,7 @@ from playwright.async_api import Browser
 from sqlmodel import Session, select
 
 from browser_agent.demo_site import DemoSite
+from browser_agent.harvest.stored import refusal
 from browser_agent.llm.types import FunctionClient, LLMReply, ToolCall
 from browser_agent.planner.agent import RunResult, run_command
 from browser_agent.settings import Settings
@@ -225,7 +226,8 @@ async def test_reharvest_makes_new_versions_current_once_they_pass(
     assert (workspace.workspace / old_add.module_path).read_text() == old_code  # v1 as it was
     assert old_add.source == old_code  # and so is its code in the store
     code = (workspace.workspace / add_v2.module_path).read_text()
-    assert add_v2.source == code
+    assert add_v2.source == code and refusal(add_v2) is None  # made from its own plan
+    assert json.loads(add_v2.plan)["note"] == "Version 2 with healed selectors for steps 3, 4, 5."
     assert "# Version 2 with healed selectors for steps 3, 4, 5." in code
     selectors = [
         ast.literal_eval(keyword.value)
