@@ -158,10 +158,12 @@ async def test_a_changed_row_is_refused_and_nothing_written_into_it_runs(
 ) -> None:
     change, reason = CASES[case]
     marker = tmp_path / "ran"
+    (before,) = current_skills(open_store(stored))
+    assert refusal(before, stored.workspace) is None  # checked, and marked so in the workspace
     change(stored, marker)
     engine = open_store(stored)
     (skill,) = current_skills(engine)
-    assert reason in (refusal(skill) or "")
+    assert reason in (refusal(skill, stored.workspace) or "")  # its mark was of the row before
     with pytest.raises(SkillRefused):
         load_skill(skill)
 

@@ -377,7 +377,7 @@ def skills_list(
         "validated",
         "command",
     )
-    refused = {s.name: refusal(s) for s in rows}
+    refused = {s.name: refusal(s, settings.workspace) for s in rows}
     for skill in rows:
         validated = f"{skill.last_validated_at:%Y-%m-%d %H:%M}" if skill.last_validated_at else "-"
         table.add_row(
@@ -417,7 +417,7 @@ def skills_show(
     skill = skill_by_name(engine, name)
     if skill is None:
         raise UserError(f"No skill {name!r}: see browser-agent skills for the names.")
-    problem = refusal(skill)
+    problem = refusal(skill, settings.workspace)
     code = None if problem else skill.source  # the code that runs: what its plan makes
     health = health_of(engine, skill, settings.health_window)
     if as_json:

@@ -235,7 +235,8 @@ def write_skill(draft: Draft, settings: Settings, engine: Engine, *, current: bo
     stored_path = to_store(path, settings.workspace)
     try:
         function = load_skill(
-            Skill(name=draft.name, module_path=stored_path, shape=draft.shape, **kept)
+            Skill(name=draft.name, module_path=stored_path, shape=draft.shape, **kept),
+            settings.workspace,
         )
     except Exception:
         path.unlink(missing_ok=True)

@@ -112,10 +112,10 @@ async def replay(
         return Replay(False, error=lacking)
     example = example_arguments(skill, start_url)
     try:
-        function = load_skill(skill)
+        function = load_skill(skill, settings.workspace)
     except SkillLoadError as exc:  # a refused skill is never run
         return Replay(False, error=str(exc))
-    arguments = fresh_arguments(made_code(skill), example)
+    arguments = fresh_arguments(made_code(skill, settings.workspace), example)
     fresh = arguments != example  # a failed fresh replay keeps no picture: the next one does
     outcome = await _session_run(
         function,

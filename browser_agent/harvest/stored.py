@@ -17,15 +17,22 @@ only ever calls primitives with literal values: the store cannot tell it from a 
 before plans were kept (code alone) are refused: harvesting their runs again makes a
 version with a plan. A release whose codegen writes other code for the same plan refuses
 older skills the same way, saying so.
+
+Making the code needs the code generator (libcst), which a routed run does not otherwise
+load: a workspace keeps a mark for each row it has checked (named by the hash of the row's
+every byte and the release), so a run routed to a skill checked before execs its code
+without generating it again. The marks are the workspace's own, as trusted as the rest of
+it; a row changed in a shared store has no mark anywhere and is checked in full.
 """
 
 from __future__ import annotations
 
+import hashlib
 from functools import lru_cache
+from pathlib import Path
 from typing import TYPE_CHECKING
 
-from browser_agent.harvest.codegen import generate_module
-from browser_agent.harvest.plan_data import PlanInvalid, read_plan
+from browser_agent import __version__
 from browser_agent.skills.loader import SkillFunction, SkillLoadError, module_function, source_hash
 
 if TYPE_CHECKING:
@@ -39,6 +46,7 @@ NOT_MADE = (
     "another release made it); harvest it again"
 )
 BAD_HASH = "its stored hash does not match its code; harvest it again"
+CHECKED = Path("skills") / ".checked"  # in the workspace: one empty file per checked row
 
 
 class SkillRefused(SkillLoadError):
@@ -47,7 +55,11 @@ class SkillRefused(SkillLoadError):
 
 @lru_cache(maxsize=1024)
 def _made(name: str, plan: str) -> str:
-    """The module the plan (JSON text) makes for the skill ``name``; SkillRefused if none."""
+    """The module the plan (JSON text) makes for the skill ``name``; SkillRefused if none.
+    The code generator is imported here, only when a row has not been checked before."""
+    from browser_agent.harvest.codegen import generate_module
+    from browser_agent.harvest.plan_data import PlanInvalid, read_plan
+
     try:
         return generate_module(read_plan(plan), name)
     except PlanInvalid as exc:
@@ -56,31 +68,49 @@ def _made(name: str, plan: str) -> str:
         raise SkillRefused(f"its plan makes no code ({type(exc).__name__}: {exc})") from None
 
 
-def made_code(skill: Skill | SkillRow) -> str:
+def _checked_mark(skill: Skill | SkillRow, workspace: Path) -> Path:
+    """Where this workspace notes that this exact row (every byte of its name, plan, code
+    and hash) was checked by this release: a routed run then needs no code generator."""
+    row = "\0".join((__version__, skill.name, skill.plan, skill.source, skill.source_hash))
+    return workspace / CHECKED / hashlib.sha256(row.encode("utf-8")).hexdigest()
+
+
+def made_code(skill: Skill | SkillRow, workspace: Path | None = None) -> str:
     """The module made from the skill's stored plan, once the row's code and hash are
-    found to be exactly it; SkillRefused (the reason in one line) otherwise."""
+    found to be exactly it; SkillRefused (the reason in one line) otherwise. With
+    ``workspace``, a row this release checked there before is not made again (the mark
+    names the row's every byte: any change to it is checked afresh)."""
     if not skill.plan:
         raise SkillRefused(BEFORE_PLANS)
+    mark = _checked_mark(skill, workspace) if workspace is not None else None
+    if mark is not None and mark.exists():
+        return skill.source
     code = _made(skill.name, skill.plan)
     if skill.source != code:
         raise SkillRefused(NOT_MADE)
     if skill.source_hash != source_hash(code):
         raise SkillRefused(BAD_HASH)
+    if mark is not None:
+        try:
+            mark.parent.mkdir(parents=True, exist_ok=True)
+            mark.touch()
+        except OSError:  # a read-only workspace checks again next time
+            pass
     return code
 
 
-def refusal(skill: Skill | SkillRow) -> str | None:
+def refusal(skill: Skill | SkillRow, workspace: Path | None = None) -> str | None:
     """Why the skill is refused, in one line; None when it checks."""
     try:
-        made_code(skill)
+        made_code(skill, workspace)
     except SkillRefused as exc:
         return str(exc)
     return None
 
 
-def load_skill(skill: Skill | SkillRow) -> SkillFunction:
+def load_skill(skill: Skill | SkillRow, workspace: Path | None = None) -> SkillFunction:
     """The async function of a stored skill, from the module its plan makes; SkillRefused
     when the row does not check, SkillLoadError when the module does not load."""
-    code = made_code(skill)
+    code = made_code(skill, workspace)
     stem = f"{skill.name}_v{skill.version}"
     return module_function(code, skill.name, stem, f"{skill.name} v{skill.version}")

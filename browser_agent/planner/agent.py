@@ -252,7 +252,7 @@ class Agent:
         self.messages.append({"role": "assistant", "content": None, "tool_calls": [call.to_dict()]})
         started = time.perf_counter()
         try:
-            function = load_skill(routed.skill)
+            function = load_skill(routed.skill, self.settings.workspace)
             outcome = await call_skill(
                 self.recorder.store, routed.skill, function, arguments, self._help_step
             )
@@ -526,8 +526,8 @@ async def run_command(
     tools = Tools.default()
     routed = None
     if settings.use_skills:
-        routing = decide(command, current_skill_rows(store), start_url)
-        tools.functions.update(skill_tools(store, routing.tools))
+        routing = decide(command, current_skill_rows(store), start_url, settings.workspace)
+        tools.functions.update(skill_tools(store, routing.tools, settings.workspace))
         routed = routing.route
     agent = Agent(llm, settings, recorder, tools, max_steps, on_step, approve=approve)
     use_channel(channel or Channel(ask=None, tell=lambda _text: None))

@@ -19,6 +19,7 @@ import json
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from browser_agent.errors import BrowserAgentError
@@ -85,19 +86,25 @@ class Routing:
     tools: list[SkillRow]
 
 
-def decide(command: str, skills: Sequence[SkillRow], start_url: str | None = None) -> Routing:
+def decide(
+    command: str,
+    skills: Sequence[SkillRow],
+    start_url: str | None = None,
+    workspace: Path | None = None,
+) -> Routing:
     """The one decision a run asks of the router: the route of ``command`` among ``skills``
     (see :func:`route`) and the skills offered to the planner as tools (:func:`relevant`).
     A refused skill (its stored plan or code does not check, see harvest.stored) is
-    neither: the next route that matches is taken instead."""
+    neither: the next route that matches is taken instead (``workspace``: where rows
+    checked before are noted)."""
     refused: set[int] = set()
     while True:
         kept = [s for s in skills if id(s) not in refused]
         chosen = route(command, kept, start_url)
-        if chosen is None or refusal(chosen.skill) is None:
+        if chosen is None or refusal(chosen.skill, workspace) is None:
             break
         refused.add(id(chosen.skill))
-    tools = [s for s in relevant(command, kept) if refusal(s) is None]
+    tools = [s for s in relevant(command, kept) if refusal(s, workspace) is None]
     return Routing(chosen, tools)
 
 

@@ -122,7 +122,7 @@ def never_loaded(outcome: Replay) -> bool:
 async def check_skill(skill: Skill, job: Job) -> Checked:
     """Replay one skill and keep the verdict; never raises, so others go on. A refused
     skill is not replayed (nothing of it runs) and nothing is recorded on it."""
-    refused = refusal(skill)
+    refused = refusal(skill, job.settings.workspace)
     if refused:
         return Checked(skill.name, skill.version, REFUSED, error=refused)
     lacking = lacking_secret(skill, job.place.secrets)
