@@ -110,8 +110,8 @@ def main(
 
 
 def checked_settings() -> Settings:
-    """The settings, with the workspace folder made if it is not there yet; one that
-    cannot be used ends the command in one line, exit code 2."""
+    """The settings; one that cannot be used (a workspace folder that cannot be made among
+    them) ends the command in one line, exit code 2."""
     from browser_agent.settings import SettingsError, load_settings
 
     try:
@@ -124,11 +124,18 @@ def checked_settings() -> Settings:
 
 
 def usable_workspace(folder: Path) -> None:
-    """Make the workspace folder (and its parents); SettingsError when it cannot be made."""
+    """SettingsError when the workspace folder is not there and cannot be made: its first
+    missing folder is made and removed again (a command that never writes, such as
+    ``info``, leaves nothing behind)."""
     from browser_agent.settings import SettingsError
 
+    missing = folder
+    while not missing.parent.exists() and missing.parent != missing:
+        missing = missing.parent
     try:
-        folder.mkdir(parents=True, exist_ok=True)
+        if not folder.is_dir():
+            missing.mkdir()
+            missing.rmdir()
     except OSError as exc:
         raise SettingsError(
             f"{ENV_PREFIX}WORKSPACE (or --workspace): the folder {folder} cannot be made "

@@ -36,7 +36,7 @@ skills_app = typer.Typer(help="List harvested skills, or show one.", invoke_with
 
 def _sources(items: list[str], all_runs: bool) -> list[Path]:
     """Log files for run ids and paths; with --all, every successful run's log. UserError
-    naming the items that are neither a file nor a run with a log."""
+    naming the items that are neither a file nor a run."""
     from sqlmodel import Session, select  # the store loads only when a command uses it
 
     from browser_agent.settings import load_settings
@@ -49,8 +49,11 @@ def _sources(items: list[str], all_runs: bool) -> list[Path]:
     for item in items:
         path = Path(item)
         if not path.exists() and path.suffix != ".json":
-            path = _run_log(item, settings)
-        if not path.exists():
+            found = _run_log(item, settings)
+            if found is None:
+                missing.append(item)
+            path = found or path
+        elif not path.exists():
             missing.append(item)
         paths.append(path)
     if missing:
@@ -67,9 +70,10 @@ def _sources(items: list[str], all_runs: bool) -> list[Path]:
     return paths
 
 
-def _run_log(run_id: str, settings: Settings) -> Path:
+def _run_log(run_id: str, settings: Settings) -> Path | None:
     """A run's chat log: in this workspace's ``logs/``, else the store's copy of a run made
-    on another machine (written here), else the path where it would be."""
+    on another machine (written here), else the path where it would be; None when there
+    is no such run."""
     from sqlmodel import Session
 
     from browser_agent.store.db import open_store
@@ -82,7 +86,7 @@ def _run_log(run_id: str, settings: Settings) -> Path:
     engine = open_store(settings)
     with Session(engine) as db:
         run = db.get(Run, run_id)
-    return log_file(engine, run, settings.workspace) if run else path
+    return log_file(engine, run, settings.workspace) if run else None
 
 
 def harvest_command(
