@@ -28,11 +28,12 @@ from browser_agent.cluster.cli import batch_command
 from browser_agent.completion import run_ids
 from browser_agent.console.serve import serve_command
 from browser_agent.demo import FIRST_COMMAND, SECOND_COMMAND
-from browser_agent.errors import BrowserError
+from browser_agent.errors import BrowserError, UserError
 from browser_agent.harvest.cli import harvest_command, skills_app
 from browser_agent.json_output import print_json, run_fields, step_fields
 from browser_agent.llm.choose import OFFLINE_MODEL, is_offline, make_llm
 from browser_agent.memory.cli import app as memory_app
+from browser_agent.ports import checked_port
 from browser_agent.prices import cost_of_run, priced, shown_cost
 from browser_agent.profile_options import ProfileOption, StorageStateOption
 from browser_agent.record.cli import record_command
@@ -122,14 +123,37 @@ def main(
 
 
 def checked_settings() -> Settings:
-    """The settings; one that cannot be used ends the command in one line, exit code 2."""
+    """The settings; one that cannot be used (a workspace folder that cannot be made among
+    them) ends the command in one line, exit code 2."""
     from browser_agent.settings import SettingsError, load_settings
 
     try:
-        return load_settings()
+        settings = load_settings()
+        usable_workspace(settings.workspace)
     except SettingsError as exc:
         typer.secho(str(exc), fg="red", err=True)
         raise typer.Exit(2) from None
+    return settings
+
+
+def usable_workspace(folder: Path) -> None:
+    """SettingsError when the workspace folder is not there and cannot be made: its first
+    missing folder is made and removed again (a command that never writes, such as
+    ``info``, leaves nothing behind)."""
+    from browser_agent.settings import SettingsError
+
+    missing = folder
+    while not missing.parent.exists() and missing.parent != missing:
+        missing = missing.parent
+    try:
+        if not folder.is_dir():
+            missing.mkdir()
+            missing.rmdir()
+    except OSError as exc:
+        raise SettingsError(
+            f"{ENV_PREFIX}WORKSPACE (or --workspace): the folder {folder} cannot be made "
+            f"({exc.strerror or exc}); name a folder you can write"
+        ) from None
 
 
 def _set_env_while_running(ctx: typer.Context, name: str, value: str) -> None:
@@ -149,7 +173,9 @@ def _set_env_while_running(ctx: typer.Context, name: str, value: str) -> None:
 
 @app.command("demo-site")
 def demo_site(
-    port: Annotated[int, typer.Option(help="Port on 127.0.0.1 (0 picks a free one).")] = 8811,
+    port: Annotated[
+        int, typer.Option(min=0, max=65535, help="Port on 127.0.0.1 (0 picks a free one).")
+    ] = 8811,
     variant: Annotated[
         str, typer.Option(help="'normal', or 'redesign' to rename ids and move elements.")
     ] = "normal",
@@ -320,13 +346,21 @@ def run(
         raise typer.Exit(2)
     secrets = configured_secrets(secret)
 
+    loaded: list[Settings] = []
+    started: list[str] = []  # the run's id, once its row is in the store
+
     def load() -> Settings:  # while the browser's driver starts
         settings = checked_settings().with_overrides(
             allowed_domains=allow_domain or None, profile=profile, storage_state=storage_state
         )
         if url:
+            try:
+                checked_port(url)
+            except ValueError as exc:
+                raise UserError(f"--url {url}: {exc}") from None
             openable(url, settings)
-        return settings.with_overrides(headed=True) if headed else settings
+        loaded.append(settings.with_overrides(headed=True) if headed else settings)
+        return loaded[-1]
 
     def make_client(settings: Settings) -> LLMClient:
         return _with_spinner(make_llm(settings, model, text_actions), as_json)
@@ -345,16 +379,30 @@ def run(
                 secrets=secrets,
                 approve=approver(ask_on_stdin) if approve else None,
                 leave=ask_on_stdin if interactive else None,
+                on_start=started.append,
             )
         )
     except Interrupted as exc:  # Ctrl-C or SIGTERM: the run is stored as interrupted
         typer.secho(str(exc), fg="yellow", err=True)
+        if as_json and loaded and started:
+            print_json(interrupted_json(loaded[0], started[0], str(exc)))
         raise typer.Exit(exc.exit_code) from None
     if as_json:
         print_json(asdict(result))
     else:
         print_summary(result)
     raise typer.Exit(0 if result.status == "succeeded" else 1)
+
+
+def interrupted_json(settings: Settings, run_id: str, said: str) -> dict[str, object]:
+    """What ``run --json`` prints for a run stopped by a signal: the run as it was stored
+    (status ``interrupted``, the steps and model calls it made)."""
+    from browser_agent.store.run_rows import run_row
+    from browser_agent.store.run_store import open_run_store
+
+    run = run_row(open_run_store(settings), run_id)
+    fields = run.as_json() if run is not None else {"id": run_id, "status": "interrupted"}
+    return {"run_id": run_id, **fields, "error": fields.get("error") or said}
 
 
 @app.command()

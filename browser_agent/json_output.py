@@ -15,7 +15,7 @@ from browser_agent.skills.partial import lacking
 if TYPE_CHECKING:
     from browser_agent.store.memory_models import MemoryEntry
     from browser_agent.store.models import Run, Skill, Step
-    from browser_agent.store.rows import StepRow
+    from browser_agent.store.rows import SkillRow, StepRow
 
 
 def _plain(value: object) -> object:
@@ -76,15 +76,20 @@ def step_fields(step: Step | StepRow) -> dict[str, object]:
     }
 
 
-def skill_fields(skill: Skill) -> dict[str, object]:
-    """A skill version: name, version, status, whether it does its whole command (a
+def skill_fields(skill: Skill | SkillRow) -> dict[str, object]:
+    """A skill version: name, version, status (``refused`` when its stored plan or code
+    does not check), why it is refused (else null), whether it does its whole command (a
     partial one says what it lacks: it is never routed), command templates, uses,
     successes, failures, last validation and error, example arguments, module path,
     source runs."""
+    from browser_agent.harvest.stored import REFUSED, refusal
+
+    refused = refusal(skill)
     return {
         "name": skill.name,
         "version": skill.version,
-        "status": skill.status,
+        "status": REFUSED if refused else skill.status,
+        "refused": refused,
         "partial": not skill.complete,
         "lacks": lacking(skill.docstring) if not skill.complete else None,
         "command_templates": _listed(skill.command_templates),

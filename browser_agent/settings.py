@@ -22,6 +22,7 @@ from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 from browser_agent import APP_NAME, ENV_PREFIX
 from browser_agent.allow_list import domain_list
 from browser_agent.errors import UserError
+from browser_agent.ports import checked_port
 
 # Shown in the settings table instead of a default that depends on the machine or is unset.
 SHOWN_DEFAULT = "shown_default"
@@ -63,6 +64,7 @@ class Settings(BaseSettings):
     model_config = SettingsConfigDict(
         env_prefix=ENV_PREFIX,
         env_ignore_empty=True,
+        allow_inf_nan=False,  # "inf" is no timeout, "nan" no number: both refused
         frozen=True,
         extra="forbid",
         validate_by_name=True,
@@ -301,8 +303,21 @@ class Settings(BaseSettings):
     @field_validator("allowed_domains", mode="before")
     @classmethod
     def _domains(cls, value: str | list[str] | tuple[str, ...]) -> tuple[str, ...]:
-        """A comma-separated list, or a list, of domains as host names."""
-        return domain_list(value)
+        """A comma-separated list, or a list, of domains as host names; a value that names
+        none (``,,,``) is a mistake, not "no allow-list" (unset the variable for that)."""
+        domains = domain_list(value)
+        given = [value] if isinstance(value, str) else list(value)
+        if not domains and any(str(entry).strip() for entry in given):
+            raise ValueError(f"{value!r} names no domain (unset it to allow any site)")
+        return domains
+
+    @field_validator("database_url", "browser_endpoint", "llm_base_url")
+    @classmethod
+    def _port(cls, value: str | None) -> str | None:
+        """A URL's port is refused here when it is out of range, not at first use."""
+        if value is not None:
+            checked_port(value)
+        return value
 
     @property
     def headless(self) -> bool:
@@ -386,6 +401,8 @@ def _describe(error: Mapping[str, Any]) -> str:
         return f"{variable} must be a whole number, {got}"
     if kind in ("float_parsing", "float_type"):
         return f"{variable} must be a number, {got}"
+    if kind == "finite_number":
+        return f"{variable} must be a finite number, {got}"
     if kind == "extra_forbidden":
         return f"{variable} is not a setting"
     if kind == "value_error":

@@ -1,7 +1,7 @@
 """Benchmark the validator: seconds to validate 50 harvested skills at concurrency 1 and 4.
 
 Harvests five skills from offline-planner runs on the demo shop (127.0.0.1 only), then
-registers copies under other names (each copy's function renamed through libcst) until
+registers copies under other names (each copy made from its plan under its own name) until
 the store holds 50, and validates them all in one local headless Chromium, first one at
 a time, then four at a time. Prints both times, seconds per skill and the speed-up.
 
@@ -17,13 +17,13 @@ import sys
 import tempfile
 from pathlib import Path
 
-import libcst as cst
-
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from browser_agent.browser.session import launched_browser  # noqa: E402
 from browser_agent.demo_site import start_demo_site  # noqa: E402
+from browser_agent.harvest.codegen import generate_module  # noqa: E402
+from browser_agent.harvest.plan_data import read_plan  # noqa: E402
 from browser_agent.settings import Settings  # noqa: E402
-from browser_agent.skills.loader import skill_code, source_hash  # noqa: E402
+from browser_agent.skills.loader import source_hash  # noqa: E402
 from browser_agent.store.db import open_store  # noqa: E402
 from browser_agent.store.models import Skill  # noqa: E402
 from browser_agent.store.rows import SkillRow, columns  # noqa: E402
@@ -42,36 +42,21 @@ from tests.skill_workspaces import (  # noqa: E402
 COMMANDS = [SEARCH, ADD_TO_CART, OPEN_PRODUCT, ACCEPT_COOKIES]
 
 
-class _Rename(cst.CSTTransformer):
-    """Renames the skill's async function."""
-
-    def __init__(self, old: str, new: str) -> None:
-        self.old, self.new = old, new
-
-    def leave_FunctionDef(
-        self, original_node: cst.FunctionDef, updated_node: cst.FunctionDef
-    ) -> cst.FunctionDef:
-        if updated_node.name.value != self.old:
-            return updated_node
-        return updated_node.with_changes(name=cst.Name(self.new))
-
-
 def copy_skill(skill: SkillRow, number: int, settings: Settings) -> Skill:
-    """A healthy copy of ``skill`` under the name ``<name>_copy<number>``, its code (the
-    function renamed) kept in the store as a harvested skill's is."""
+    """A healthy copy of ``skill`` under the name ``<name>_copy<number>``: its plan, and
+    the code the plan makes for that name, kept in the store as a harvested skill's are."""
     name = f"{skill.name}_copy{number}"
-    code, _ = skill_code(skill, settings.workspace)
-    renamed = cst.parse_module(code).visit(_Rename(skill.name, name)).code
+    code = generate_module(read_plan(skill.plan), name)
     path = settings.harvested_dir / f"{name}_v1.py"
-    path.write_text(renamed, encoding="utf-8")
+    path.write_text(code, encoding="utf-8")
     per_copy = {"id", "name", "module_path", "version", "created_at", "source", "source_hash"}
     fields = {key: getattr(skill, key) for key in columns(SkillRow) if key not in per_copy}
     return Skill(
         **fields,
         name=name,
         module_path=str(path.relative_to(settings.workspace)),
-        source=renamed,
-        source_hash=source_hash(renamed),
+        source=code,
+        source_hash=source_hash(code),
     )
 
 

@@ -25,13 +25,14 @@ from browser_agent.browser.session import BrowserSession, browser_session
 from browser_agent.cli import app
 from browser_agent.demo_site import DemoSite
 from browser_agent.errors import ActionError
+from browser_agent.harvest.plan import Param, PlannedStep
+from browser_agent.harvest.replay import replay
 from browser_agent.llm.types import ToolCall
 from browser_agent.planner.agent import Tools, execute
 from browser_agent.settings import Settings, SettingsError
 from browser_agent.skills.primitive import click, open_url
-from browser_agent.skills.replay import replay
 from browser_agent.store.db import open_store
-from browser_agent.store.models import Skill, Step
+from browser_agent.store.models import Step
 from browser_agent.validate.validator import run_validation
 from tests.skill_workspaces import (
     OPEN_PRODUCT,
@@ -39,6 +40,7 @@ from tests.skill_workspaces import (
     run_offline,
     workspace_settings,
 )
+from tests.stored_rows import planned_skill
 
 ALLOWED = ("127.0.0.1",)
 
@@ -354,16 +356,13 @@ async def test_pytest_plugin_replays_stay_on_the_allowed_sites(
 ) -> None:
     """The ``--harvested-skills`` plugin's replay (validation's, keeping a trace) refuses a
     redirect off the allowed sites."""
-    code = (
-        "from browser_agent.skills.primitive import open_url\n\n"
-        "async def hop(url):\n    return await open_url(url)\n"
-    )
     redirect = f"{home}/redirect?to={off(elsewhere)}"
-    skill = Skill(
-        name="hop",
-        module_path="hop_v1.py",
-        shape="hop",
-        source=code,
+    url = Param("url", "The address to open.", redirect)
+    skill = planned_skill(
+        "hop",
+        "hop to {url}",
+        [PlannedStep("open_url", {"url": url})],
+        params=[url],
         example_args=json.dumps({"url": redirect}),
         expected_end="/",
     )

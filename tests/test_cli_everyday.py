@@ -413,11 +413,10 @@ def test_validate_and_skills_keep_long_skill_names_whole_at_80_columns(settings:
         open_store(settings),
         Skill(name=name, module_path="", shape="x", command_templates='["find {x}"]'),
     )
-    assert any(
-        name in line and "candidate" in line for line in cli(settings, "skills").stdout.splitlines()
-    )
-    checked = cli(settings, "validate", name)  # its module is missing: the verdict is error
-    assert any(name in line and "error" in line for line in checked.stdout.splitlines())
+    listed = cli(settings, "skills").stdout.splitlines()  # a row with no plan: refused
+    assert any(name in line and "refused" in line for line in listed)
+    checked = cli(settings, "validate", name)  # not replayed: the verdict is refused
+    assert any(name in line and "refused" in line for line in checked.stdout.splitlines())
 
 
 def test_python_dash_m_runs_the_same_command_line(tmp_path: Path) -> None:

@@ -30,6 +30,7 @@ from browser_agent.settings import load_settings
 from browser_agent.store.db import open_store
 from browser_agent.store.models import Run
 from browser_agent.store.skill_use import current_skills
+from browser_agent.store.skills import update_skill
 from browser_agent.testing.openai_server import LLMTestServer, start_test_llm_server
 from tests.skill_workspaces import SEARCH, harvest_commands, run_offline, workspace_settings
 from tests.test_allowed_sites import serve
@@ -385,6 +386,16 @@ async def test_a_skill_shows_its_source_and_can_be_retired_and_restored(
     assert retired.status == "retired"
     await page.get_by_role("button", name="Restore").click()
     await expect(page.locator("#status")).to_have_text("candidate")
+    engine = open_store(settings)
+    update_skill(engine, skill.id, source=skill.source + "\nimport os\n")  # changed in the store
+    await page.reload()
+    await expect(page.locator("#status")).to_have_text("refused")
+    await expect(page.locator("#refused")).to_contain_text("not what its plan makes")
+    await expect(page.locator("#source")).to_have_count(0)
+    await page.get_by_role("link", name="Skills").click()
+    await expect(page.locator("#skills td.refused")).to_contain_text("refused: its stored code")
+    update_skill(engine, skill.id, source=skill.source)  # as it was, for the tests after
+    await page.get_by_role("link", name=skill.name).click()
     (source_run,) = json.loads(skill.source_runs)
     await page.get_by_role("link", name=source_run).click()
     await expect(page.locator("h1")).to_have_text(SEARCH[0])

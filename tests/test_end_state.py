@@ -23,6 +23,7 @@ from sqlmodel import Session
 
 from browser_agent.browser.session import BrowserSession
 from browser_agent.harvest.harvester import harvest
+from browser_agent.harvest.plan import Param
 from browser_agent.llm.types import FunctionClient, LLMReply, ToolCall
 from browser_agent.planner.agent import run_command
 from browser_agent.settings import Settings
@@ -30,8 +31,9 @@ from browser_agent.skills.end_state import command_values, end_state
 from browser_agent.skills.fresh import fresh_arguments, typed_only
 from browser_agent.skills.primitive import open_url
 from browser_agent.store.db import open_store
-from browser_agent.store.models import Run, Skill
+from browser_agent.store.models import Run
 from browser_agent.store.skills import add_version, skill_by_name
+from tests.stored_rows import clicking, opening, planned_skill
 
 PAGES = Path(__file__).parent / "pages"
 
@@ -159,18 +161,17 @@ async def test_a_routed_skill_that_ends_on_another_page_than_named_ends_unverifi
     pages: str, settings: Settings, browser: Browser
 ) -> None:
     engine = open_store(settings)
-    path = settings.harvested_dir / "open_titled_v1.py"
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(OPEN_TITLED)
+    start = f"{pages}/wiki-index.html"
+    title = Param("title", "The page's title.", "Alpha Page")
     add_version(
         engine,
-        Skill(
-            name="open_titled",
-            module_path=str(path),
-            shape="open the page titled {title}",
+        planned_skill(
+            "open_titled",
+            "open the page titled {title}",
+            [opening(start), clicking("text=Alpha Page", "link", "Alpha Page", "a")],
+            params=[title],
             status="healthy",
-            command_templates=json.dumps(["open the page titled {title}"]),
-            start_url=f"{pages}/wiki-index.html",
+            start_url=start,
             example_args=json.dumps({"title": "Alpha Page"}),
         ),
     )

@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from browser_agent.harvest.replay import NEEDS_SECRET
 from browser_agent.planner.router import Route, route, routes
 from browser_agent.planner.templates import (
     Command,
@@ -19,7 +20,6 @@ from browser_agent.planner.templates import (
     split_list,
     strip_quotes,
 )
-from browser_agent.skills.replay import NEEDS_SECRET
 from browser_agent.store.models import Skill
 
 OPEN = "open {link_name}"

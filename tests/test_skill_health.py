@@ -20,10 +20,10 @@ from browser_agent.cli import app
 from browser_agent.demo_site import DemoSite
 from browser_agent.errors import ActionError, BrowserError
 from browser_agent.failure_kinds import BROKEN, LATE, NOT_APPLICABLE, SkillLate, classify
+from browser_agent.harvest.stored import load_skill
 from browser_agent.planner.router import route
 from browser_agent.planner.skill_call import call_skill
 from browser_agent.settings import Settings
-from browser_agent.skills.loader import load_skill
 from browser_agent.skills.runtime import SkillNotApplicable, SkillStale
 from browser_agent.store.connection import Store
 from browser_agent.store.db import open_store
@@ -87,7 +87,7 @@ async def routed_call(settings: Settings, browser: Browser, demo: DemoSite) -> s
     store = Store.of(open_store(settings))
     found = route(COMMAND, current_skills(store), demo.url)
     assert found is not None, "the command did not route"
-    function = load_skill(found.skill, settings.workspace)
+    function = load_skill(found.skill)
     async with browser_session(settings, browser):
         outcome = await call_skill(store, found.skill, function, dict(found.arguments))
     return outcome.kind

@@ -1,6 +1,7 @@
 """The primitives live in the package (``browser_agent.skills``): nothing named ``skills`` is
-installed, a project's own ``skills`` package is never shadowed, and skills harvested by
-release 0.1 (``from skills.primitive import ...``) still load and run."""
+installed and a project's own ``skills`` package is never shadowed. Skills harvested by
+release 0.1 (``from skills.primitive import ...``, code with no plan) are refused, nothing of
+them imported, until their runs are harvested again."""
 
 from __future__ import annotations
 
@@ -18,9 +19,10 @@ from playwright.async_api import Browser
 from setuptools.config.pyprojecttoml import read_configuration
 
 from browser_agent.demo_site import DemoSite
+from browser_agent.harvest.harvester import harvest
+from browser_agent.harvest.replay import replay
+from browser_agent.harvest.stored import BEFORE_PLANS, SkillRefused, load_skill, refusal
 from browser_agent.settings import Settings, load_settings
-from browser_agent.skills.loader import load_skill
-from browser_agent.skills.replay import replay
 from browser_agent.store.db import open_store
 from browser_agent.store.models import Skill
 from browser_agent.store.skill_use import current_skills
@@ -62,32 +64,37 @@ def test_the_distribution_installs_no_top_level_skills_package() -> None:
     assert {"browser_agent.skills.primitive", "browser_agent.testing"} <= set(packages)
 
 
-def test_a_release_skill_loads_without_shadowing_the_projects_own_skills(
+def test_a_release_skill_is_refused_and_nothing_of_it_is_imported(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.syspath_prepend(str(own_skills_package(tmp_path)))
     monkeypatch.delitem(sys.modules, "skills", raising=False)
+    skill = release_skill(tmp_path)
 
-    function = load_skill(release_skill(tmp_path))
-
-    from browser_agent.skills.primitive import enter_text, open_url
-    from browser_agent.skills.runtime import find
-
-    assert function.__globals__["open_url"] is open_url
-    assert function.__globals__["enter_text"] is enter_text
-    assert function.__globals__["find"] is find  # imported as browser_agent.harvest.runtime
+    assert refusal(skill) == BEFORE_PLANS
+    with pytest.raises(SkillRefused, match="made before plans were kept"):
+        load_skill(skill)
     assert "skills" not in sys.modules  # the old name was never registered for everyone
-    assert "browser_agent.harvest.runtime" not in sys.modules
     import skills  # the project's own package, as it always was
 
     assert skills.OWNER == "the project"
 
 
-async def test_a_release_skill_runs_on_the_shop(
+async def test_a_release_skill_harvested_again_runs_on_the_shop(
     tmp_path: Path, settings: Settings, browser: Browser, demo: DemoSite
 ) -> None:
-    skill = release_skill(tmp_path)
-    outcome = await replay(skill, settings, browser, start_url=f"{demo.url}/", secrets={})
+    old = release_skill(tmp_path)
+    workspace = settings.with_overrides(workspace=tmp_path / "release", database_url=None)
+    refused = await replay(old, workspace, browser, start_url=f"{demo.url}/", secrets={})
+    assert not refused.passed and refused.error == BEFORE_PLANS
+    engine = open_store(workspace)
+    logs = sorted(p for p in workspace.logs_dir.glob("*.json") if ".meta" not in p.name)
+    made = await harvest(logs, workspace, engine, browser=browser, again=True)
+    # (its verifying replay went to the shop's address of then: no longer served)
+    assert [r.outcome for r in made].count("new version") == 1, made
+    (skill,) = current_skills(engine)
+    assert (skill.name, skill.version, refusal(skill)) == (old.name, 2, None) and skill.plan
+    outcome = await replay(skill, workspace, browser, start_url=f"{demo.url}/", secrets={})
     assert outcome.passed, outcome.error
 
 

@@ -16,11 +16,10 @@ from typer.testing import CliRunner
 from browser_agent.cli import app
 from browser_agent.demo_site import DemoSite
 from browser_agent.settings import Settings
-from browser_agent.skills.loader import source_hash
 from browser_agent.store.db import open_store
 from browser_agent.store.models import Validation
 from browser_agent.store.skill_use import current_skills
-from browser_agent.store.skills import skill_by_name, update_skill
+from browser_agent.store.skills import skill_by_name
 from browser_agent.validate.lock import LockHeld, lock_path, validation_lock
 from browser_agent.validate.validator import run_validation
 from tests.skill_workspaces import (
@@ -33,6 +32,7 @@ from tests.skill_workspaces import (
     harvest_commands,
     workspace_settings,
 )
+from tests.stored_rows import rewritten
 
 SKILLS = {
     "search_sort": SEARCH,
@@ -112,14 +112,18 @@ async def test_one_crashing_skill_does_not_stop_the_others(
     engine = open_store(workspace)
     broken = skill_by_name(engine, "open_link_name")
     assert broken is not None
-    crashing = "async def open_link_name(**arguments):\n    raise RuntimeError('boom')\n"
-    update_skill(engine, broken.id, source=crashing, source_hash=source_hash(crashing))
+
+    def crash(plan: dict) -> None:  # a key that is no text: the primitive itself fails
+        plan["steps"].append(dict(plan["steps"][-1], primitive="press_key_combination",
+                                  arguments={"keys": 5}, targets={}))  # fmt: skip
+
+    rewritten(engine, broken, crash)
     report = await run_validation(
         workspace, ["open_link_name", "accept_cookies"], concurrency=2, browser=browser
     )
     verdicts = {c.name: (c.verdict, c.error) for c in report.checked}
     assert verdicts == {
-        "open_link_name": ("error", "RuntimeError: boom"),
+        "open_link_name": ("error", "AttributeError: 'int' object has no attribute 'strip'"),
         "accept_cookies": ("healthy", None),
     }
     assert report.exit_code() == 2  # validation could not judge every skill

@@ -16,11 +16,12 @@ from playwright.async_api import Browser
 from sqlmodel import Session, select
 
 from browser_agent.demo_site import DemoSite
+from browser_agent.harvest.stored import refusal
 from browser_agent.llm.types import FunctionClient, LLMReply, ToolCall
 from browser_agent.planner.agent import RunResult, run_command
 from browser_agent.settings import Settings
 from browser_agent.store.db import open_store
-from browser_agent.store.models import Run, Skill, Step
+from browser_agent.store.models import Run, Step
 from browser_agent.store.skills import add_version, skill_by_name, versions_of
 from browser_agent.validate.validator import run_validation
 from tests.skill_workspaces import (
@@ -32,6 +33,7 @@ from tests.skill_workspaces import (
     run_offline,
     workspace_settings,
 )
+from tests.stored_rows import clicking, opening, planned_skill
 
 
 @pytest_asyncio.fixture(scope="module", loop_scope="session")
@@ -137,31 +139,6 @@ async def test_redesign_runs_recover_through_healing_or_the_primitives(
     assert missing.answer.startswith('Could not find a link to "Unicorn Boots"')
 
 
-CRAFTED = '''
-from typing import Annotated
-
-from browser_agent.skills.runtime import Target, done, expect, find
-from browser_agent.skills.primitive import click, open_url
-
-BUY = Target(
-    step=2,
-    selector="#buy-button",
-    role="button",
-    name="Buy now",
-    tag="button",
-    intent="click on the button 'Buy now'",
-)
-
-
-async def buy_product(start_url: Annotated[str, "The product page."] = "") -> str:
-    """Put the product of the page in the cart."""
-    await open_url(url=start_url)
-    said = await click(selector=await find(BUY))
-    await expect(BUY, said, navigated_to="/cart")
-    return await done("Put the product in the cart.")
-'''
-
-
 def step_helper_model(messages: list[dict], tools: list[dict]) -> LLMReply:
     """A model that, asked for one skill step, looks at the page and names the button."""
     assert "cannot find the element of one step" in messages[0]["content"]
@@ -179,17 +156,16 @@ async def test_the_planner_does_the_one_step_healing_cannot(
     workspace: Settings, browser: Browser, demo: DemoSite
 ) -> None:
     engine = open_store(workspace)
-    path = workspace.harvested_dir / "buy_product_v1.py"
-    path.write_text(CRAFTED)
+    start = f"{demo.url}/product/mud-dog"
+    buy = clicking("#buy-button", "button", "Buy now", "button", navigated_to="/cart")
     skill = add_version(
         engine,
-        Skill(
-            name="buy_product",
-            module_path=str(path),
-            shape="buy the product",
+        planned_skill(
+            "buy_product",
+            "buy the product",
+            [opening(start), buy],
             status="healthy",
-            command_templates=json.dumps(["buy the product"]),
-            start_url=f"{demo.url}/product/mud-dog",
+            start_url=start,
             expected_end="/cart",
         ),
     )
@@ -250,7 +226,8 @@ async def test_reharvest_makes_new_versions_current_once_they_pass(
     assert (workspace.workspace / old_add.module_path).read_text() == old_code  # v1 as it was
     assert old_add.source == old_code  # and so is its code in the store
     code = (workspace.workspace / add_v2.module_path).read_text()
-    assert add_v2.source == code
+    assert add_v2.source == code and refusal(add_v2) is None  # made from its own plan
+    assert json.loads(add_v2.plan)["note"] == "Version 2 with healed selectors for steps 3, 4, 5."
     assert "# Version 2 with healed selectors for steps 3, 4, 5." in code
     selectors = [
         ast.literal_eval(keyword.value)

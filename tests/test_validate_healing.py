@@ -1,5 +1,5 @@
-"""Healing at the smallest scope (runtime.find in stages) and healed versions written with
-libcst, on small pages and module texts."""
+"""Healing at the smallest scope (runtime.find in stages) and healed versions made from
+healed plans, on small pages and plans."""
 
 from __future__ import annotations
 
@@ -8,9 +8,13 @@ import ast
 import pytest
 
 from browser_agent.browser.session import BrowserSession
+from browser_agent.harvest.codegen import generate_module
+from browser_agent.harvest.elements import ElementRecord
+from browser_agent.harvest.plan import RUN_ENDED, PlannedStep, SkillPlan
+from browser_agent.harvest.plan_data import plan_text, read_plan
 from browser_agent.skills.runtime import SkillStale, Target, find, heal_stages, repairing
 from browser_agent.store.models import Skill
-from browser_agent.validate.healed import heal_module
+from browser_agent.validate.healed import heal_plan
 from browser_agent.validate.record import start_url_for
 
 SAVE = Target(
@@ -95,38 +99,48 @@ async def test_the_step_helper_is_asked_only_when_healing_fails(
     assert repairs.kept() == {}
 
 
-MODULE = """# ruff: noqa: E501
-from browser_agent.skills.runtime import Target
+def searching_plan() -> SkillPlan:
+    """A plan of three steps, two of them on elements (steps 2 and 3)."""
 
-STEP_2 = Target(
-    step=2,
-    selector='#search-box',
-    role='searchbox',
-    name='Search products',
-)
+    def on(selector: str, role: str, name: str, primitive: str, **more: str) -> PlannedStep:
+        record = ElementRecord(selector, role, name, "input")
+        return PlannedStep(primitive, {"selector": selector, **more}, {"selector": record})
 
-STEP_3 = Target(step=3, selector='#sort', role='combobox', name='Sort by')
-"""
+    return SkillPlan(
+        command="search for shoes and sort by rating",
+        template="search for shoes and sort by rating",
+        params=[],
+        steps=[
+            PlannedStep("open_url", {"url": "http://127.0.0.1:8811/"}),
+            on("#search-box", "searchbox", "Search products", "enter_text", text="shoes"),
+            on("#sort", "combobox", "Sort by", "select_option", option="rating"),
+        ],
+        start_url="http://127.0.0.1:8811/",
+        end_url="",
+        ended_because=RUN_ENDED,
+        source="run x",
+    )
 
 
 def selectors_of(code: str) -> list[str]:
     return [
         ast.literal_eval(keyword.value)
         for node in ast.walk(ast.parse(code))
-        if isinstance(node, ast.Call)
+        if isinstance(node, ast.Call) and getattr(node.func, "id", "") == "Target"
         for keyword in node.keywords
         if keyword.arg == "selector"
     ]
 
 
-def test_healed_version_swaps_only_the_healed_selector_literals() -> None:
+def test_healed_version_swaps_only_the_healed_selectors_as_literals() -> None:
     hostile = 'x"]\n\'\'\'; import os; os.system("rm -rf /") #"""'
-    code = heal_module(MODULE, {"3": {"#sort": hostile}, "9": {"#gone": "#new"}}, 2)
+    plan = heal_plan(searching_plan(), {"3": {"#sort": hostile}, "9": {"#gone": "#new"}}, 2)
+    code = generate_module(read_plan(plan_text(plan)), "search_sort")  # as the store keeps it
     assert selectors_of(code) == ["#search-box", hostile]
     assert code.startswith("# ruff: noqa: E501\n# Version 2 with healed selectors for steps 3.\n")
     assert "import os" not in code.replace(repr(hostile), "")  # only inside the literal
     with pytest.raises(ValueError):
-        heal_module(MODULE, {"2": {"#not-recorded": "#new"}}, 2)
+        heal_plan(searching_plan(), {"2": {"#not-recorded": "#new"}}, 2)
 
 
 def test_start_url_moves_to_another_base_url_keeping_path_and_query() -> None:

@@ -1,5 +1,5 @@
 """A workspace that moves keeps working: paths in the store are relative to it, and each
-skill's code is kept in the store (with its hash), so a moved or copied workspace, or a
+skill's plan and code are kept in the store (with its hash), so a moved or copied workspace, or a
 worker with no shared folder, runs the same skill with no model call."""
 
 from __future__ import annotations
@@ -13,10 +13,10 @@ from sqlmodel import Session, select
 
 from browser_agent.demo_site import DemoSite
 from browser_agent.harvest.harvester import harvest
+from browser_agent.harvest.stored import SkillRefused, load_skill
 from browser_agent.llm.offline import OfflinePlanner
 from browser_agent.planner.agent import run_command
 from browser_agent.settings import Settings
-from browser_agent.skills.loader import SkillLoadError, load_skill
 from browser_agent.store.db import open_store
 from browser_agent.store.models import Run
 from browser_agent.store.skill_use import current_skills
@@ -101,5 +101,5 @@ async def test_code_changed_in_the_store_after_harvesting_is_not_run(
     engine = open_store(settings)
     (skill,) = current_skills(engine)
     tampered = update_skill(engine, skill.id, source=skill.source + "\nimport os\n")
-    with pytest.raises(SkillLoadError, match="does not match its hash"):
+    with pytest.raises(SkillRefused, match="not what its plan makes"):
         load_skill(tampered)

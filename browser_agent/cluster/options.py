@@ -25,11 +25,17 @@ ClusterOption = Annotated[
 def check_cluster_options(workers: int | None, cluster: str | None) -> None:
     """--workers and --cluster exclude each other; a scheduler address is tcp://HOST:PORT."""
     from browser_agent.errors import UserError
+    from browser_agent.ports import checked_port
 
     if workers and cluster:
         raise UserError("--workers starts a local cluster and --cluster uses another: give one")
     if cluster is not None and not cluster.startswith(("tcp://", "tls://")):
         raise UserError(f"--cluster takes a scheduler address tcp://HOST:PORT, got {cluster!r}")
+    if cluster is not None:
+        try:
+            checked_port(cluster)
+        except ValueError as exc:
+            raise UserError(f"--cluster {cluster}: {exc}") from None
     if workers or cluster:
         need_dask()
 

@@ -230,13 +230,16 @@ class Console:
         )
 
     async def skills(self, request: Request) -> Response:
+        from browser_agent.harvest.stored import refusal
         from browser_agent.store.skill_use import current_skills
 
-        return self.page("skills.html", skills=current_skills(self.engine))
+        skills = current_skills(self.engine)
+        refused = {skill.name: refusal(skill) for skill in skills}
+        return self.page("skills.html", skills=skills, refused=refused)
 
     async def skill(self, request: Request) -> Response:
-        name, workspace = request.path_params["name"], self.settings.workspace
-        view = skill_view(self.engine, name, workspace, self.settings.health_window)
+        name = request.path_params["name"]
+        view = skill_view(self.engine, name, self.settings.health_window)
         if view is None:
             raise HTTPException(404, "No skill with that name.")
         return self.page("skill.html", view=view, source_runs=runs_of(view.skill))
@@ -249,7 +252,7 @@ class Console:
     async def validate(self, request: Request) -> Response:
         fields = await self.form(request)
         name = fields.get("name", "").strip()
-        if name and skill_view(self.engine, name, self.settings.workspace) is None:
+        if name and skill_view(self.engine, name) is None:
             raise HTTPException(404, "No skill with that name.")
         self.validations.start([name] if name else [])
         return RedirectResponse("/validations", status_code=303)

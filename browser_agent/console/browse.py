@@ -98,7 +98,7 @@ def iterations(log: Path) -> list[Said] | None:
 
 @dataclass
 class SkillView:
-    """A skill's current version, every version, its source (or why there is none), and
+    """A skill's current version, every version, its source (or why it is refused), and
     its status history: each check by replay (at harvest and by the validator), newest first."""
 
     skill: Skill
@@ -109,17 +109,15 @@ class SkillView:
     health: Health
 
 
-def skill_view(engine: Engine, name: str, workspace: Path, window: int = 20) -> SkillView | None:
+def skill_view(engine: Engine, name: str, window: int = 20) -> SkillView | None:
     """The skill called ``name`` with its source; None when there is none."""
-    from browser_agent.skills.loader import SkillLoadError, skill_code
+    from browser_agent.harvest.stored import refusal
 
     skill = skill_by_name(engine, name)
     if skill is None:
         return None
-    try:
-        source, problem = skill_code(skill, workspace)[0], None
-    except SkillLoadError as exc:
-        source, problem = None, str(exc)
+    problem = refusal(skill)
+    source = None if problem else skill.source  # the code that runs: what its plan makes
     health = health_of(engine, skill, window)
     checks = checks_of(engine, name)
     return SkillView(skill, versions_of(engine, name), source, problem, checks, health)

@@ -8,6 +8,7 @@ import threading
 
 from browser_agent.demo_site.pages import VARIANTS
 from browser_agent.demo_site.server import start_demo_site
+from browser_agent.ports import MAX_PORT
 
 DEFAULT_PORT = 8811
 
@@ -18,7 +19,7 @@ def main(argv: list[str] | None = None) -> None:
         prog="python -m browser_agent.demo_site", description="Serve the demo shoe shop."
     )
     parser.add_argument(
-        "--port", type=int, default=DEFAULT_PORT, help="port on 127.0.0.1; 0 picks a free one"
+        "--port", type=_port, default=DEFAULT_PORT, help="port on 127.0.0.1; 0 picks a free one"
     )
     parser.add_argument("--variant", choices=VARIANTS, default="normal")
     parser.add_argument(
@@ -31,6 +32,14 @@ def main(argv: list[str] | None = None) -> None:
             threading.Event().wait()
         except KeyboardInterrupt:
             print("Stopped.", flush=True)
+
+
+def _port(text: str) -> int:
+    """A port on 127.0.0.1: 0 to 65535."""
+    value = int(text)
+    if not 0 <= value <= MAX_PORT:
+        raise ValueError(text)
+    return value
 
 
 def _latency(text: str) -> int:

@@ -40,7 +40,8 @@ skills_app = typer.Typer(help="List harvested skills, or show one.", invoke_with
 
 
 def _sources(items: list[str], all_runs: bool) -> list[Path]:
-    """Log files for run ids and paths; with --all, every successful run's log."""
+    """Log files for run ids and paths; with --all, every successful run's log. UserError
+    naming the items that are neither a file nor a run."""
     from sqlmodel import Session, select  # the store loads only when a command uses it
 
     from browser_agent.settings import load_settings
@@ -49,10 +50,22 @@ def _sources(items: list[str], all_runs: bool) -> list[Path]:
     from browser_agent.store.run_logs import log_file
 
     settings = load_settings()
-    paths = []
+    paths, missing = [], []
     for item in items:
         path = Path(item)
-        paths.append(path if path.suffix == ".json" or path.exists() else _run_log(item, settings))
+        if not path.exists() and path.suffix != ".json":
+            found = _run_log(item, settings)
+            if found is None:
+                missing.append(item)
+            path = found or path
+        elif not path.exists():
+            missing.append(item)
+        paths.append(path)
+    if missing:
+        raise UserError(
+            f"No log file or run {', '.join(map(repr, missing))}: name log files or run ids "
+            "(browser-agent runs lists them)"
+        )
     if all_runs:
         engine = open_store(settings)
         with Session(engine) as db:
@@ -62,9 +75,10 @@ def _sources(items: list[str], all_runs: bool) -> list[Path]:
     return paths
 
 
-def _run_log(run_id: str, settings: Settings) -> Path:
+def _run_log(run_id: str, settings: Settings) -> Path | None:
     """A run's chat log: in this workspace's ``logs/``, else the store's copy of a run made
-    on another machine (written here), else the path where it would be."""
+    on another machine (written here), else the path where it would be; None when there
+    is no such run."""
     from sqlmodel import Session
 
     from browser_agent.store.db import open_store
@@ -77,7 +91,7 @@ def _run_log(run_id: str, settings: Settings) -> Path:
     engine = open_store(settings)
     with Session(engine) as db:
         run = db.get(Run, run_id)
-    return log_file(engine, run, settings.workspace) if run else path
+    return log_file(engine, run, settings.workspace) if run else None
 
 
 def harvest_command(
@@ -346,6 +360,7 @@ def skills_list(
     from rich import box
     from rich.table import Column, Table
 
+    from browser_agent.harvest.stored import refusal
     from browser_agent.store.health import healths
     from browser_agent.store.run_store import open_run_store  # SQL through the driver alone
     from browser_agent.store.skill_use import current_skills, templates_of
@@ -375,17 +390,21 @@ def skills_list(
         Column("command", ratio=1),
         box=box.SIMPLE_HEAD,
     )
+    refused = {s.name: refusal(s, settings.workspace) for s in rows}
     for skill in rows:
         validated = f"{skill.last_validated_at:%Y-%m-%d %H:%M}" if skill.last_validated_at else "-"
         shown = (str(skill.version), str(skill.uses), f"{skill.successes}/{skill.failures}")
         table.add_row(
             skill.name,
-            skill.status,
+            "[red]refused[/]" if refused[skill.name] else skill.status,
             _health_cell(health[skill.id]),
             *((*shown, validated) if wide else ()),
             escape(next(iter(templates_of(skill)), "-")) + _partial_note(skill),
         )
     console.print(table)
+    for name, reason in refused.items():
+        if reason:
+            console.print(f"[red]{escape(name)} is refused[/]: {escape(reason)}")
     if more > 0:
         console.print(f"… and {more} more (--limit 0 lists them all).")
 
@@ -398,8 +417,8 @@ def skills_show(
     ] = False,
 ) -> None:
     """Print a skill's source and provenance."""
+    from browser_agent.harvest.stored import refusal
     from browser_agent.settings import load_settings
-    from browser_agent.skills.loader import SkillLoadError, skill_code
     from browser_agent.store.db import open_store  # the store loads only when a command runs
     from browser_agent.store.health import health_of
     from browser_agent.store.skills import skill_by_name, versions_of
@@ -409,10 +428,8 @@ def skills_show(
     skill = skill_by_name(engine, name)
     if skill is None:
         raise UserError(f"No skill {name!r}: see browser-agent skills for the names.")
-    try:
-        code, problem = skill_code(skill, settings.workspace)[0], None
-    except SkillLoadError as exc:
-        code, problem = None, str(exc)
+    problem = refusal(skill, settings.workspace)
+    code = None if problem else skill.source  # the code that runs: what its plan makes
     health = health_of(engine, skill, settings.health_window)
     if as_json:
         every = [{"version": s.version, "status": s.status} for s in versions_of(engine, name)]
@@ -420,7 +437,8 @@ def skills_show(
         print_json({**fields, "health": health.as_json()})
         return
     versions = ", ".join(f"v{s.version} ({s.status})" for s in versions_of(engine, name))
-    console.print(f"[bold]{skill.name}[/] v{skill.version} - {skill.status}; versions: {versions}")
+    status = "[red]refused[/]" if problem else skill.status
+    console.print(f"[bold]{skill.name}[/] v{skill.version} - {status}; versions: {versions}")
     console.print(f"commands: {escape(', '.join(json.loads(skill.command_templates)))}")
     if not skill.complete:
         console.print(f"[yellow]{escape(_partial_note(skill).strip())}[/]")
@@ -432,7 +450,7 @@ def skills_show(
     if skill.last_error:
         console.print(f"last error: {escape(skill.last_error)}")
     if code is None:
-        console.print(f"[red]{escape(problem or '')}[/]")
+        console.print(f"[red]refused: {escape(problem or '')}[/]")
         return
     print_source(code, console)
 

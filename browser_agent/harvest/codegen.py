@@ -451,8 +451,11 @@ def generate_module(plan: SkillPlan, name: str) -> str:
                 ]
             )
         )
+    header = [cst.EmptyLine(comment=cst.Comment("# ruff: noqa: E501"))]
+    if plan.note:  # one line: a comment can hold no line break
+        header.append(cst.EmptyLine(comment=cst.Comment(f"# {' '.join(plan.note.split())}")))
     module = cst.Module(
-        header=[cst.EmptyLine(comment=cst.Comment("# ruff: noqa: E501"))],
+        header=header,
         body=[
             cst.SimpleStatementLine(
                 [

@@ -32,10 +32,12 @@ from browser_agent.harvest.outcomes import (
     UNCHANGED,
 )
 from browser_agent.harvest.plan import NotHarvestable, SkillPlan, made_by_the_app, plan_skill
+from browser_agent.harvest.plan_data import plan_text
+from browser_agent.harvest.replay import relative, replay
 from browser_agent.harvest.sameness import essential_targets
+from browser_agent.harvest.stored import load_skill, made_code
 from browser_agent.settings import Settings
-from browser_agent.skills.loader import SkillLoadError, load_skill, skill_code, source_hash
-from browser_agent.skills.replay import relative, replay
+from browser_agent.skills.loader import SkillLoadError, source_hash
 from browser_agent.store.candidates import VERIFICATION, earn_place
 from browser_agent.store.health import OK, record, recorded_pace
 from browser_agent.store.models import HarvestedSource, Skill
@@ -181,9 +183,9 @@ def same_module(code: str, other: str | None) -> bool:
 
 
 def module_source(skill: Skill) -> str | None:
-    """The code of a skill version's module, or None when it cannot be read."""
+    """The code of a skill version's module, or None when it is refused (see stored)."""
     try:
-        return skill_code(skill)[0]
+        return made_code(skill)
     except SkillLoadError:
         return None
 
@@ -218,17 +220,23 @@ def draft_skill(plan: SkillPlan, engine: Engine, *, skill: Skill | None = None) 
 def write_skill(draft: Draft, settings: Settings, engine: Engine, *, current: bool = True) -> Skill:
     """Write the draft's module to the workspace and register it as a candidate version of
     its skill, current only if ``current``. The module is loaded before it is registered:
-    one that does not load leaves neither a row nor a file behind."""
+    one that does not load (its plan read back makes other code) leaves neither a row nor
+    a file behind."""
     plan = draft.plan
     version = max((s.version for s in versions_of(engine, draft.name)), default=0) + 1
     settings.harvested_dir.mkdir(parents=True, exist_ok=True)
     path = settings.harvested_dir / f"{draft.name}_v{version}.py"
     path.write_text(draft.code, encoding="utf-8")
-    kept = {"source": draft.code, "source_hash": source_hash(draft.code)}
+    kept = {
+        "plan": plan_text(plan),
+        "source": draft.code,
+        "source_hash": source_hash(draft.code),
+    }
     stored_path = to_store(path, settings.workspace)
     try:
         function = load_skill(
-            Skill(name=draft.name, module_path=stored_path, shape=draft.shape, **kept)
+            Skill(name=draft.name, module_path=stored_path, shape=draft.shape, **kept),
+            settings.workspace,
         )
     except Exception:
         path.unlink(missing_ok=True)
@@ -397,8 +405,10 @@ async def harvest_one(
         if same is not None and same.id is not None:
             result.skill = add_source(engine, same.id, draft.plan.source, draft.templates)
             return result
-        # a new version of a skill in use replaces it only once its replay passes
-        waits = outcome == NEW_VERSION and verify
+        # a new version of a skill in use replaces it only once its replay passes (a
+        # refused one is not in use: nothing of it runs)
+        in_use = draft.joins is not None and module_source(draft.joins) is not None
+        waits = outcome == NEW_VERSION and verify and in_use
         result.skill = write_skill(draft, settings, engine, current=not waits)
     except Exception as exc:  # writing or loading the module failed: nothing registered
         return _failed(source, exc)

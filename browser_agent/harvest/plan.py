@@ -181,6 +181,7 @@ class SkillPlan:
     done_template: str = ""
     # Calls that failed and were tried again in a later call: not steps of the skill.
     failed: list[str] = field(default_factory=list)
+    note: str = ""  # a line for the module's header (a healed version names its healed steps)
 
     @property
     def complete(self) -> bool:

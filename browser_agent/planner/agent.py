@@ -23,6 +23,7 @@ from browser_agent.browser.dialogs import command_accepts_dialogs
 from browser_agent.browser.session import BrowserSession, browser_session
 from browser_agent.browser.tracing import RunTrace
 from browser_agent.errors import ActionError, BrowserAgentError, BrowserError, NoBrowser
+from browser_agent.harvest.stored import load_skill
 from browser_agent.llm.model_window import served_locally
 from browser_agent.llm.types import LLMClient, LLMError, LLMReply, ToolCall
 from browser_agent.memory.context import ContextMemory
@@ -39,7 +40,7 @@ from browser_agent.secrets import configured as configured_secrets
 from browser_agent.secrets import masked_command
 from browser_agent.settings import Settings
 from browser_agent.skills.end_state import command_values, end_state
-from browser_agent.skills.loader import SkillLoadError, load_skill
+from browser_agent.skills.loader import SkillLoadError
 from browser_agent.skills.primitive import OBSERVATION_ONLY, PRIMITIVES, get_dom
 from browser_agent.skills.runtime import Target
 from browser_agent.store.connection import Store
@@ -327,6 +328,12 @@ class Agent:
         self.llm_calls += 1
         self.prompt_tokens += reply.usage.prompt_tokens
         self.completion_tokens += reply.usage.completion_tokens
+        memory = self.memory.usage if self.memory is not None else None
+        self.recorder.count_calls(
+            self.llm_calls + (memory.llm_calls if memory else 0),
+            self.prompt_tokens + (memory.prompt_tokens if memory else 0),
+            self.completion_tokens + (memory.completion_tokens if memory else 0),
+        )
         self.recorder.add_iteration(
             {
                 "iteration": self.llm_calls,
@@ -539,8 +546,8 @@ async def run_command(
     tools = Tools.default(settings.llm_tools)
     routed = None
     if settings.use_skills:
-        routing = decide(command, current_skills(store), start_url)
-        tools.functions.update(skill_tools(store, routing.tools))
+        routing = decide(command, current_skills(store), start_url, settings.workspace)
+        tools.functions.update(skill_tools(store, routing.tools, settings.workspace))
         routed = routing.route
     agent = Agent(llm, settings, recorder, tools, max_steps, on_step, approve=approve)
     use_channel(channel or Channel(ask=None, tell=lambda _text: None))

@@ -159,6 +159,14 @@ class RunRecorder:
         if len(self.secrets) > self.masked:  # a password was just typed: mask it at once,
             self._mask_written()  # so a run killed now leaves no copy in clear
 
+    def count_calls(self, llm_calls: int, prompt_tokens: int, completion_tokens: int) -> None:
+        """Store the run's model calls and tokens so far, as each call is made: a run
+        killed mid-way (SIGKILL, a lost machine) keeps what it made and spent."""
+        self.run.llm_calls = llm_calls
+        self.run.prompt_tokens = prompt_tokens
+        self.run.completion_tokens = completion_tokens
+        self._save_run()
+
     def finish(self, messages: list[dict[str, Any]], status: str, **fields: Any) -> None:
         """Close the run: final row, final log, and secrets masked in everything written."""
         self.run.status = status

@@ -19,9 +19,12 @@ import json
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from browser_agent.errors import BrowserAgentError
+from browser_agent.harvest.replay import waits_for_secret
+from browser_agent.harvest.stored import refusal
 from browser_agent.planner.route_index import index_of
 from browser_agent.planner.templates import (
     Command,
@@ -29,7 +32,6 @@ from browser_agent.planner.templates import (
     match_template,
     split_list,
 )
-from browser_agent.skills.replay import waits_for_secret
 from browser_agent.store.rows import SkillRow
 from browser_agent.store.skill_use import same_site, site_of
 
@@ -84,11 +86,26 @@ class Routing:
     tools: list[SkillRow]
 
 
-def decide(command: str, skills: Sequence[SkillRow], start_url: str | None = None) -> Routing:
+def decide(
+    command: str,
+    skills: Sequence[SkillRow],
+    start_url: str | None = None,
+    workspace: Path | None = None,
+) -> Routing:
     """The one decision a run asks of the router: the route of ``command`` among ``skills``
-    (see :func:`route`) and the skills offered to the planner as tools (:func:`relevant`)."""
-    tools = relevant(command, skills)
-    return Routing(route(command, skills, start_url), tools)
+    (see :func:`route`) and the skills offered to the planner as tools (:func:`relevant`).
+    A refused skill (its stored plan or code does not check, see harvest.stored) is
+    neither: the next route that matches is taken instead (``workspace``: where rows
+    checked before are noted)."""
+    refused: set[int] = set()
+    while True:
+        kept = [s for s in skills if id(s) not in refused]
+        chosen = route(command, kept, start_url)
+        if chosen is None or refusal(chosen.skill, workspace) is None:
+            break
+        refused.add(id(chosen.skill))
+    tools = [s for s in relevant(command, kept) if refusal(s, workspace) is None]
+    return Routing(chosen, tools)
 
 
 def route(command: str, skills: Sequence[SkillRow], start_url: str | None = None) -> Route | None:

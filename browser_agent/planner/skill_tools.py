@@ -5,24 +5,26 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Awaitable, Callable, Sequence
+from pathlib import Path
 from typing import Any
 
 from browser_agent.errors import ActionError
+from browser_agent.harvest.stored import load_skill
 from browser_agent.planner.skill_call import call_skill
-from browser_agent.skills.loader import SkillLoadError, load_skill
+from browser_agent.skills.loader import SkillLoadError
 from browser_agent.store.connection import Store
 from browser_agent.store.rows import SkillRow
 
 
 def skill_tools(
-    store: Store, skills: Sequence[SkillRow]
+    store: Store, skills: Sequence[SkillRow], workspace: Path | None = None
 ) -> dict[str, Callable[..., Awaitable[str]]]:
     """``skills`` (the router's choice for the command) as planner tools, named after each
     skill; one whose code cannot be loaded is left out."""
     tools = {}
     for skill in skills:
         try:
-            function = load_skill(skill)
+            function = load_skill(skill, workspace)
         except SkillLoadError:
             continue
         tools[skill.name] = _as_tool(store, skill, function)

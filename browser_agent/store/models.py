@@ -27,9 +27,15 @@ def _table(row: type) -> Any:
         "__annotations__": {},
     }
     for column in fields(row):
-        options = {key: value for key, value in column.metadata.items() if key != "text"}
+        options = {
+            key: value
+            for key, value in column.metadata.items()
+            if key not in ("text", "server_default")
+        }
         if column.metadata.get("text"):
             options["sa_type"] = Text
+        if "server_default" in column.metadata:
+            options["sa_column_kwargs"] = {"server_default": column.metadata["server_default"]}
         if column.default is not MISSING:
             options["default"] = column.default
         elif column.default_factory is not MISSING:

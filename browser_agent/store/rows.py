@@ -4,7 +4,7 @@ A run holds these rows and writes them with the driver alone (no SQLAlchemy on a
 run); :mod:`browser_agent.store.models` makes the ORM's table classes from the same fields,
 so there is one definition of each table, and the SQL here is made from its fields. A
 field's metadata says what the column needs besides its type: ``primary_key``, ``index``,
-``foreign_key`` (``"table.column"``) and ``text`` (no length limit).
+``foreign_key`` (``"table.column"``), ``text`` (no length limit) and ``server_default``.
 """
 
 from __future__ import annotations
@@ -102,7 +102,9 @@ class SkillRow:
     selectors: str = "[]"  # the element records the skill acts on
     source_runs: str = "[]"
     healed: str = "{}"  # step -> selector found by healing, for the next version
-    source: str = field(default="", metadata=TEXT)  # the module's code: the store is enough
+    # the plan (JSON, see harvest.plan_data) the module that runs is made from at load time
+    plan: str = field(default="", metadata={**TEXT, "server_default": ""})
+    source: str = field(default="", metadata=TEXT)  # the module's code, as the plan makes it
     source_hash: str = ""  # sha256 of source, checked before it is run
     uses: int = 0
     successes: int = 0

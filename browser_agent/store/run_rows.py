@@ -66,3 +66,10 @@ def recent_runs(
     filtered = f" WHERE {' AND '.join(where)}" if where else ""
     sql = f"SELECT {names} FROM run{filtered} ORDER BY started_at DESC LIMIT :limit"
     return [RunRow.read(row) for row in store.execute(sql, **params).rows]
+
+
+def run_row(store: Store, run_id: str) -> RunRow | None:
+    """The run with this id, as stored."""
+    names = ", ".join(f'"{name}"' for name in _RUN_COLUMNS)
+    rows = store.execute(f"SELECT {names} FROM run WHERE id = :id", id=run_id).rows
+    return RunRow.read(rows[0]) if rows else None

@@ -175,9 +175,9 @@ def _print(result: Report) -> None:
     """A table of verdicts, then one line per problem: error, screenshot, new version."""
     from rich.table import Column, Table
 
-    from browser_agent.validate.validator import HEALTHY, SECRET, STALE
+    from browser_agent.validate.validator import HEALTHY, REFUSED, SECRET, STALE
 
-    colours = {HEALTHY: "green", STALE: "red", SECRET: "yellow"}
+    colours = {HEALTHY: "green", STALE: "red", REFUSED: "red", SECRET: "yellow"}
     if not result.checked:
         console.print("No skills to validate.")
         return

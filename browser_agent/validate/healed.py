@@ -1,19 +1,24 @@
-"""A skill's next version from healed selectors: its module with each healed step's
-``Target(selector=...)`` replaced through libcst, registered as a candidate version.
+"""A skill's next version from healed selectors: its stored plan with each healed step's
+target selector replaced, made into a module by the codegen and registered as a candidate
+version (with that plan: a version's module is always made from its plan).
 
-Selectors come from pages, so they only ever enter the tree as string-literal nodes.
+Selectors come from pages: they only ever enter the plan as data and the module as
+string-literal nodes.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
 
-import libcst as cst
 from sqlalchemy import Engine
 
-from browser_agent.harvest.codegen import string
+from browser_agent.harvest.codegen import generate_module
+from browser_agent.harvest.plan import SkillPlan
+from browser_agent.harvest.plan_data import plan_text, read_plan
+from browser_agent.harvest.stored import made_code
 from browser_agent.settings import Settings
-from browser_agent.skills.loader import skill_code, source_hash
+from browser_agent.skills.loader import source_hash
 from browser_agent.store.models import Skill
 from browser_agent.store.paths import to_store
 from browser_agent.store.rows import SkillRow, columns
@@ -22,13 +27,14 @@ from browser_agent.store.skills import add_version, update_skill, versions_of
 
 # step (as text) -> {recorded selector: healed selector}, as Skill.healed keeps them
 Healed = dict[str, dict[str, str]]
-# Fields a new version does not inherit: its identity, code, end state, status and counts.
+# Fields a new version does not inherit: its identity, plan, code, end state, status, counts.
 _PER_VERSION = {
     "id",
     "version",
     "current",
     "status",
     "module_path",
+    "plan",
     "source",
     "source_hash",
     "expected_end",
@@ -43,49 +49,27 @@ _PER_VERSION = {
 }
 
 
-class _SwapSelectors(cst.CSTTransformer):
-    """Replaces the selector of every ``Target(step=N, selector=S)`` that was healed."""
-
-    def __init__(self, healed: Healed) -> None:
-        self.healed = healed
-        self.swapped: list[int] = []
-
-    def leave_Call(self, original_node: cst.Call, updated_node: cst.Call) -> cst.Call:
-        if not (isinstance(updated_node.func, cst.Name) and updated_node.func.value == "Target"):
-            return updated_node
-        args = {arg.keyword.value: arg for arg in updated_node.args if arg.keyword}
-        step, selector = args.get("step"), args.get("selector")
-        if not (
-            step
-            and selector
-            and isinstance(step.value, cst.Integer)
-            and isinstance(selector.value, cst.SimpleString)
-        ):
-            return updated_node
-        recorded = selector.value.evaluated_value
-        new = self.healed.get(step.value.value, {}).get(str(recorded))
-        if new is None:
-            return updated_node
-        self.swapped.append(int(step.value.value))
-        changed = [
-            arg.with_changes(value=string(new)) if arg is selector else arg
-            for arg in updated_node.args
-        ]
-        return updated_node.with_changes(args=changed)
-
-
-def heal_module(code: str, healed: Healed, version: int) -> str:
-    """The module source with the healed selectors in place, and a header line saying so;
-    ValueError when no Target of the module was healed."""
-    swapper = _SwapSelectors(healed)
-    module = cst.parse_module(code).visit(swapper)
-    if not swapper.swapped:
-        raise ValueError("none of the healed selectors belongs to a step of this module")
-    steps = ", ".join(str(step) for step in sorted(set(swapper.swapped)))
-    note = cst.EmptyLine(
-        comment=cst.Comment(f"# Version {version} with healed selectors for steps {steps}.")
-    )
-    return module.with_changes(header=[*module.header, note]).code
+def heal_plan(plan: SkillPlan, healed: Healed, version: int) -> SkillPlan:
+    """The plan with the healed selectors in place of the recorded ones (steps numbered
+    from 1, as the module's ``Target(step=N)``) and a header note saying so; ValueError
+    when no target of the plan was healed."""
+    swapped: list[int] = []
+    steps = []
+    for number, step in enumerate(plan.steps, start=1):
+        swaps = healed.get(str(number), {})
+        targets = {}
+        for key, record in step.targets.items():
+            new = swaps.get(record.selector)
+            if new is not None:
+                swapped.append(number)
+                record = dataclasses.replace(record, selector=new)
+            targets[key] = record
+        steps.append(dataclasses.replace(step, targets=targets))
+    if not swapped:
+        raise ValueError("none of the healed selectors belongs to a step of this skill")
+    said = ", ".join(str(step) for step in sorted(set(swapped)))
+    note = f"Version {version} with healed selectors for steps {said}."
+    return dataclasses.replace(plan, steps=steps, note=note)
 
 
 def merge(*sources: Healed) -> Healed:
@@ -112,9 +96,12 @@ def write_healed_version(
 ) -> Skill:
     """Write and register the next version of ``skill`` with ``healed`` selectors; it is a
     candidate, not current, until it passes validation. ValueError (nothing stored) when
-    the healed selectors fit no step of the module."""
+    the healed selectors fit no step of the skill; SkillRefused when the skill itself is
+    refused (its plan or code does not check)."""
+    made_code(skill)
     version = max(older.version for older in versions_of(engine, skill.name)) + 1
-    code = heal_module(skill_code(skill, settings.workspace)[0], healed, version)
+    plan = heal_plan(read_plan(skill.plan), healed, version)
+    code = generate_module(plan, skill.name)
     records = loads(skill.selectors)
     swaps = {old: new for selectors in healed.values() for old, new in selectors.items()}
     for record in records if isinstance(records, list) else []:
@@ -126,6 +113,7 @@ def write_healed_version(
             **kept,
             version=version,
             module_path="",
+            plan=plan_text(plan),
             source=code,
             source_hash=source_hash(code),
             expected_end=expected_end,

@@ -28,9 +28,9 @@ from browser_agent.harvest.harvester import (
     source_key,
     write_skill,
 )
+from browser_agent.harvest.replay import relative, replay
 from browser_agent.planner.templates import match_text
 from browser_agent.settings import Settings
-from browser_agent.skills.replay import relative, replay
 from browser_agent.skills.runtime import repairing
 from browser_agent.store.models import Run, Skill
 from browser_agent.store.run_logs import log_file
@@ -114,6 +114,7 @@ async def from_healing(
         name=skill.name,
         version=skill.version,
         module_path=skill.module_path,
+        plan=skill.plan,
         source=skill.source,
         source_hash=skill.source_hash,
         shape=skill.shape,

@@ -23,9 +23,10 @@ from sqlalchemy import Engine
 from browser_agent.browser.session import launched_browser
 from browser_agent.errors import BrowserAgentError
 from browser_agent.failure_kinds import BROKEN
+from browser_agent.harvest.replay import Replay, lacking_secret, replay
+from browser_agent.harvest.stored import refusal
 from browser_agent.secrets import configured
 from browser_agent.settings import Settings
-from browser_agent.skills.replay import Replay, lacking_secret, replay
 from browser_agent.store.candidates import earn_place, passes, waiting
 from browser_agent.store.db import open_store
 from browser_agent.store.health import health_of, recorded_pace
@@ -38,6 +39,7 @@ from browser_agent.validate.record import record_replay, start_url_for
 from browser_agent.validate.reharvest import Place, Renewal, renew
 
 HEALTHY, STALE, SECRET, ERROR = "healthy", "stale", "needs a secret", "error"
+REFUSED = "refused"  # its stored plan or code does not check: never replayed
 LATE, NOT_APPLICABLE = "late", "not applicable"  # failed, but not the skill: it stays as it was
 VERDICTS = {BROKEN: STALE, "late": LATE, "not_applicable": NOT_APPLICABLE}
 
@@ -83,10 +85,10 @@ class Report:
     base_url: str | None = None
 
     def exit_code(self) -> int:
-        """0 all pass, 1 any skill stale, 2 a replay could not run at all."""
+        """0 all pass, 1 any skill stale or refused, 2 a replay could not run at all."""
         if any(c.verdict == ERROR for c in self.checked):
             return 2
-        return 1 if any(c.stale_now for c in self.checked) else 0
+        return 1 if any(c.stale_now or c.verdict == REFUSED for c in self.checked) else 0
 
     def as_dict(self) -> dict:
         counts: dict[str, int] = {}
@@ -120,7 +122,11 @@ def never_loaded(outcome: Replay) -> bool:
 
 
 async def check_skill(skill: Skill, job: Job) -> Checked:
-    """Replay one skill and keep the verdict; never raises, so others go on."""
+    """Replay one skill and keep the verdict; never raises, so others go on. A refused
+    skill is not replayed (nothing of it runs) and nothing is recorded on it."""
+    refused = refusal(skill, job.settings.workspace)
+    if refused:
+        return Checked(skill.name, skill.version, REFUSED, error=refused)
     lacking = lacking_secret(skill, job.place.secrets)
     if lacking:  # not replayed, so not judged: the report says which secret to configure
         return Checked(skill.name, skill.version, SECRET, error=lacking)

@@ -18,10 +18,11 @@ from browser_agent.browser.awaiting import paced
 from browser_agent.browser.session import BrowserSession, browser_session
 from browser_agent.errors import ActionError, BrowserError
 from browser_agent.failure_kinds import BROKEN, classify
+from browser_agent.harvest.stored import load_skill, made_code
 from browser_agent.secrets import configured, how_to_set, missing, placeholders
 from browser_agent.settings import Settings
 from browser_agent.skills.fresh import fresh_arguments
-from browser_agent.skills.loader import SkillFunction, SkillLoadError, load_skill
+from browser_agent.skills.loader import SkillFunction, SkillLoadError
 
 if TYPE_CHECKING:
     from browser_agent.store.models import Skill
@@ -111,11 +112,11 @@ async def replay(
     if lacking:
         return Replay(False, error=lacking)
     example = example_arguments(skill, start_url)
-    arguments = fresh_arguments(skill.source, example)
     try:
         function = load_skill(skill, settings.workspace)
-    except SkillLoadError as exc:
+    except SkillLoadError as exc:  # a refused skill is never run
         return Replay(False, error=str(exc))
+    arguments = fresh_arguments(made_code(skill, settings.workspace), example)
     fresh = arguments != example  # a failed fresh replay keeps no picture: the next one does
     outcome = await _session_run(
         function,

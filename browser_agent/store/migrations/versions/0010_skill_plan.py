@@ -1,0 +1,28 @@
+"""Skill plans: each skill version keeps the plan its module is made from, as data.
+
+Skills stored before have no plan and are refused until harvested again (see
+harvest.stored): their code alone cannot be trusted to be what a plan makes.
+
+Revision ID: 0010
+Revises: 0009
+Create Date: 2026-12-02
+"""
+
+from __future__ import annotations
+
+import sqlalchemy as sa
+from alembic import op
+
+revision = "0010"
+down_revision = "0009"
+branch_labels = None
+depends_on = None
+
+
+def upgrade() -> None:
+    op.add_column("skill", sa.Column("plan", sa.Text(), nullable=False, server_default=""))
+
+
+def downgrade() -> None:
+    op.drop_column("skill", "plan")  # SQLite drops a column in place (batch mode would copy
+    # the table, which the foreign keys of validations and outcomes refuse)
