@@ -12,6 +12,7 @@ import os
 import subprocess
 import sys
 from collections.abc import Callable
+from dataclasses import asdict
 from pathlib import Path
 
 import pytest
@@ -34,6 +35,7 @@ from browser_agent.store.candidates import rollback
 from browser_agent.store.connection import Store
 from browser_agent.store.db import open_store
 from browser_agent.store.models import Skill
+from browser_agent.store.rows import SkillRow
 from browser_agent.store.skill_use import current_skills
 from browser_agent.store.skills import add_version, skill_by_name
 from browser_agent.validate.validator import run_validation
@@ -47,7 +49,7 @@ CLI = str(Path(sys.executable).with_name("browser-agent"))
 @pytest_asyncio.fixture(scope="module", loop_scope="session")
 async def harvested(
     tmp_path_factory: pytest.TempPathFactory, browser: Browser, demo: DemoSite
-) -> Skill:
+) -> SkillRow:
     """The search skill, harvested and verified once on the demo shop."""
     settings = workspace_settings(tmp_path_factory.mktemp("stored") / "workspace")
     await harvest_commands([SEARCH], settings, browser, demo)
@@ -57,12 +59,17 @@ async def harvested(
 
 
 @pytest.fixture
-def stored(harvested: Skill, store_url: str, tmp_path: Path) -> Settings:
+def stored(harvested: SkillRow, store_url: str, tmp_path: Path) -> Settings:
     """A workspace whose store (SQLite, or PostgreSQL) holds the harvested skill's row."""
     shared = None if store_url.startswith("sqlite") else store_url
     settings = workspace_settings(tmp_path / "workspace").with_overrides(database_url=shared)
-    add_version(open_store(settings), Skill(**harvested.model_dump(exclude={"id"})))
+    add_version(open_store(settings), Skill(**row_fields(harvested, "id")))
     return settings
+
+
+def row_fields(skill: SkillRow, *left_out: str) -> dict[str, object]:
+    """A skill row's values but ``left_out``, to store as another row."""
+    return {key: value for key, value in asdict(skill).items() if key not in left_out}
 
 
 def marker_code(marker: Path) -> str:
@@ -225,7 +232,7 @@ async def test_a_plan_rewritten_with_its_code_runs_the_code_made_from_the_plan(
 async def test_a_rollback_goes_back_to_a_version_that_loads(stored: Settings) -> None:
     engine = open_store(stored)
     (first,) = current_skills(engine)
-    add_version(engine, Skill(**first.model_dump(exclude={"id", "version"})))
+    add_version(engine, Skill(**row_fields(first, "id", "version")))
     sql(stored, "UPDATE skill SET plan = '' WHERE version = 2")  # the new one is refused
     assert refusal(skill_by_name(engine, first.name)) == BEFORE_PLANS  # type: ignore[arg-type]
     back = rollback(engine, first.name)
