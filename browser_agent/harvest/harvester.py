@@ -33,6 +33,7 @@ from browser_agent.harvest.outcomes import (
 )
 from browser_agent.harvest.plan import NotHarvestable, SkillPlan, plan_skill
 from browser_agent.harvest.sameness import essential_targets
+from browser_agent.harvest.tokens import without_tokens
 from browser_agent.settings import Settings
 from browser_agent.skills.loader import SkillLoadError, load_skill, skill_code, source_hash
 from browser_agent.skills.replay import relative, replay
@@ -264,7 +265,7 @@ def write_skill(draft: Draft, settings: Settings, engine: Engine, *, current: bo
 def plan_from(source: Path, command: str | None = None) -> SkillPlan:
     """Read and plan one log (``command``: what it did, when the log does not say);
     LogError or NotHarvestable say why not."""
-    return plan_skill(read_log(source, command))
+    return without_tokens(plan_skill(read_log(source, command)))
 
 
 def source_key(source: Path, settings: Settings) -> SourceKey | None:
