@@ -24,6 +24,7 @@ from browser_agent.harvest.elements import (
     observed_elements,
     tag_for_selector,
 )
+from browser_agent.harvest.tokens import refused_url
 from browser_agent.redact import MASK
 from browser_agent.secrets import PLACEHOLDER
 from browser_agent.skills.primitive import OBSERVATION_ONLY, PRIMITIVES
@@ -310,6 +311,8 @@ class _Builder:
     def _open(self, call: Call) -> str | None:
         url = str(call.arguments.get("url", ""))
         loaded = url_after(call.response) or url
+        if refused := refused_url(loaded, not self.steps, self.log.command):
+            return refused
         if not self.steps:
             self.start_url = loaded
             self.steps.append(PlannedStep("open_url", {"url": Param("start_url", "", loaded)}))
