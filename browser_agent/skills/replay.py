@@ -16,6 +16,7 @@ from browser_agent.browser.awaiting import paced
 from browser_agent.browser.session import BrowserSession, browser_session
 from browser_agent.errors import ActionError, BrowserError
 from browser_agent.failure_kinds import BROKEN, classify
+from browser_agent.harvest.tokens import strip_tokens
 from browser_agent.secrets import configured, how_to_set, missing, placeholders
 from browser_agent.settings import Settings
 from browser_agent.skills.loader import SkillFunction, SkillLoadError, load_skill
@@ -95,8 +96,8 @@ async def replay(
     pace: float = 0.0,
 ) -> Replay:
     """Run ``skill`` with its example arguments in a fresh context; passed means it reached
-    its recorded end state (same path and query). Secrets come from ``secrets`` (the
-    configured ones when None); a skill needing one that is not there is not run. With
+    its recorded end state (same path and query, tokens aside). Secrets come from ``secrets``
+    (the configured ones when None); a skill needing one that is not there is not run. With
     ``trace_path``, a failed replay keeps a Playwright trace there, unless the skill types a
     secret (a trace holds every value typed)."""
     started = time.perf_counter()
@@ -154,7 +155,7 @@ async def _run(
             kind=classify(exc),
         )
     final = active.current_page().url
-    if skill.expected_end and relative(final) != skill.expected_end:
+    if skill.expected_end and relative(strip_tokens(final)) != skill.expected_end:
         return Replay(
             False,
             final_url=final,
