@@ -17,7 +17,9 @@ import pytest
 from typer.testing import CliRunner
 
 from browser_agent.cli import app
-from browser_agent.harvest.tokens import is_token, refused_url, strip_tokens
+from browser_agent.harvest.elements import ElementRecord
+from browser_agent.harvest.plan import Param, PlannedStep, SkillPlan
+from browser_agent.harvest.tokens import is_token, refused_url, strip_tokens, without_tokens
 from browser_agent.settings import Settings
 from browser_agent.storage_state import profile_path
 from browser_agent.store.db import open_store
@@ -199,3 +201,30 @@ def test_a_url_with_a_nonce_is_not_replayed_and_a_hidden_field_is_never_typed(
     assert "hidden field 'csrf_token'" in report, report
     assert nonce not in report
     assert not list((settings.workspace / "skills").rglob("*.py"))
+
+
+def test_the_links_a_plan_keeps_lose_their_tokens() -> None:
+    nonce = "5e884898da28047151d0e56f8dc62927"
+    link = ElementRecord(
+        "text=Trash", "link", "Trash", "a", attributes={"href": f"/post?id=7&_wpnonce={nonce}"}
+    )
+    start = Param("start_url", "", f"http://127.0.0.1:9/posts?token={nonce}")
+    plan = SkillPlan(
+        command="trash the post",
+        template="trash the post",
+        params=[start],
+        steps=[
+            PlannedStep("open_url", {"url": start}),
+            PlannedStep("click", {"selector": "text=Trash"}, {"selector": link}),
+        ],
+        start_url=start.example,
+        end_url=f"http://127.0.0.1:9/posts?trashed=1&_wpnonce={nonce}",
+        ended_because="the run ended",
+        source="test",
+    )
+    kept = without_tokens(plan)
+    assert nonce not in json.dumps(
+        [kept.start_url, kept.end_url, start.example, start.said, link.attributes]
+    )
+    assert link.attributes["href"] == "/post?id=7"
+    assert kept.end_url == "http://127.0.0.1:9/posts?trashed=1"

@@ -93,6 +93,4 @@ def without_tokens(plan: SkillPlan) -> SkillPlan:
         url = step.arguments.get("url")
         if isinstance(url, Param) and isinstance(url.example, str):
             url.example = url.said = strip_tokens(url.example, command)
-        elif isinstance(url, str):
-            step.arguments["url"] = strip_tokens(url, command)
     return plan
