@@ -129,6 +129,18 @@ def test_without_its_secret_the_expired_login_is_said_and_nothing_is_typed(
     assert {s.status for s in skills(settings)} == {"healthy"}  # not its fault
 
 
+def test_a_planner_run_that_meets_the_expired_login_logs_in_first(
+    settings: Settings, site: NotesSite
+) -> None:
+    assert run(settings, LOGIN, f"{site.url}/login")["status"] == "succeeded"
+    cli(settings, "harvest", "--all")
+    site.expire_sessions()
+    logins = site.logins
+    done = run(settings, NOTE.format(title="Chores"), f"{site.url}/notes/new")  # no skill yet
+    assert done["status"] == "succeeded", done
+    assert site.logins == logins + 1 and site.notes[-1] == "Chores"
+
+
 @pytest.mark.parametrize(
     ("name", "value", "token"),
     [

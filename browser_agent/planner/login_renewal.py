@@ -17,6 +17,7 @@ from playwright.async_api import Page
 
 from browser_agent.browser.profiles import keep_profile
 from browser_agent.browser.session import session
+from browser_agent.errors import ActionError, BrowserError
 from browser_agent.secrets import how_to_set, missing
 from browser_agent.store.connection import Store
 from browser_agent.store.rows import SkillRow
@@ -110,3 +111,21 @@ async def renew_login(store: Store, login: SkillRow) -> tuple[bool, str]:
         return False, f"The session had expired and logging in again with {login.name} failed."
     await keep_profile(active.settings, active.context)
     return True, f"The session had expired: logged in again with {login.name}."
+
+
+async def renewed_at_start(store: Store, start_url: str | None) -> bool:
+    """Before the planner starts on ``start_url`` (a page of a site with a login skill, not
+    its login page): when the page sends to the login page because the kept session
+    expired, log in again first. Whether it did."""
+    from browser_agent.skills.primitive.open_url import open_url
+
+    login = login_skill(store, start_url) if start_url else None
+    if login is None or urlsplit(start_url or "").path == urlsplit(login.start_url).path:
+        return False
+    try:
+        await open_url(start_url or "")
+    except (ActionError, BrowserError):  # the planner will meet it, and say so
+        return False
+    if not await on_login_page(session().current_page(), login):
+        return False
+    return (await renew_login(store, login))[0]
