@@ -105,6 +105,12 @@ def test_an_expired_session_is_renewed_through_the_login_skill_with_no_model_cal
     assert (again["status"], again["llm_calls"], site.logins) == ("succeeded", 0, logins + 1)
     assert site.notes[-1] == "Dishes"
 
+    site.expire_sessions()  # a nightly validation on an expired profile logs in and passes
+    validated = cli(settings, "validate", "--all")
+    assert validated.exit_code == 0, validated.output
+    assert site.logins > logins + 1 and {s.status for s in skills(settings)} == {"healthy"}
+    assert profile_path(settings.workspace, "notes").read_text() == kept  # left as it was
+
     kept_in_skills = skill_texts(settings)
     assert "/home" in kept_in_skills  # the landing page is kept, its nonce is not
     assert not [value for value in site.issued() if value in kept_in_skills]

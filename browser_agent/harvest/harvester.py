@@ -407,7 +407,8 @@ async def _verify(
     if skill is None or skill.id is None:
         return
     try:
-        outcome = await replay(skill, settings, browser, pace=recorded_pace(engine, skill))
+        pace = recorded_pace(engine, skill)
+        outcome = await replay(skill, settings, browser, pace=pace, logins=engine)
         passed, error = outcome.passed, outcome.error
         kind = OK if passed else outcome.kind or BROKEN
     except Exception as exc:  # the replay could not run: the skill stays unverified

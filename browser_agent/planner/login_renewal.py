@@ -87,9 +87,10 @@ async def landed_on_login(store: Store, skill: SkillRow) -> SkillRow | None:
     return login if login is not None and await on_login_page(page, login) else None
 
 
-async def renew_login(store: Store, login: SkillRow) -> tuple[bool, str]:
+async def renew_login(store: Store, login: SkillRow, *, keep: bool = True) -> tuple[bool, str]:
     """Log in again with ``login`` from the page it was learnt on, with its example arguments (the
-    password its secret's placeholder); on success the run's profile keeps the new session.
+    password its secret's placeholder); on success the run's profile keeps the new session
+    (unless not ``keep``).
     Whether it worked, and what happened in a sentence."""
     from browser_agent.planner.skill_call import call_skill  # it calls back into this module
     from browser_agent.skills.loader import load_skill
@@ -109,7 +110,8 @@ async def renew_login(store: Store, login: SkillRow) -> tuple[bool, str]:
     page = active.current_page()
     if not outcome.ok or await on_login_page(page, login):
         return False, f"The session had expired and logging in again with {login.name} failed."
-    await keep_profile(active.settings, active.context)
+    if keep:
+        await keep_profile(active.settings, active.context)
     return True, f"The session had expired: logged in again with {login.name}."
 
 

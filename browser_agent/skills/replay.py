@@ -22,6 +22,8 @@ from browser_agent.settings import Settings
 from browser_agent.skills.loader import SkillFunction, SkillLoadError, load_skill
 
 if TYPE_CHECKING:
+    from sqlalchemy.engine import Engine
+
     from browser_agent.store.models import Skill
     from browser_agent.store.rows import SkillRow
 
@@ -94,12 +96,15 @@ async def replay(
     secrets: Mapping[str, str] | None = None,
     trace_path: Path | None = None,
     pace: float = 0.0,
+    logins: Engine | None = None,
 ) -> Replay:
     """Run ``skill`` with its example arguments in a fresh context; passed means it reached
     its recorded end state (same path and query, tokens aside). Secrets come from ``secrets``
     (the configured ones when None); a skill needing one that is not there is not run. With
     ``trace_path``, a failed replay keeps a Playwright trace there, unless the skill types a
-    secret (a trace holds every value typed)."""
+    secret (a trace holds every value typed). With ``logins`` (the store), a replay that
+    met the site's login page because the kept session expired logs in again through the
+    site's login skill and starts over (the profile is left as it was)."""
     started = time.perf_counter()
     secrets = configured() if secrets is None else secrets
     lacking = lacking_secret(skill, secrets)
@@ -116,6 +121,8 @@ async def replay(
         if traced:
             await active.context.tracing.start(screenshots=True, snapshots=True)
         outcome = await _run(function, arguments, active, skill, screenshot_dir, pace)
+        if not outcome.passed and logins is not None and await _logged_in_again(logins, skill):
+            outcome = await _run(function, arguments, active, skill, screenshot_dir, pace)
         if traced:
             kept = None if outcome.passed else trace_path
             if kept:
@@ -124,6 +131,16 @@ async def replay(
             outcome.trace = str(kept) if kept else None
     outcome.seconds = time.perf_counter() - started
     return outcome
+
+
+async def _logged_in_again(logins: Engine, skill: Skill | SkillRow) -> bool:
+    """Whether the replay stopped on the site's login page and logged in again."""
+    from browser_agent.planner.login_renewal import landed_on_login, renew_login
+    from browser_agent.store.connection import Store
+
+    store = Store.of(logins)
+    login = await landed_on_login(store, skill)
+    return login is not None and (await renew_login(store, login, keep=False))[0]
 
 
 def types_secret(arguments: Mapping[str, str]) -> bool:

@@ -131,6 +131,7 @@ async def check_skill(skill: Skill, job: Job) -> Checked:
             screenshot_dir=job.place.screenshot_dir,
             secrets=job.place.secrets,
             pace=recorded_pace(job.engine, skill),
+            logins=job.engine,
         )
     except Exception as exc:  # one crashing replay must not stop the others
         return Checked(skill.name, skill.version, ERROR, error=f"{type(exc).__name__}: {exc}")
