@@ -10,6 +10,7 @@ page the login skill starts from or holds the field the login skill types its pa
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
 from playwright.async_api import Error as PlaywrightError
@@ -23,10 +24,13 @@ from browser_agent.store.connection import Store
 from browser_agent.store.rows import SkillRow
 from browser_agent.store.skill_use import current_skill_rows, loads
 
+if TYPE_CHECKING:
+    from browser_agent.store.models import Skill
+
 _PASSWORD_FIELD = "input[type=password i]:visible"
 
 
-def password_targets(skill: SkillRow) -> list[str]:
+def password_targets(skill: Skill | SkillRow) -> list[str]:
     """The selectors of the password fields ``skill`` types into."""
     targets = loads(skill.selectors)
     return [
@@ -38,7 +42,7 @@ def password_targets(skill: SkillRow) -> list[str]:
     ]
 
 
-def is_login_skill(skill: SkillRow) -> bool:
+def is_login_skill(skill: Skill | SkillRow) -> bool:
     """Whether ``skill`` logs in: one of its steps types into a password field."""
     return bool(password_targets(skill))
 
@@ -78,7 +82,7 @@ async def on_login_page(page: Page, login: SkillRow) -> bool:
     return False
 
 
-async def landed_on_login(store: Store, skill: SkillRow) -> SkillRow | None:
+async def landed_on_login(store: Store, skill: Skill | SkillRow) -> SkillRow | None:
     """The site's login skill when ``skill`` (not a login itself) is on its login page."""
     if is_login_skill(skill):
         return None
@@ -88,10 +92,9 @@ async def landed_on_login(store: Store, skill: SkillRow) -> SkillRow | None:
 
 
 async def renew_login(store: Store, login: SkillRow, *, keep: bool = True) -> tuple[bool, str]:
-    """Log in again with ``login`` from the page it was learnt on, with its example arguments (the
-    password its secret's placeholder); on success the run's profile keeps the new session
-    (unless not ``keep``).
-    Whether it worked, and what happened in a sentence."""
+    """Log in again with ``login`` from the page it was learnt on, with its example
+    arguments (the password as its secret's placeholder); on success the run's profile
+    keeps the new session, when ``keep``. Whether it worked, and what happened, said."""
     from browser_agent.planner.skill_call import call_skill  # it calls back into this module
     from browser_agent.skills.loader import load_skill
 
