@@ -225,12 +225,17 @@ def _print_step(step: StepRow) -> None:
     )
 
 
+# How a run's status reads: done, ended but not shown done (unverified), anything else.
+STATUS_COLOURS = {"succeeded": "green", "unverified": "yellow"}
+
+
 def print_summary(result: RunResult) -> None:
     """The answer and what the run cost."""
-    colour = "green" if result.status == "succeeded" else "red"
+    colour = STATUS_COLOURS.get(result.status, "red")
     console.print(f"\n[bold {colour}]{result.status}[/]: {escape(result.answer)}")
     console.print(
-        f"[dim]run {result.run_id}: {result.steps} steps, {result.llm_calls} LLM calls, "
+        f"[dim]run {result.run_id}: {result.steps} steps, "
+        f"{result.llm_calls} LLM calls ({escape(result.model)}), "
         f"{result.prompt_tokens + result.completion_tokens} tokens{_cost(result.cost_usd)}, "
         f"{result.seconds:.1f} s; "
         f"log {result.log_path}[/]"
@@ -385,8 +390,10 @@ def _report_harvest(result: HarvestResult) -> None:
     if result.skill is None:
         console.print(f"[yellow]No skill harvested:[/] {escape(result.error or '')}")
         return
-    verdict = "verified by replay" if result.verified else f"not verified ({result.verify_error})"
-    console.print(f"Harvested [bold]{result.skill.name}[/] ({verdict}): {result.skill.module_path}")
+    from browser_agent.record.teach import verdict
+
+    said = escape(verdict(result))
+    console.print(f"Harvested [bold]{result.skill.name}[/] ({said}): {result.skill.module_path}")
 
 
 def _compare(first: RunResult, second: RunResult) -> None:

@@ -2,7 +2,7 @@
 
 The built-in table covers common hosted models; ``BROWSER_AGENT_PRICES`` adds or
 replaces entries. A model with no price has no cost (None, never shown as zero); the
-offline planner costs nothing.
+offline planner, and a model served on this machine, cost nothing.
 """
 
 from __future__ import annotations
@@ -42,9 +42,13 @@ def run_cost(
     prompt_tokens: int,
     completion_tokens: int,
     prices: Mapping[str, tuple[float, float]],
+    local: bool = False,
 ) -> float | None:
-    """What these tokens of ``model`` cost in US dollars; None when its price is unknown."""
+    """What these tokens of ``model`` cost in US dollars; None when its price is unknown,
+    0 for a model served on this machine (``local``) that the prices do not name."""
     price = price_of(model, prices)
+    if price is None and local:
+        return 0.0
     if price is None:
         return None
     return (prompt_tokens * price[0] + completion_tokens * price[1]) / 1_000_000

@@ -10,6 +10,7 @@ if TYPE_CHECKING:  # rich.progress loads only when something is shown or counted
     from rich.console import Console
     from rich.progress import Progress
 
+    from browser_agent.llm.model_window import ModelWindow
     from browser_agent.llm.types import LLMClient, LLMReply
 
 
@@ -25,6 +26,19 @@ class WaitingForModel:
         self.llm = llm
         self.name = llm.name
         self.console = console
+
+    async def model_window(self) -> ModelWindow:
+        """The wrapped client's model window."""
+        from browser_agent.llm.model_window import window_of
+
+        return await window_of(self.llm)
+
+    @property
+    def local(self) -> bool:
+        """True when the wrapped client's model is served on this machine."""
+        from browser_agent.llm.model_window import served_locally
+
+        return served_locally(self.llm)
 
     async def complete(self, messages: list[dict], tools: list[dict]) -> LLMReply:
         from rich.errors import LiveError

@@ -124,7 +124,12 @@ class Settings(BaseSettings):
         validation_alias=_env(f"{ENV_PREFIX}LLM_MODEL", "OPENAI_MODEL"),
         description="model name at that endpoint; `offline` for the built-in planner",
     )
-    llm_timeout_s: float = Field(60.0, gt=0, description="how long one model call may take")
+    llm_timeout_s: float | None = Field(
+        None,
+        gt=0,
+        description="how long one model call may take",
+        json_schema_extra=_shown("60 s; 600 s for a model on this machine (a loopback URL)"),
+    )
     llm_text_actions: bool = Field(False, description="`true` for models without native tool calls")
     ask_timeout_s: float = Field(
         600.0,
@@ -181,7 +186,11 @@ class Settings(BaseSettings):
     # Memory (browser_agent.memory). The planner's history is fitted into
     # context_limit_tokens - answer_reserve_tokens - (system prompt, command, tools).
     context_limit_tokens: int = Field(
-        128_000, gt=0, description="the model's context limit; the history is fitted inside it"
+        128_000,
+        gt=0,
+        description="the model's context limit; the history is fitted inside it (a "
+        "self-hosted server's own smaller window, and its tokenizer, are used when it "
+        "reports them)",
     )
     answer_reserve_tokens: int = Field(4_096, gt=0, description="room kept for the model's answer")
     short_term_share: float = Field(

@@ -32,10 +32,10 @@ from browser_agent.harvest.harvester import harvest  # noqa: E402
 from browser_agent.llm.offline import OfflinePlanner  # noqa: E402
 from browser_agent.llm.openai_client import OpenAIClient  # noqa: E402
 from browser_agent.planner.agent import RunResult, run_command  # noqa: E402
-from browser_agent.planner.router import routable  # noqa: E402
 from browser_agent.record.save import save_recording  # noqa: E402
 from browser_agent.record.session import record_session  # noqa: E402
 from browser_agent.settings import Settings, load_settings  # noqa: E402
+from browser_agent.skills.replay import routable  # noqa: E402
 from browser_agent.store.db import open_store  # noqa: E402
 from browser_agent.testing.miniwob_site import (  # noqa: E402
     MiniWobSite,

@@ -81,7 +81,9 @@ class NotesSite:
         if path == "/home":
             listed = "".join(f"<li>{html.escape(n)}</li>" for n in self.notes)
             return _page(
-                handler, "Your notes", f'<a href="/notes/new">New note</a><ul>{listed}</ul>'
+                handler,
+                "Your notes",
+                f'<p>Logged in as {USER}</p><a href="/notes/new">New note</a><ul>{listed}</ul>',
             )
         if path == "/notes/new":
             return _page(handler, "New note", _note_form(self._token()))

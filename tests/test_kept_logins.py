@@ -19,7 +19,8 @@ from typer.testing import CliRunner
 from browser_agent.cli import app
 from browser_agent.harvest.elements import ElementRecord
 from browser_agent.harvest.plan import Param, PlannedStep, SkillPlan
-from browser_agent.harvest.tokens import is_token, refused_url, strip_tokens, without_tokens
+from browser_agent.harvest.tokens import without_tokens
+from browser_agent.request_tokens import is_token, refused_url, strip_tokens
 from browser_agent.settings import Settings
 from browser_agent.storage_state import profile_path
 from browser_agent.store.db import open_store

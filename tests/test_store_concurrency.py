@@ -76,12 +76,12 @@ def _reporting(worker: Callable[..., Any], args: tuple, barrier: Barrier, result
 
 def count_uses(workspace: str, url: str, skill_id: int, barrier: Barrier) -> int:
     """Count INCREMENTS uses of a skill, every third one failed."""
-    from browser_agent.store.skill_use import record_use
+    from browser_agent.store.health import BROKEN, OK, count_use
 
     engine = open_store(settings_of(workspace, url))
     barrier.wait()
     for i in range(INCREMENTS):
-        record_use(engine, skill_id, ok=i % 3 != 0, error="step 2: gone")
+        count_use(engine, skill_id, OK if i % 3 != 0 else BROKEN, "step 2: gone")
     return INCREMENTS
 
 

@@ -31,11 +31,11 @@ from browser_agent.cli import app
 from browser_agent.planner.router import route
 from browser_agent.settings import Settings, load_settings
 from browser_agent.store.db import open_store, store_engine
+from browser_agent.store.health import OK, count_use
 from browser_agent.store.lock import LockTimeout, lock_path, migration_lock
 from browser_agent.store.migrate import StoreTooNew, alembic_config, current_revision, upgrade
 from browser_agent.store.migrations import HEAD_REVISION
 from browser_agent.store.models import HarvestedSource, Run
-from browser_agent.store.skill_use import record_use
 from browser_agent.store.skills import current_skills, harvested_source, remember_source
 
 FIXTURE = Path(__file__).parent / "fixtures" / "store_release_0.1.sql"  # a text dump
@@ -166,7 +166,7 @@ def test_the_upgraded_release_store_is_used_as_before(tmp_path: Path) -> None:
     assert found is not None and found.skill.name == "search_sort"
     assert found.arguments == {"search_term": "sandals", "sort_by": "customer rating"}
 
-    record_use(engine, skill.id, ok=True)  # the release's count goes on
+    count_use(engine, skill.id, OK, None)  # the release's count goes on
     (skill,) = current_skills(engine)
     assert (skill.uses, skill.successes, skill.failures) == (2, 2, 0)
 

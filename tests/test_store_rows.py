@@ -21,12 +21,13 @@ from browser_agent.settings import Settings, load_settings
 from browser_agent.store.abandoned import ABANDONED_ERROR, this_process
 from browser_agent.store.connection import Store
 from browser_agent.store.db import open_store, orm_engine
+from browser_agent.store.health import BROKEN, OK, count_use
 from browser_agent.store.migrate import current_revision
 from browser_agent.store.migrations import HEAD_REVISION
 from browser_agent.store.models import Run, Skill, Step
 from browser_agent.store.rows import RunRow, SkillRow, StepRow
 from browser_agent.store.run_store import open_run_store
-from browser_agent.store.skill_use import current_skill_rows, mark_stale, record_use
+from browser_agent.store.skill_use import current_skill_rows, mark_stale
 
 PAIRS = ((RunRow, Run), (StepRow, Step), (SkillRow, Skill))
 
@@ -126,8 +127,8 @@ def test_skills_are_read_and_counted_as_the_orm_keeps_them(tmp_path: Path, store
     assert [dataclasses.asdict(row) for row in rows] == [orm[row.name] for row in rows]
     assert rows[0].current is True and rows[0].complete is True
 
-    record_use(store, rows[0].id, ok=True)  # type: ignore[arg-type]
-    record_use(store, rows[0].id, ok=False, error="step 2: gone")  # type: ignore[arg-type]
+    count_use(store, rows[0].id, OK, None)  # type: ignore[arg-type]
+    count_use(store, rows[0].id, BROKEN, "step 2: gone")  # type: ignore[arg-type]
     mark_stale(store, rows[1].id, "step 1: gone", '{"1": {"css": "#q"}}')  # type: ignore[arg-type]
     with Session(engine) as db:
         used, stale = db.get(Skill, rows[0].id), db.get(Skill, rows[1].id)

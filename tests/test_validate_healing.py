@@ -29,6 +29,7 @@ SAVE = Target(
 def test_healing_stages_go_from_role_and_name_to_the_xpath() -> None:
     assert [how for how, _selector in heal_stages(SAVE)] == [
         "its role and name",
+        "its role and name, marks aside",
         "its visible text",
         "its name attribute",
         "its id attribute",

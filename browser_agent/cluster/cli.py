@@ -154,7 +154,7 @@ def _print(results: list[JobResult], seconds: float) -> None:
     table = Table("job", "status", "run", "LLM calls", "seconds", "command")
     table.columns[0].no_wrap = table.columns[2].no_wrap = True
     for result in results:
-        colour = "green" if result.status == "succeeded" else "red"
+        colour = {"succeeded": "green", "unverified": "yellow"}.get(result.status, "red")
         table.add_row(
             result.job_id,
             f"[{colour}]{result.status}[/]",

@@ -58,7 +58,7 @@ SECURITY_HEADERS = {
     "Referrer-Policy": "same-origin",  # no-referrer would make form posts say Origin: null
     "Cache-Control": "no-store",
 }
-RUN_STATUSES = ("running", "succeeded", "failed", "interrupted", "abandoned")
+RUN_STATUSES = ("running", "succeeded", "unverified", "failed", "interrupted", "abandoned")
 RUN_ID = re.compile(r"[0-9A-Za-z_-]+")
 
 

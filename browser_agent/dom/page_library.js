@@ -33,7 +33,7 @@
   const NOT_CLICKABLE_TEXT = new Set(["LABEL", "H1", "H2", "H3", "H4", "H5", "H6", "BODY", "HTML"]);
   const ID_ATTRS = [
     "id", "name", "type", "role", "data-testid", "aria-label", "placeholder", "title",
-    "alt", "href", "for", "value",
+    "alt", "href", "for", "value", "contenteditable", "data-placeholder", "aria-placeholder",
   ];
   const HEADINGS = new Set(["H1", "H2", "H3", "H4", "H5", "H6"]);
 
@@ -66,9 +66,14 @@
         return "textbox";
       }
     }
+    if (isEditingHost(el)) return "textbox"; // an editable heading is typed into
     if (HEADINGS.has(el.tagName)) return "heading";
-    if (el.isContentEditable && el.getAttribute("contenteditable") !== null) return "textbox";
     return null;
+  }
+
+  // An element a person types into that is no form field: a rich-text editor's box.
+  function isEditingHost(el) {
+    return el.isContentEditable && el.getAttribute("contenteditable") !== null;
   }
 
   function textOf(el) {
@@ -88,6 +93,12 @@
     }
     const aria = el.getAttribute("aria-label");
     if (aria && aria.trim()) return squash(aria, 120);
+    // An editor box is named by its placeholder, never by the text typed into it.
+    if (isEditingHost(el)) {
+      const hint = ["aria-placeholder", "data-placeholder", "placeholder", "title"]
+        .map((a) => el.getAttribute(a)).find((v) => v && v.trim());
+      return squash(hint || "", 120);
+    }
     const tag = el.tagName;
     if (tag === "INPUT" || tag === "SELECT" || tag === "TEXTAREA") {
       const type = (el.getAttribute("type") || "").toLowerCase();
@@ -116,7 +127,7 @@
     if (tag === "INPUT") return (el.getAttribute("type") || "").toLowerCase() !== "hidden";
     if (role && CONTAINER_ROLES.has(role)) return false;
     if (role && INTERACTIVE_ROLES.has(role)) return true;
-    if (el.isContentEditable && el.getAttribute("contenteditable") !== null) return true;
+    if (isEditingHost(el)) return true;
     if (el.hasAttribute("onclick")) return true;
     const tabindex = el.getAttribute("tabindex");
     // A focusable box of several items with no role (a suggestion list) is walked into.
@@ -240,9 +251,13 @@
 
   // What a typed field holds (shown after its name as `"Name": value`), else null.
   function heldValue(el) {
+    if (isEditingHost(el)) return el.innerText.trim() ? av(squash(el.innerText, 60)) : null;
     if (el.tagName !== "INPUT" && el.tagName !== "TEXTAREA") return null;
     if (isPassword(el) || !el.value) return null;
-    if (["checkbox", "radio", "submit", "button", "reset", "image"].includes(el.type)) return null;
+    // a file field's value names a file of the person's disk: never shown
+    if (["checkbox", "radio", "submit", "button", "reset", "image", "file"].includes(el.type)) {
+      return null;
+    }
     return av(squash(el.value, 60));
   }
 

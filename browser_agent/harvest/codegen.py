@@ -11,7 +11,7 @@ import inspect
 import keyword
 import re
 from typing import Any
-from urllib.parse import urlsplit
+from urllib.parse import unquote_plus, urlsplit
 
 import libcst as cst
 import libcst.matchers as m
@@ -19,6 +19,7 @@ from libcst.helpers import parse_template_expression, parse_template_statement
 
 from browser_agent.harvest.plan import (
     RESERVED_NAMES,
+    BuiltUrl,
     ByRoleName,
     Cased,
     NthOfRole,
@@ -27,6 +28,7 @@ from browser_agent.harvest.plan import (
     SkillPlan,
     snake,
 )
+from browser_agent.skills.end_state import normal, shows
 from browser_agent.skills.primitive import PRIMITIVES
 
 _IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
@@ -116,6 +118,28 @@ def _one_per_line(count: int, index: int, indent: str = "    ") -> cst.Comma:
     )
 
 
+def _url(value: BuiltUrl, start_url: str) -> cst.BaseExpression:
+    """The address built from its pieces, each parameter URL-quoted; on the start page's
+    site, joined to ``start_url`` so the skill follows the site wherever it is served."""
+    parts: list[cst.BaseExpression] = []
+    origin = "{0.scheme}://{0.netloc}".format(urlsplit(start_url))
+    joined = False
+    for index, piece in enumerate(value.parts):
+        if isinstance(piece, str):
+            if index == 0 and start_url and piece.startswith(origin + "/"):
+                piece, joined = piece[len(origin) :], True
+            parts.append(string(piece))
+        else:
+            name = identifier(piece.name)
+            parts.append(parse_template_expression("quote(str({name}), safe='')", name=name))
+    built = parts[0]
+    for part in parts[1:]:
+        built = cst.BinaryOperation(built, cst.Add(), part)
+    if not joined:
+        return built
+    return parse_template_expression("urljoin(start_url, {path})", path=built)
+
+
 def _value(value: Any) -> cst.BaseExpression:
     if isinstance(value, Cased):
         case = identifier(value.case.name) if isinstance(value.case, Param) else string(value.case)
@@ -198,9 +222,10 @@ def _looped(planned: PlannedStep) -> Param | None:
     return None
 
 
-def _checks(planned: PlannedStep) -> list[cst.Arg]:
+def _checks(planned: PlannedStep, examples: tuple[str, ...] = ()) -> list[cst.Arg]:
     """The effects ``expect`` checks after the step: the field holds the value, the box is
-    ticked, the option chosen, the page moved on or changed as it did when recorded."""
+    ticked, the option chosen, the page moved on or changed as it did when recorded (to
+    the same path, unless the path holds one of the command's ``examples``: it varies)."""
     checks = []
     from_command = any(
         isinstance(v, Param | ByRoleName | NthOfRole | Cased) for v in planned.arguments.values()
@@ -211,7 +236,9 @@ def _checks(planned: PlannedStep) -> list[cst.Arg]:
         checks.append(keyword_arg("selected", _value(planned.arguments["option"])))
     if planned.checked:
         checks.append(keyword_arg("checked", cst.Name("True")))
-    if planned.navigated_to is not None and not from_command:  # else the path varies too
+    if planned.navigated_to is not None and not (from_command or planned.path_varies):
+        from_command = _holds_value(urlsplit(planned.navigated_to).path, examples)
+    if planned.navigated_to is not None and not (from_command or planned.path_varies):
         checks.append(keyword_arg("navigated_to", string(urlsplit(planned.navigated_to).path)))
     elif planned.navigated_to is not None:
         checks.append(keyword_arg("navigated", cst.Name("True")))
@@ -220,10 +247,22 @@ def _checks(planned: PlannedStep) -> list[cst.Arg]:
     return checks
 
 
-def _step_statements(step: int, planned: PlannedStep, names: dict[str, str]) -> list:
+def _holds_value(path: str, examples: tuple[str, ...]) -> bool:
+    """Whether an address's path holds one of the command's values (as words or a slug)."""
+    said = normal(unquote_plus(path))
+    return any(len(normal(v)) > 2 and shows(said, normal(v)) for v in examples)
+
+
+def _step_statements(
+    step: int,
+    planned: PlannedStep,
+    names: dict[str, str],
+    start_url: str,
+    examples: tuple[str, ...] = (),
+) -> list:
     """The statements of one step, inside ``with answering_dialogs(...)`` when the step
     raised a dialog that asked, so the skill answers it as the recorded run did."""
-    statements = _step_body(step, planned, names)
+    statements = _step_body(step, planned, names, start_url, examples)
     if planned.accept_dialogs is None:
         return statements
     answering = parse_template_expression(
@@ -233,7 +272,13 @@ def _step_statements(step: int, planned: PlannedStep, names: dict[str, str]) -> 
     return [cst.With(items=[cst.WithItem(answering)], body=cst.IndentedBlock(statements))]
 
 
-def _step_body(step: int, planned: PlannedStep, names: dict[str, str]) -> list:
+def _step_body(
+    step: int,
+    planned: PlannedStep,
+    names: dict[str, str],
+    start_url: str,
+    examples: tuple[str, ...] = (),
+) -> list:
     """The guarded primitive call, then its effect check; once per item when the step
     runs over a list parameter."""
     fn = PRIMITIVES[planned.primitive]
@@ -245,15 +290,17 @@ def _step_body(step: int, planned: PlannedStep, names: dict[str, str]) -> list:
             raise ValueError(f"{planned.primitive} has no parameter {key!r}")
         if key in planned.targets:
             args.append(keyword_arg(key, _finder(names[key], value, looped)))
+        elif isinstance(value, BuiltUrl):
+            args.append(keyword_arg(key, _url(value, start_url)))
         else:
             args.append(keyword_arg(key, _value(value)))
     call = cst.Await(cst.Call(identifier(planned.primitive), args))
     if planned.primitive == "open_url":
         return [cst.SimpleStatementLine([cst.Expr(call)])]
     if looped is not None and looped.kind == "path":
-        return [_path_loop(planned, names, looped)]
+        return [_path_loop(planned, names, looped, examples)]
     first_target = identifier(names[next(iter(planned.targets))]) if planned.targets else None
-    checks = _checks(planned)
+    checks = _checks(planned, examples)
     if not checks:
         body = [cst.SimpleStatementLine([cst.Expr(call)])]
     else:
@@ -269,10 +316,12 @@ def _step_body(step: int, planned: PlannedStep, names: dict[str, str]) -> list:
     return [loop]
 
 
-def _path_loop(planned: PlannedStep, names: dict[str, str], path: Param) -> cst.BaseStatement:
+def _path_loop(
+    planned: PlannedStep, names: dict[str, str], path: Param, examples: tuple[str, ...] = ()
+) -> cst.BaseStatement:
     """Open each item of a menu path by pointing at it, and click the last one."""
     key = next(iter(planned.targets))
-    checks = _checks(planned)
+    checks = _checks(planned, examples)
     last_act = "click" if planned.primitive == "click" else "hover"
     template = (
         "for {item}, last in path_items({path}):\n"
@@ -346,6 +395,7 @@ def generate_module(plan: SkillPlan, name: str) -> str:
     summary = plan.template[:1].upper() + plan.template[1:]
     if not summary.endswith("."):
         summary += "."
+    examples = tuple(str(p.example) for p in plan.params if isinstance(p.example, str | int))
     names: dict[tuple[int, str], str] = {}
     constants: list[cst.BaseStatement] = []
     body: list[cst.BaseStatement] = [
@@ -359,7 +409,7 @@ def generate_module(plan: SkillPlan, name: str) -> str:
             step_names[key] = constant
             constants.append(_target_constant(constant, number, key, planned))
         names.update({(number, k): v for k, v in step_names.items()})
-        body.extend(_step_statements(number, planned, step_names))
+        body.extend(_step_statements(number, planned, step_names, plan.start_url, examples))
     filled_in = [keyword_arg(p.name, identifier(p.name)) for p in plan.params]
     done_call = cst.Call(cst.Name("done"), [cst.Arg(string(summary)), *filled_in])
     body.append(cst.SimpleStatementLine([cst.Return(cst.Await(done_call))]))
@@ -382,6 +432,19 @@ def generate_module(plan: SkillPlan, name: str) -> str:
     runtime_names = [n for n in helpers if m.findall(in_body, m.Name(n))]
     if constants:
         runtime_names.insert(0, "Target")
+    standard = [parse_template_statement("from typing import Annotated\n")]
+    url_helpers = [n for n in ("quote", "urljoin") if m.findall(in_body, m.Name(n))]
+    if url_helpers:
+        standard.append(
+            cst.SimpleStatementLine(
+                [
+                    cst.ImportFrom(
+                        module=cst.parse_expression("urllib.parse"),
+                        names=[cst.ImportAlias(cst.Name(n)) for n in url_helpers],
+                    )
+                ]
+            )
+        )
     module = cst.Module(
         header=[cst.EmptyLine(comment=cst.Comment("# ruff: noqa: E501"))],
         body=[
@@ -395,7 +458,8 @@ def generate_module(plan: SkillPlan, name: str) -> str:
                     )
                 ]
             ),
-            _spaced(parse_template_statement("from typing import Annotated\n"), 1),
+            _spaced(standard[0], 1),
+            *standard[1:],
             _spaced(
                 cst.SimpleStatementLine(
                     [

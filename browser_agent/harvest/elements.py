@@ -28,6 +28,10 @@ _GENERATED_ID = re.compile(
     re.IGNORECASE,
 )
 
+# What a field shows while empty: a form field's placeholder, a rich-text editor's
+# data-placeholder or aria-placeholder (an editor's box is never named by its text).
+PLACEHOLDERS = ("placeholder", "data-placeholder", "aria-placeholder")
+
 _ROLE_OF_INPUT = {
     "button": "button",
     "submit": "button",
@@ -172,6 +176,8 @@ def role_of(tag: Tag) -> str:
     explicit = tag.attributes.get("role")
     if explicit:
         return explicit.split()[0]
+    if tag.attributes.get("contenteditable", "false").lower() in ("", "true", "plaintext-only"):
+        return "textbox"
     if tag.tag == "input":
         return _ROLE_OF_INPUT.get(tag.attributes.get("type", "text").lower(), "textbox")
     return {
@@ -201,7 +207,7 @@ def stable_selector(tag: Tag, role: str, name: str) -> str | None:
             if re.fullmatch(r"[A-Za-z][\w-]*", element_id)
             else (f"[id={_css(element_id)}]")
         )
-    for attribute in ("name", "data-testid", "aria-label", "placeholder"):
+    for attribute in ("name", "data-testid", "aria-label", *PLACEHOLDERS):
         value = attrs.get(attribute)
         if value and not (attribute == "name" and looks_generated(value)):
             return f"{tag.tag}[{attribute}={_css(value)}]"
@@ -215,7 +221,7 @@ def stable_selector(tag: Tag, role: str, name: str) -> str | None:
 
 def xpath_of(tag: Tag, name: str) -> str:
     """An XPath from static attributes, a last resort when CSS and roles fail."""
-    for attribute in ("id", "name", "data-testid", "aria-label", "placeholder"):
+    for attribute in ("id", "name", "data-testid", "aria-label", *PLACEHOLDERS):
         value = tag.attributes.get(attribute)
         if value and "'" not in value:
             return f"//{tag.tag}[@{attribute}='{value}']"
@@ -231,22 +237,26 @@ STATIC_ATTRIBUTES = (
     "type",
     "data-testid",
     "aria-label",
-    "placeholder",
+    *PLACEHOLDERS,
     "href",
     "title",
     "alt",
     "role",
+    "contenteditable",
 )
 
 
 def element_record(tag: Tag, role: str | None, name: str | None) -> ElementRecord | None:
     """The record of an acted-on element, or None when it cannot be found again stably."""
     role = role or role_of(tag)
-    name = (
-        name
-        if name is not None
-        else (tag.attributes.get("aria-label") or tag.text or tag.attributes.get("placeholder", ""))
-    )
+    editor = role == "textbox" and tag.tag not in ("input", "textarea")
+    if editor:  # an editor box's text is what was typed, not what tells it apart
+        tag = Tag(tag.tag, tag.attributes, "", tag.start)
+    if name is None and editor:
+        hints = [tag.attributes.get(a, "") for a in ("aria-label", *PLACEHOLDERS)]
+        name = next((h for h in hints if h), "")
+    if name is None:
+        name = tag.attributes.get("aria-label") or tag.text or tag.attributes.get("placeholder", "")
     selector = stable_selector(tag, role, name)
     if selector is None:
         return None

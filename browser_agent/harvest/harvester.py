@@ -31,13 +31,15 @@ from browser_agent.harvest.outcomes import (
     SKIPPED,
     UNCHANGED,
 )
-from browser_agent.harvest.plan import NotHarvestable, SkillPlan, plan_skill
+from browser_agent.harvest.plan import NotHarvestable, SkillPlan, made_by_the_app, plan_skill
 from browser_agent.harvest.sameness import essential_targets
 from browser_agent.harvest.tokens import without_tokens
 from browser_agent.settings import Settings
 from browser_agent.skills.loader import SkillLoadError, load_skill, skill_code, source_hash
+from browser_agent.skills.logins import relogin
 from browser_agent.skills.replay import relative, replay
 from browser_agent.store.candidates import VERIFICATION, earn_place
+from browser_agent.store.connection import Store
 from browser_agent.store.health import OK, record, recorded_pace
 from browser_agent.store.models import HarvestedSource, Skill
 from browser_agent.store.paths import to_store
@@ -247,7 +249,7 @@ def write_skill(draft: Draft, settings: Settings, engine: Engine, *, current: bo
             docstring=function.__doc__ or "",
             example_args=json.dumps({p.name: p.example for p in plan.params}),
             start_url=plan.start_url,
-            expected_end=relative(plan.end_url) if plan.end_url else "",
+            expected_end=_expected_end(plan),
             complete=plan.complete,
             selectors=json.dumps(
                 [t.as_dict() for step in plan.steps for t in step.targets.values()]
@@ -260,6 +262,14 @@ def write_skill(draft: Draft, settings: Settings, engine: Engine, *, current: bo
         moved = path.rename(settings.harvested_dir / f"{draft.name}_v{skill.version}.py")
         skill = update_skill(engine, skill.id, module_path=to_store(moved, settings.workspace))
     return skill
+
+
+def _expected_end(plan: SkillPlan) -> str:
+    """Where a replay must end: the run's last page, unless the app named it by what it
+    made (a new record's number), which every replay makes anew."""
+    if not plan.end_url or made_by_the_app(relative(plan.end_url), plan.params):
+        return ""
+    return relative(plan.end_url)
 
 
 def plan_from(source: Path, command: str | None = None) -> SkillPlan:
@@ -378,7 +388,11 @@ async def harvest_one(
     same = draft.same_version(engine)
     outcome = UNCHANGED if same else NEW_VERSION if draft.joins else NEW_SKILL
     result = HarvestResult(
-        str(source), code=draft.code, outcome=outcome, name=draft.name, dropped=draft.plan.dropped
+        str(source),
+        code=draft.code,
+        outcome=outcome,
+        name=draft.name,
+        dropped=[*draft.plan.dropped, *draft.plan.left_out],
     )
     if dry_run:
         return result
@@ -407,8 +421,8 @@ async def _verify(
     if skill is None or skill.id is None:
         return
     try:
-        pace = recorded_pace(engine, skill)
-        outcome = await replay(skill, settings, browser, pace=pace, logins=engine)
+        pace, again = recorded_pace(engine, skill), relogin(Store.of(engine))
+        outcome = await replay(skill, settings, browser, pace=pace, relogin=again)
         passed, error = outcome.passed, outcome.error
         kind = OK if passed else outcome.kind or BROKEN
     except Exception as exc:  # the replay could not run: the skill stays unverified

@@ -11,7 +11,7 @@ import keyword
 import re
 from dataclasses import dataclass, field
 from typing import Any
-from urllib.parse import urlsplit
+from urllib.parse import unquote, urlsplit
 
 from browser_agent.browser.dialogs import ANSWERED
 from browser_agent.errors import BrowserAgentError
@@ -21,19 +21,20 @@ from browser_agent.harvest.elements import (
     Tag,
     element_record,
     find_tags,
+    looks_generated,
     observed_elements,
     tag_for_selector,
 )
-from browser_agent.harvest.tokens import refused_url
 from browser_agent.redact import MASK
+from browser_agent.request_tokens import refused_url
 from browser_agent.secrets import PLACEHOLDER
-from browser_agent.skills.primitive import OBSERVATION_ONLY, PRIMITIVES
+from browser_agent.skills.primitive import NOT_REPLAYABLE, OBSERVATION_ONLY, PRIMITIVES
 from browser_agent.skills.selectors import ANY_ROLE, CLOSE_MARKS, text_selector
 
 OBSERVE = {"get_dom", "get_url", "tell_user"}
 # Names a generated module defines or imports; parameters and skills must not shadow them.
 RESERVED_NAMES = {"start_url", "said", "Annotated", "Target", "done", "expect", "find", "str"}
-RESERVED_NAMES |= {"answering_dialogs"}
+RESERVED_NAMES |= {"answering_dialogs", "quote", "urljoin"}
 RESERVED_NAMES |= set(PRIMITIVES)
 SELECTOR_ARGS = ("selector", "text_selector", "click_selector")
 VALUE_ARGS = ("text", "option")
@@ -48,6 +49,9 @@ CHOICE_ROLES = frozenset(
     {"link", "checkbox", "radio", "option", "menuitem", "menuitemcheckbox", "menuitemradio",
      "treeitem", "tab"}
 )  # fmt: skip
+# Choices that lead somewhere: one of them can be a fixed part of the application's UI.
+NAVIGATION_ROLES = frozenset({"link", "tab", "menuitem"})
+_NUMBER_LIKE = re.compile(r"[\W\d_]+")
 # Roles whose elements a person ticks: several may be asked for at once, so their names
 # are always a list parameter.
 TICK_ROLES = frozenset({"checkbox", "switch", "menuitemcheckbox"})
@@ -134,6 +138,14 @@ class Cased:
 
 
 @dataclass
+class BuiltUrl:
+    """An address holding values of the command (``/ticket/9`` for "ticket #9"): the
+    literal pieces as the run opened them, and the parameters, URL-quoted when built."""
+
+    parts: list[str | Param]
+
+
+@dataclass
 class PlannedStep:
     """One primitive call of the skill. Arguments are literals or ``Param`` references."""
 
@@ -141,6 +153,9 @@ class PlannedStep:
     arguments: dict[str, Any]
     targets: dict[str, ElementRecord] = field(default_factory=dict)
     navigated_to: str | None = None  # path (and query, for the example) after the step
+    # The page it went to is named by a value of the command or one the app made (a new
+    # record's number): the path differs on every instance, only the move is checked.
+    path_varies: bool = False
     appeared: bool = False
     checked: bool = False  # the step ticked a checkbox or chose a radio button
     accept_dialogs: bool | None = None  # a dialog that asked was accepted (True) or dismissed
@@ -159,6 +174,8 @@ class SkillPlan:
     ended_because: str
     source: str
     dropped: list[str] = field(default_factory=list)  # calls the log had that were left out
+    # The run's actions from where the skill ends on, said as one line: not in the skill.
+    left_out: list[str] = field(default_factory=list)
 
     @property
     def complete(self) -> bool:
@@ -190,17 +207,54 @@ def snake(text: str) -> str:
     return f"{name}_" if keyword.iskeyword(name) else name
 
 
-def _param_name(element: ElementRecord | None, argument: str) -> str:
-    """A parameter named for what the field is: its label, name or placeholder."""
+def _param_name(element: ElementRecord | None, argument: str, near: str = "") -> str:
+    """A parameter named for what the field is: the name its label gives (before any
+    help text), else its id, name or placeholder, else the command's words before the
+    value, else the kind of value."""
     if element is None:
-        return snake(argument)
+        return near or snake(argument)
     attrs = element.attributes
     if element.role == "searchbox" or attrs.get("name") in {"q", "query", "search"}:
         return "search_term"
     if attrs.get("type") == "password":
         return "password"
-    label = element.name or element.context.get("label") or attrs.get("name")
-    return snake(label or attrs.get("placeholder") or argument)
+    for label in (element.name, element.context.get("label")):
+        named = _label_name(label or "")
+        if named:
+            return named
+    for attribute in ("id", "name"):
+        named = _attribute_name(attrs.get(attribute, ""))
+        if named:
+            return named
+    return _label_name(attrs.get("placeholder", "")) or near or snake(argument)
+
+
+# Words a label adds that say nothing of what the value is.
+_BOILERPLATE = re.compile(r"\((?:[^)]*)\)|\b(?:required|optional|mandatory)\b|[*]", re.I)
+# Prefixes markup gives field ids and names ("field-summary", "input_email").
+_MARKUP_WORDS = frozenset({"field", "fields", "input", "txt", "fld", "frm", "form", "id"})
+
+
+def _label_name(label: str) -> str:
+    """The name a field's label gives it: its words before a colon, boilerplate dropped;
+    empty when the label is a sentence of help ("You may use WikiFormatting here.")."""
+    head = _BOILERPLATE.sub(" ", label.split(":")[0]).strip()
+    words = re.findall(r"[A-Za-z][A-Za-z0-9]*", head)
+    if not words or len(words) > 3 or head.endswith((".", "!", "?")):
+        return ""
+    return snake(" ".join(words))
+
+
+def _attribute_name(value: str) -> str:
+    """A name from a field's id or name attribute, without markup prefixes (``field-``);
+    empty when it holds index numbers (``fields[multi_edit][0][2]``), looks generated or
+    is too short to say anything."""
+    if not value or looks_generated(value):
+        return ""
+    words = [w for w in re.findall(r"[a-z]+", value.lower()) if w not in _MARKUP_WORDS]
+    if not words or len(words) > 3 or re.search(r"\d", value) or len("".join(words)) < 3:
+        return ""  # "tt" or "f2" says nothing
+    return snake(" ".join(words))
 
 
 @dataclass
@@ -216,14 +270,22 @@ class _Builder:
     start_url: str = ""
     end_url: str = ""
     ended: str = RUN_ENDED
+    seen_on: dict[tuple[str, str], set[str]] = field(default_factory=dict)  # -> page paths
 
     def build(self) -> SkillPlan:
-        for call in self.log.calls:
+        self.seen_on = _seen_on(self.log)
+        left_out: list[str] = []
+        for index, call in enumerate(self.log.calls):
             reason = self._take(call)
             if reason:
                 self.ended = reason
+                left_out = _not_taken(self.log.calls[index:], reason)
                 break
         self._group_lists()
+        for step in self.steps:
+            step.path_varies = step.navigated_to is not None and _path_varies(
+                step.navigated_to, self.params
+            )
         actions = [s for s in self.steps if s.primitive != "open_url"]
         if not actions:
             left_out = "".join(f"; {reason}" for reason in self.log.dropped)
@@ -238,6 +300,7 @@ class _Builder:
             ended_because=self.ended,
             source=self.log.run_id or self.log.path,
             dropped=list(self.log.dropped),
+            left_out=left_out,
         )
 
     def _take(self, call: Call) -> str | None:
@@ -253,6 +316,8 @@ class _Builder:
             return None  # a failed attempt: the model tried again in a later call
         if call.name == "finish":
             return RUN_ENDED
+        if call.name in NOT_REPLAYABLE:
+            return f"{call.name} ({call.response}) cannot be a step: {NOT_REPLAYABLE[call.name]}"
         if call.name not in ACTIONS:
             return f"{call.name} needs judgement over page content"
         if "__invalid__" in call.arguments:
@@ -317,10 +382,54 @@ class _Builder:
             self.start_url = loaded
             self.steps.append(PlannedStep("open_url", {"url": Param("start_url", "", loaded)}))
         else:
-            self.steps.append(PlannedStep("open_url", {"url": self._value(None, "url", loaded)}))
+            url = self._url(loaded)
+            self.steps.append(PlannedStep("open_url", {"url": url}))
         self.end_url = loaded
         self.observed = {}
         return None
+
+    def _url(self, url: str) -> str | BuiltUrl:
+        """The address a step opened, with each path segment (past the first, which names
+        the app's section) or query value the command says as a parameter."""
+        parts = urlsplit(url)
+        pieces: list[str | Param] = [f"{parts.scheme}://{parts.netloc}"]
+        segments = parts.path.split("/")
+        for index, segment in enumerate(segments):
+            if index:
+                pieces.append("/")
+            pieces.append(self._url_value(unquote(segment), segment, index > 1, segments[:index]))
+        if parts.query:
+            pieces.append("?")
+            for index, pair in enumerate(parts.query.split("&")):
+                key, equals, value = pair.partition("=")
+                pieces.append(("&" if index else "") + key + equals)
+                if value:
+                    plain = unquote(value.replace("+", " "))
+                    pieces.append(self._url_value(plain, value, True, [key]))
+        if parts.fragment:
+            pieces.append(f"#{parts.fragment}")
+        if not any(isinstance(p, Param) for p in pieces):
+            return url
+        merged: list[str | Param] = []
+        for piece in pieces:
+            if isinstance(piece, str) and merged and isinstance(merged[-1], str):
+                merged[-1] += piece
+            elif piece != "":
+                merged.append(piece)
+        return BuiltUrl(merged)
+
+    def _url_value(self, value: str, raw: str, deep: bool, before: list[str]) -> str | Param:
+        """A parameter for a piece of an address the command says (``9`` of "ticket #9"),
+        else the piece as it was."""
+        said = _said(value, self.log.command) if value and deep else None
+        if said is None:
+            return raw
+        near = _near_words(self.log.command, said.start())
+        key = next((b for b in reversed(before) if b), "")  # the query key, or the segment
+        search = "search_term" if key.lower() in {"q", "query", "search"} else ""
+        name = near or search or _attribute_name(key) or "value"
+        description = f"{name.replace('_', ' ')} in the address (example: {value})"
+        return self._param(name, description, said.group(0), "str", said)
 
     def _target(
         self, step: PlannedStep, key: str, selector: str, response: str, tag: Tag | None
@@ -367,8 +476,40 @@ class _Builder:
             )
             step.arguments[key] = NthOfRole(record.role, param)
         record.context = {**record.context, **(self._context(mmid.group(1)) if mmid else {})}
+        if mmid:
+            self._scope_to_form(step, mmid.group(1), record)
         step.targets[key] = record
         step.arguments.setdefault(key, record.selector)
+        return None
+
+    def _scope_to_form(self, step: PlannedStep, mmid: str, record: ElementRecord) -> bool:
+        """A button the page shows several times ("Go" under each form) is found within
+        the form of the field the run filled just before it on this page, never by page
+        order; the scope is kept in the record's context. False when it is not needed or
+        no such field is known."""
+        if step.primitive != "click" or record.role != "button" or mmid not in self.observed:
+            return False
+        if sum(1 for seen in self.observed.values() if seen == self.observed[mmid]) < 2:
+            return False
+        field_selector = self._field_before()
+        if field_selector is None:
+            return False
+        record.selector = f"form:has({field_selector}) >> {record.selector}"
+        record.context["form_of"] = field_selector
+        return True
+
+    def _field_before(self) -> str | None:
+        """The CSS selector of the last field filled on the current page, if any."""
+        for earlier in reversed(self.steps):
+            if earlier.navigated_to is not None or earlier.primitive == "open_url":
+                return None
+            if earlier.primitive in ("enter_text", "select_option"):
+                target = next(iter(earlier.targets.values()), None)
+                if target is not None and re.fullmatch(
+                    r"#[\w-]+|\w+\[[\w-]+=\"[^\"]*\"\]", target.selector
+                ):
+                    return target.selector
+                return None
         return None
 
     def _by_label_before(self, mmid: str, tag: Tag, role: str | None) -> ElementRecord | None:
@@ -398,11 +539,43 @@ class _Builder:
         option or tab; or an element with no role among others of its tag (suggestions,
         tree nodes), not the lone "Submit" a page drew as a div."""
         if record.role in CHOICE_ROLES:
-            return True
+            return not (mmid is not None and self._fixed_part(mmid.group(1), record))
         if record.role or mmid is None or mmid.group(1) not in self.observed:
             return False
         tag = self.observed[mmid.group(1)][0]
         return sum(1 for role, _name in self.observed.values() if role == tag) > 1
+
+    def _fixed_part(self, mmid: str, record: ElementRecord) -> bool:
+        """Whether a link or tab the command does not name is a fixed part of the
+        application's own UI ("New Ticket", "Admin", "Modify Ticket"), not one result among
+        many: the page's only one of its role and name, holding no value of the command
+        (nor a number: a day, a count), and either shown on another page of the run too
+        (its header, navigation or menus) or an in-page control with a stable id."""
+        if record.role not in NAVIGATION_ROLES or mmid not in self.observed:
+            return False
+        seen = (self.observed[mmid][0], record.name)
+        if not record.name or sum(1 for o in self.observed.values() if o == seen) != 1:
+            return False
+        if _NUMBER_LIKE.fullmatch(record.name) or self._holds_a_value(
+            record.name, record.attributes.get("href", "")
+        ):
+            return False
+        if len(self.seen_on.get(seen, ())) > 1:
+            return True
+        element_id = record.attributes.get("id", "")
+        in_page = record.attributes.get("href", "#").startswith("#")
+        return in_page and bool(element_id) and not looks_generated(element_id)
+
+    def _holds_a_value(self, *texts: str) -> bool:
+        """Whether any of the texts holds a word of a value the command gave so far (a
+        result named like the search term was picked by matching it)."""
+        said = {
+            w.casefold()
+            for p in self.params
+            for item in _items(p)
+            for w in re.findall(r"\w{2,}", item)
+        }
+        return any(w.casefold() in said for text in texts for w in re.findall(r"\w{2,}", text))
 
     def _said_name(self, record: ElementRecord) -> re.Match[str] | None:
         """Where the command names this element, unless only its first word (a verb: "Close
@@ -476,7 +649,7 @@ class _Builder:
                     or attrs.get("name")
                     or key
                 )
-            name = _param_name(element, key)
+            name = _param_name(element, key, _near_words(self.log.command, said.start()))
             description = f"{label} (example: {said.group(0)})"
             if PLACEHOLDER.fullmatch(said.group(0)):
                 description = f"{label}: a secret, as its placeholder (example: {said.group(0)})"
@@ -508,13 +681,15 @@ class _Builder:
         kind: str = "str",
         said: re.Match[str] | None = None,
     ) -> Param:
-        """The parameter for a value of the command (one per place the command says it)."""
+        """The parameter for a value of the command: one per place the command says it,
+        whatever the steps that use it (typed into a search box, then the result of that
+        name clicked), so that one value of the command is one argument."""
         span = said.span() if said else None
         for existing in self.params:
-            if existing.name.startswith(name) and (
-                (span is not None and self.spans.get(existing.name) == span)
-                or (span is None and existing.example == example)
-            ):
+            if span is not None and self.spans.get(existing.name) == span:
+                if existing.kind == kind:
+                    return existing
+            elif span is None and existing.name.startswith(name) and existing.example == example:
                 return existing
         taken = {p.name for p in self.params} | RESERVED_NAMES
         unique, n = name, 2
@@ -655,9 +830,29 @@ def _said(value: str, command: str, whole: bool = False) -> re.Match[str] | None
     return None
 
 
+# Words that stand between a noun and its value ("the page named X", "ticket #9").
+_FILLER = frozenset(
+    {"named", "called", "titled", "labelled", "labeled", "with", "the", "a", "an", "to", "of",
+     "for", "in", "on", "at", "by", "and", "number", "no", "id", "as", "is"}
+)  # fmt: skip
+
+
+def _near_words(command: str, start: int) -> str:
+    """A name from the command's words just before a value: "ticket #9" gives ``ticket``,
+    "a wiki page named X" ``wiki_page``; empty when there are none."""
+    words = re.findall(r"[A-Za-z]+", command[:start])
+    while words and words[-1].lower() in _FILLER:
+        words.pop()
+    taken: list[str] = []
+    # The command's first word is its verb ("assign ticket #9"), not a name.
+    while len(words) > 1 and words[-1].lower() not in _FILLER and len(taken) < 2:
+        taken.insert(0, words.pop())
+    return snake(" ".join(taken)) if taken else ""
+
+
 # What may stand before and after a value in a command: a value is a whole token, never the
 # "24" inside "12/24/2016" (a menu path "File>Save" is two tokens).
-_OPENS = frozenset(" \t\n\"'(\u201c\u2018>,;:")
+_OPENS = frozenset(" \t\n\"'(\u201c\u2018>,;:#")
 _CLOSES = frozenset(" \t\n\"')\u201d\u2019>,;:.!?")
 
 
@@ -675,6 +870,57 @@ def _by_name(step: PlannedStep) -> tuple[str, ByRoleName] | None:
     """The one argument of a step located by a name parameter, with its key."""
     found = [(k, v) for k, v in step.arguments.items() if isinstance(v, ByRoleName)]
     return found[0] if len(found) == 1 and len(step.targets) == 1 else None
+
+
+def _not_taken(calls: list[Call], reason: str) -> list[str]:
+    """The line that names the actions of the run the skill does not do, with why."""
+    actions = [c.name for c in calls if c.name in ACTIONS]
+    if not actions:
+        return []
+    listed = ", ".join(actions)
+    return [
+        f"{len(actions)} action{'s' if len(actions) > 1 else ''} from where the skill ends "
+        f"({listed}): {reason}; the skill is partial and is never routed"
+    ]
+
+
+def _seen_on(log: ChatLog) -> dict[tuple[str, str], set[str]]:
+    """(role, name) of every element the run observed -> the page paths it was seen on."""
+    seen: dict[tuple[str, str], set[str]] = {}
+    url = log.start_url or ""
+    for call in log.calls:
+        if call.name == "open_url":
+            url = str(call.arguments.get("url", url))
+        url = url_after(call.response or "") or url
+        if call.name == "get_dom":
+            shown = _PAGE_AT.match(call.response or "")
+            path = urlsplit(shown.group(1) if shown else url).path
+            for element in observed_elements(call.response or "").values():
+                seen.setdefault(element, set()).add(path)
+    return seen
+
+
+_PAGE_AT = re.compile(r'Page ".*?" at (\S+)')
+
+
+def _path_varies(path: str, params: list[Param]) -> bool:
+    """Whether a path the run went to holds a value of the command or a number the app
+    gave (a new record's): another instance goes elsewhere."""
+    values = {str(v) for p in params for v in _items(p)}
+    segments = [unquote(s) for s in urlsplit(path).path.split("/")]
+    return bool(values & set(segments)) or made_by_the_app(path, params)
+
+
+def made_by_the_app(path: str, params: list[Param]) -> bool:
+    """Whether a path holds a number or generated key that no value of the command gave:
+    the app made it (``/ticket/12`` after "create a ticket"), so replays end elsewhere."""
+    values = {str(v) for p in params for v in _items(p)}
+    for segment in urlsplit(path).path.split("/"):
+        plain = unquote(segment)
+        made = plain.isdigit() or (len(plain) > 7 and looks_generated(plain))
+        if made and plain not in values:
+            return True
+    return False
 
 
 def _items(param: Param) -> list[str]:

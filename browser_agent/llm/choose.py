@@ -37,6 +37,7 @@ def make_llm(settings: Settings, model: str | None, text_actions: bool = False) 
             api_key=settings.llm_api_key,
             timeout_s=settings.llm_timeout_s,
             text_actions=text_actions or settings.llm_text_actions,
+            max_tokens=settings.answer_reserve_tokens,
         )
 
     return LazyClient(name, hosted)

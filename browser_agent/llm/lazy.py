@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from browser_agent.llm.model_window import ModelWindow, served_locally, window_of
 from browser_agent.llm.types import LLMClient, LLMReply
 
 
@@ -31,3 +32,12 @@ class LazyClient:
     async def complete(self, messages: list[dict], tools: list[dict]) -> LLMReply:
         """Let the client answer, making it first if needed."""
         return await self.client().complete(messages, tools)
+
+    async def model_window(self) -> ModelWindow:
+        """The client's model window (asked just before its first call, so made then)."""
+        return await window_of(self.client())
+
+    @property
+    def local(self) -> bool:
+        """True once made, when the model is served on this machine."""
+        return self._client is not None and served_locally(self._client)

@@ -4,6 +4,13 @@ Uses native tool calls, or with ``text_actions=True`` the plain-text action form
 of :mod:`browser_agent.llm.text_actions`. Transient failures (rate limits, server
 errors, timeouts, connection errors) are retried a bounded number of times with
 exponential backoff and jitter, honouring Retry-After; each retry is logged.
+
+A self-hosted server (``base_url`` given) is asked once for the model's context window
+and tokenizer (:mod:`browser_agent.llm.model_window`); an answer is then kept within a
+quarter of that window, and ends before a second call written as a JSON line, so a
+small model that rambles or writes out a whole plan stops instead of thinking for
+minutes. A model on this machine waits longer by default, and one that such a server on
+this machine runs costs nothing.
 """
 
 from __future__ import annotations
@@ -18,12 +25,27 @@ from typing import Any
 
 import openai
 
-from browser_agent.llm.text_actions import parse_text_action, to_text_messages
+from browser_agent.llm.model_window import (
+    ModelWindow,
+    answer_room,
+    default_timeout_s,
+    is_loopback,
+    probe_window,
+)
+from browser_agent.llm.text_actions import (
+    WRITTEN_CALL_END,
+    parse_text_action,
+    to_text_messages,
+    written_calls,
+)
 from browser_agent.llm.types import LLMError, LLMReply, ToolCall, Usage
 
 logger = logging.getLogger("browser_agent.llm")
 
 PLACEHOLDER_API_KEY = "not-needed"
+# Where a first call written as a JSON line ends and a second begins; the server leaves
+# the stop text out, and text_actions.written_calls closes the first call again.
+NEXT_WRITTEN_CALL = WRITTEN_CALL_END + '\n{"name"'
 
 
 class OpenAIClient:
@@ -34,22 +56,27 @@ class OpenAIClient:
         model: str,
         base_url: str | None = None,
         api_key: str | None = None,
-        timeout_s: float = 60,
+        timeout_s: float | None = None,
         max_retries: int = 4,
         text_actions: bool = False,
         backoff_base_s: float = 1.0,
         backoff_max_s: float = 30.0,
+        max_tokens: int | None = None,
     ):
         self.name = model
         self.text_actions = text_actions
         self.max_retries = max_retries
         self.backoff_base_s = backoff_base_s
         self.backoff_max_s = backoff_max_s
-        self.timeout_s = timeout_s
+        self.timeout_s = timeout_s if timeout_s is not None else default_timeout_s(base_url)
+        self.max_tokens = max_tokens
+        self._loopback = is_loopback(base_url)
+        self._base_url = base_url
+        self._window: ModelWindow | None = None
         self._client = openai.AsyncOpenAI(
             base_url=base_url,
             api_key=api_key or os.environ.get("OPENAI_API_KEY") or PLACEHOLDER_API_KEY,
-            timeout=timeout_s,
+            timeout=self.timeout_s,
             max_retries=0,
         )
         self._label = f"LLM {model} at {self._client.base_url}"
@@ -57,6 +84,11 @@ class OpenAIClient:
     async def complete(self, messages: list[dict], tools: list[dict]) -> LLMReply:
         """One chat completion; tool calls native or parsed from the text action block."""
         request: dict[str, Any] = {"model": self.name}
+        window = (await self.model_window()).context_tokens
+        if window:  # a model server's own limit (hosted APIs differ in how they take one)
+            request["max_tokens"] = answer_room(window, self.max_tokens or window)
+            if tools:  # one call an answer: a small model stops before writing out a plan
+                request["stop"] = [NEXT_WRITTEN_CALL]
         if self.text_actions:
             request["messages"] = to_text_messages(messages, tools)
         else:
@@ -69,14 +101,42 @@ class OpenAIClient:
             prompt_tokens=_count(getattr(response, "usage", None), "prompt_tokens"),
             completion_tokens=_count(getattr(response, "usage", None), "completion_tokens"),
         )
+        names = {tool["function"]["name"] for tool in tools}
         if self.text_actions:
             reasoning, call = parse_text_action(message.content or "")
+            if call is None:  # a call written in another shape than the action block
+                reasoning, calls = written_calls(reasoning, names)
+                call = calls[-1] if calls else None
             return LLMReply(
                 content=reasoning or None, tool_calls=[call] if call else [], usage=usage
             )
-        return LLMReply(
-            content=message.content, tool_calls=self._native_calls(message), usage=usage
-        )
+        content, calls = message.content, self._native_calls(message)
+        if not calls and content and tools:  # a small model writing its call as text
+            text, calls = written_calls(content, names)
+            content = text or None if calls else content
+        return LLMReply(content=content, tool_calls=calls, usage=usage)
+
+    @property
+    def local(self) -> bool:
+        """True when the model runs on this machine: the server on a loopback address
+        reports the window it runs it with, as a model server (not a gateway) does."""
+        return self._loopback and self._window is not None and bool(self._window.context_tokens)
+
+    async def model_window(self) -> ModelWindow:
+        """The model's window and tokenizer as a self-hosted server reports them, asked
+        once; nothing known for OpenAI's own API (no base URL) or a server that says nothing."""
+        if self._window is None:
+            self._window = ModelWindow()
+            if self._base_url:
+                self._window = await asyncio.to_thread(probe_window, self._base_url, self.name)
+                if self._window.context_tokens:
+                    logger.info(
+                        "%s: context window %d tokens%s",
+                        self._label,
+                        self._window.context_tokens,
+                        ", the server's tokenizer" if self._window.tokenizer else "",
+                    )
+        return self._window
 
     def _message(self, response: Any) -> Any:
         """The first choice's message; LLMError when the answer is not a chat completion

@@ -34,6 +34,16 @@ _RESULT_BLOCK = re.compile(
     re.MULTILINE | re.DOTALL,
 )
 ACTION_BLOCK = re.compile(r"```action[ \t]*\r?\n(.*?)(?:```|\Z)", re.DOTALL | re.IGNORECASE)
+# Where small local models write a call as text instead: a ```json (or bare ```) block, or
+# their chat template's own <tool_call> tags that the server did not turn into a call.
+WRITTEN_CALL = re.compile(
+    r"```(?:json)?[ \t]*\r?\n(\{.*?\})\s*```|<tool_call>\s*(\{.*?\})\s*</tool_call>",
+    re.DOTALL | re.IGNORECASE,
+)
+_CALL_LINE = re.compile(r"^[ \t]*(\{.*\})[ \t]*$", re.MULTILINE)
+WRITTEN_CALL_END = "}}"  # how a JSON line {"name": ..., "arguments": {...}} ends
+# a chat template's own markup left around a written call: kept, the model would copy it
+_TEMPLATE_TAG = re.compile(r"^[ \t]*</?(?:tools|tool_call|tool_response)>[ \t]*$", re.MULTILINE)
 
 FORMAT_INSTRUCTIONS = """\
 # How to act
@@ -90,12 +100,50 @@ def parse_text_action(text: str) -> tuple[str, ToolCall | None]:
     return text[: last.start()].strip(), _block_to_call(last.group(1).strip())
 
 
+def written_calls(text: str, tool_names: set[str]) -> tuple[str, list[ToolCall]]:
+    """The first tool call a model wrote as text (a JSON ``{"name", "arguments"}`` object in
+    a json block, in ``<tool_call>`` tags, or on a line of its own) naming one of
+    ``tool_names``, and the text before it; none when the text holds no such call, so
+    prose is never taken for one. Only the first: a model that writes out a whole plan
+    takes one step, then sees the page it led to. The call's id is ``written_1``."""
+    text = _closed_last_line(text)
+    found = [(m.start(), m.group(1) or m.group(2)) for m in WRITTEN_CALL.finditer(text)]
+    found += [(m.start(), m.group(1)) for m in _CALL_LINE.finditer(text)]
+    for start, body in sorted(found, key=lambda item: item[0]):
+        call = _block_to_call(body)
+        if call.name in tool_names:
+            said = _TEMPLATE_TAG.sub("", text[:start]).strip()
+            return said, [ToolCall("written_1", call.name, call.arguments)]
+    return text, []
+
+
+def _closed_last_line(text: str) -> str:
+    """``text`` with its last line closed by WRITTEN_CALL_END when that line is a call cut
+    at that end (a server stopped before a second call and left the stop text out)."""
+    head, _, last = text.rpartition("\n")
+    if not last.lstrip().startswith('{"name"'):
+        return text
+    try:
+        json.loads(last)
+    except json.JSONDecodeError:
+        closed = last + WRITTEN_CALL_END
+        try:
+            json.loads(closed)
+        except json.JSONDecodeError:
+            return text
+        return f"{head}\n{closed}" if head else closed
+    return text
+
+
 def _block_to_call(body: str) -> ToolCall:
     """Read one action block body into a ToolCall (id ``call_1``: one action per reply)."""
     try:
         action = json.loads(body)
     except json.JSONDecodeError:
-        action = None
+        try:  # cut where a second call began (see written_calls)
+            action = json.loads(body + WRITTEN_CALL_END)
+        except json.JSONDecodeError:
+            action = None
     if not isinstance(action, dict) or not isinstance(action.get("name"), str):
         return ToolCall(id="call_1", name="", arguments=body)
     arguments = action.get("arguments", {})

@@ -13,9 +13,10 @@ otherwise recursively from the previous summary plus the newly evicted messages.
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
+from browser_agent.llm.model_window import answer_room, window_of
 from browser_agent.llm.types import LLMClient, LLMError
 from browser_agent.memory.messages import (
     Message,
@@ -85,6 +86,7 @@ class ContextMemory:
     summary: str | None = None
     summarized: int = 0  # messages after the command that the summary stands for
     fed: int = 0  # messages already handed to the memory manager
+    fitted_to_model: bool = False  # the model's server was asked for its window
 
     @classmethod
     def from_settings(
@@ -120,6 +122,8 @@ class ContextMemory:
 
     async def fit(self, messages: list[Message], tools: list[dict]) -> list[Message]:
         """The context to send for ``messages`` and ``tools``, within the budget."""
+        if not self.fitted_to_model:
+            await self._fit_to_model()
         if self.manager is not None:
             await self._feed(messages)
         start = command_index(messages) + 1
@@ -132,6 +136,19 @@ class ContextMemory:
             await self._evict(head, body, target, self._summary_limit(long))
         window = self._fit_window(body[self.summarized :], short)
         return [*head, *self._summary_message(long), *window]
+
+    async def _fit_to_model(self) -> None:
+        """Once, before the first call: a window the model's server reports that is smaller
+        than the configured limit becomes the limit (the answer reserve kept within a
+        quarter of it), and its tokenizer counts the tokens."""
+        self.fitted_to_model = True
+        window = await window_of(self.llm)
+        size = window.context_tokens
+        if size is not None and size < self.budget.context_limit:
+            reserve = answer_room(size, self.budget.answer_reserve)
+            self.budget = replace(self.budget, context_limit=size, answer_reserve=reserve)
+        if window.tokenizer is not None:
+            self.counter = window.tokenizer
 
     def _history_budget(self, head: list[Message], tools: list[dict]) -> int:
         """Tokens left for the history once the kept parts and the answer reserve are counted."""

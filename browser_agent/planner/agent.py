@@ -22,6 +22,7 @@ from browser_agent.browser.dialogs import command_accepts_dialogs
 from browser_agent.browser.session import BrowserSession, browser_session
 from browser_agent.browser.tracing import RunTrace
 from browser_agent.errors import ActionError, BrowserAgentError, BrowserError, NoBrowser
+from browser_agent.llm.model_window import served_locally
 from browser_agent.llm.types import LLMClient, LLMError, LLMReply, ToolCall
 from browser_agent.memory.context import ContextMemory
 from browser_agent.planner.approval import Approve
@@ -37,6 +38,7 @@ from browser_agent.prices import run_cost
 from browser_agent.secrets import configured as configured_secrets
 from browser_agent.secrets import masked_command
 from browser_agent.settings import Settings
+from browser_agent.skills.end_state import command_values, end_state
 from browser_agent.skills.loader import SkillLoadError, load_skill
 from browser_agent.skills.primitive import OBSERVATION_ONLY, PRIMITIVES, get_dom
 from browser_agent.skills.runtime import Target
@@ -85,6 +87,7 @@ class RunResult:
     log_path: str
     final_url: str | None = None
     cost_usd: float | None = None  # None: the model has no known price
+    model: str = ""  # the model's name (``offline`` for the built-in planner)
     trace_path: str | None = None  # the Playwright trace kept (see the trace setting)
 
 
@@ -219,7 +222,7 @@ class Agent:
             for index, call in enumerate(reply.tool_calls):
                 ending = await execute(call, self.tools) if call.name == "finish" else None
                 if ending is not None and ending.ok:
-                    return self._finish(call, ending.text)
+                    return await self._finish(active, command, call, ending.text)
                 if active.page_version != version and call.name not in OBSERVATION_ONLY:
                     self._skip(call, active)  # acting blind on a changed page
                     continue
@@ -257,10 +260,14 @@ class Agent:
             outcome = SkillOutcome(f"The harvested skill could not be loaded: {exc}", False)
         if outcome.ok:
             error = "skill_repaired" if outcome.repairs else None
+        elif outcome.unverified is not None:  # its steps ran: not done again by the model
+            error = "skill_unverified"
         else:  # the model takes over, told why; a skill that did not apply is not broken
             error = "skill_not_applicable" if outcome.not_applicable else "skill_failed"
         self._answer_call(call, outcome.text)
         self._record(active, call, Outcome(outcome.text, outcome.ok, error), None, started)
+        if outcome.unverified is not None:
+            raise RunUnverified(outcome.unverified.said, answer=outcome.unverified.answer)
         return outcome.text if outcome.ok else None
 
     async def _help_step(self, target: Target, page: Page, problem: str) -> str | None:
@@ -318,13 +325,23 @@ class Agent:
         )
         return reply
 
-    def _finish(self, call: ToolCall, answer: str) -> str:
-        """End the run with a finish call ``execute`` accepted: its answer, or RunFailed when
-        it says the task could not be done."""
+    async def _finish(
+        self, active: BrowserSession, command: str, call: ToolCall, answer: str
+    ) -> str:
+        """End the run with a finish call ``execute`` accepted: its answer; RunFailed when
+        it says the task could not be done, RunUnverified when the page it ends on does not
+        show the values the command gave (see end_state)."""
         answer = answer.replace(TERMINATE, "").strip()
         self._answer_call(call, "Finished.")
         if json.loads(call.arguments)["success"] is False:
             raise RunFailed(answer or "The model gave up.", answer=answer)
+        values = command_values(command, used_values(self.messages))
+        try:
+            end = await end_state(active.current_page(), values, active.secrets)
+        except BrowserError as exc:
+            raise RunUnverified(f"the final page could not be read: {exc}", answer=answer) from exc
+        if not end.shown:
+            raise RunUnverified(end.said(), answer=answer)
         return answer
 
     async def _step(
@@ -409,6 +426,39 @@ class RunFailed(BrowserAgentError):
     def __init__(self, reason: str, answer: str | None = None) -> None:
         super().__init__(reason)
         self.answer = answer
+
+
+class RunUnverified(BrowserAgentError):
+    """The run ended, but its final page does not show the command done; the message says
+    what it does not show."""
+
+    def __init__(self, reason: str, answer: str) -> None:
+        super().__init__(reason)
+        self.answer = answer
+
+
+def used_values(messages: list[dict[str, Any]]) -> list[str]:
+    """The texts the run typed and the options it chose (from its tool calls, a list of
+    fields to fill too)."""
+    found: list[str] = []
+
+    def collect(value: Any) -> None:
+        if isinstance(value, list):
+            for item in value:
+                collect(item)
+        elif isinstance(value, dict):
+            found.extend(value[k] for k in ("text", "option") if isinstance(value.get(k), str))
+            for item in value.values():
+                if isinstance(item, list | dict):
+                    collect(item)
+
+    for message in messages:
+        for call in message.get("tool_calls") or []:
+            try:
+                collect(json.loads(call["function"]["arguments"] or "{}"))
+            except (KeyError, TypeError, json.JSONDecodeError):
+                continue
+    return found
 
 
 def readable(text: str) -> str:
@@ -496,6 +546,9 @@ async def run_command(
                     await renewed_at_start(store, start_url)
                 answer = await agent.run(active, command, start_url, routed, tracing.start)
                 status = "succeeded"
+            except RunUnverified as exc:
+                status, error = "unverified", f"The end state is unverified: {exc}"
+                answer = f"{exc.answer} {error}".strip()
             except RunFailed as exc:
                 answer, error = exc.answer or f"Could not finish: {exc}", str(exc)
             finally:  # also when interrupted: a trace shows where it was
@@ -541,6 +594,11 @@ async def run_command(
         final_url=final_url,
         trace_path=str(trace) if trace else None,
         cost_usd=run_cost(
-            llm.name, recorder.run.prompt_tokens, recorder.run.completion_tokens, settings.prices
+            llm.name,
+            recorder.run.prompt_tokens,
+            recorder.run.completion_tokens,
+            settings.prices,
+            local=served_locally(llm),
         ),
+        model=llm.name,
     )

@@ -1,129 +1,23 @@
-"""A kept login that expired is renewed through the site's login skill: with no model call,
-the secrets typed from ``--secret`` or ``BROWSER_AGENT_SECRET_<NAME>``, and the renewed
-cookies saved to the run's profile at once.
-
-The site's login skill is told by what it does, not by its name: a current, complete
-skill of the same site (scheme, host and port) one of whose steps types into a password
-field. A page is that site's login page when it shows a password field and either is the
-page the login skill starts from or holds the field the login skill types its password in.
-"""
+"""A run the planner does on a page of a site with a login skill logs in again first when
+that page sends to the site's login page because the kept session expired (see
+skills.logins): no model call, and the renewed session kept in the run's profile."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
-from playwright.async_api import Error as PlaywrightError
-from playwright.async_api import Page
-
-from browser_agent.browser.profiles import keep_profile
 from browser_agent.browser.session import session
 from browser_agent.errors import ActionError, BrowserError
-from browser_agent.secrets import how_to_set, missing
+from browser_agent.planner.skill_call import counted_login
+from browser_agent.skills.logins import login_skill, on_login_page, renew_login
+from browser_agent.skills.primitive.open_url import open_url
 from browser_agent.store.connection import Store
-from browser_agent.store.rows import SkillRow
-from browser_agent.store.skill_use import current_skill_rows, loads
-
-if TYPE_CHECKING:
-    from browser_agent.store.models import Skill
-
-_PASSWORD_FIELD = "input[type=password i]:visible"
-
-
-def password_targets(skill: Skill | SkillRow) -> list[str]:
-    """The selectors of the password fields ``skill`` types into."""
-    targets = loads(skill.selectors)
-    return [
-        str(t.get("selector", ""))
-        for t in (targets if isinstance(targets, list) else [])
-        if isinstance(t, dict)
-        and str((t.get("attributes") or {}).get("type", "")).lower() == "password"
-        and t.get("selector")
-    ]
-
-
-def is_login_skill(skill: Skill | SkillRow) -> bool:
-    """Whether ``skill`` logs in: one of its steps types into a password field."""
-    return bool(password_targets(skill))
-
-
-def _origin(url: str) -> str:
-    parts = urlsplit(url or "")
-    return f"{parts.scheme}://{parts.netloc}" if parts.netloc else ""
-
-
-def login_skill(store: Store, url: str) -> SkillRow | None:
-    """The login skill of the site ``url`` is on: the newest complete current skill of that
-    site that types a password, healthy or waiting only for its secret."""
-    from browser_agent.planner.router import routable  # the router imports this module's users
-
-    site = _origin(url)
-    found = [
-        s
-        for s in current_skill_rows(store)
-        if site and _origin(s.start_url) == site and routable(s) and is_login_skill(s)
-    ]
-    found.sort(key=lambda s: (s.status == "healthy", s.created_at), reverse=True)
-    return found[0] if found else None
-
-
-async def on_login_page(page: Page, login: SkillRow) -> bool:
-    """Whether ``page`` is the login page of ``login``'s site (see the module's docstring)."""
-    try:
-        if not await page.locator(_PASSWORD_FIELD).count():
-            return False
-        if urlsplit(page.url).path == urlsplit(login.start_url).path:
-            return True
-        for selector in password_targets(login):
-            if await page.locator(selector).count() == 1:
-                return True
-    except PlaywrightError:  # the page moved on meanwhile: not a page to log in on
-        return False
-    return False
-
-
-async def landed_on_login(store: Store, skill: Skill | SkillRow) -> SkillRow | None:
-    """The site's login skill when ``skill`` (not a login itself) is on its login page."""
-    if is_login_skill(skill):
-        return None
-    page = session().current_page()
-    login = login_skill(store, page.url)
-    return login if login is not None and await on_login_page(page, login) else None
-
-
-async def renew_login(store: Store, login: SkillRow, *, keep: bool = True) -> tuple[bool, str]:
-    """Log in again with ``login`` from the page it was learnt on, with its example
-    arguments (the password as its secret's placeholder); on success the run's profile
-    keeps the new session, when ``keep``. Whether it worked, and what happened, said."""
-    from browser_agent.planner.skill_call import call_skill  # it calls back into this module
-    from browser_agent.skills.loader import load_skill
-
-    active = session()
-    arguments = loads(login.example_args)
-    arguments = dict(arguments) if isinstance(arguments, dict) else {}
-    absent = missing(arguments, active.secret_values)
-    if absent:
-        return False, (
-            f"The session had expired and the login skill {login.name} needs the secret "
-            f"{absent[0]} ({how_to_set(absent[0])})."
-        )
-    arguments["start_url"] = login.start_url  # a fresh form (and token) where it was learnt
-    function = load_skill(login, active.settings.workspace)
-    outcome = await call_skill(store, login, function, arguments)
-    page = active.current_page()
-    if not outcome.ok or await on_login_page(page, login):
-        return False, f"The session had expired and logging in again with {login.name} failed."
-    if keep:
-        await keep_profile(active.settings, active.context)
-    return True, f"The session had expired: logged in again with {login.name}."
 
 
 async def renewed_at_start(store: Store, start_url: str | None) -> bool:
     """Before the planner starts on ``start_url`` (a page of a site with a login skill, not
     its login page): when the page sends to the login page because the kept session
     expired, log in again first. Whether it did."""
-    from browser_agent.skills.primitive.open_url import open_url
-
     login = login_skill(store, start_url) if start_url else None
     if login is None or urlsplit(start_url or "").path == urlsplit(login.start_url).path:
         return False
@@ -133,4 +27,4 @@ async def renewed_at_start(store: Store, start_url: str | None) -> bool:
         return False
     if not await on_login_page(session().current_page(), login):
         return False
-    return (await renew_login(store, login))[0]
+    return (await renew_login(store, login, run=counted_login(store)))[0]

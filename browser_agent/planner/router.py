@@ -29,7 +29,7 @@ from browser_agent.planner.templates import (
     match_template,
     split_list,
 )
-from browser_agent.skills.replay import waits_for_secret
+from browser_agent.skills.replay import routable
 from browser_agent.store.rows import SkillRow
 from browser_agent.store.skill_use import same_site, site_of
 
@@ -66,13 +66,6 @@ class Route:
 
 class Unfit(BrowserAgentError, ValueError):
     """A value read from a command does not fit its parameter's type."""
-
-
-def routable(skill: SkillRow) -> bool:
-    """A skill that may do a whole command: complete, and healthy or only unverified for
-    want of a secret that the command itself supplies."""
-    waiting_for_secret = skill.status == "candidate" and waits_for_secret(skill.last_error)
-    return skill.complete and (skill.status == "healthy" or waiting_for_secret)
 
 
 @dataclass

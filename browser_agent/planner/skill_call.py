@@ -21,8 +21,10 @@ from browser_agent.browser.awaiting import paced
 from browser_agent.browser.session import session
 from browser_agent.errors import ActionError, BrowserError
 from browser_agent.failure_kinds import BROKEN, LATE, NOT_APPLICABLE, classify
-from browser_agent.planner.login_renewal import landed_on_login, renew_login
 from browser_agent.settings import Settings
+from browser_agent.skills.end_state import EndNotShown
+from browser_agent.skills.loader import SkillFunction
+from browser_agent.skills.logins import RunLogin, landed_on_login, renew_login
 from browser_agent.skills.runtime import (
     Repair,
     Repairs,
@@ -43,7 +45,9 @@ class SkillOutcome:
     """What calling a skill gave: its answer, or a plain-words failure for the planner;
     ``repairs`` lists the steps that only went on after healing or the planner's help;
     ``not_applicable`` is set when the skill did not apply to the command (it is not
-    broken, and it did not do the command either).
+    broken, and it did not do the command either); ``unverified`` when its steps ran but
+    its final page does not show what the command gave (not done, as far as anyone can
+    see: counted as broken, and the run ends unverified rather than doing it again).
 
     What the use says of the skill, kept by :func:`keep_use` after the call:
     ``stale_because`` (it is out of date: marked stale with why, ``healed`` holding the
@@ -57,6 +61,7 @@ class SkillOutcome:
     stale: SkillStale | None = None
     repairs: list[Repair] = field(default_factory=list)
     not_applicable: SkillNotApplicable | None = None
+    unverified: EndNotShown | None = None
     stale_because: str | None = None
     healed: dict[str, dict[str, str]] = field(default_factory=dict)
     kind: str = OK
@@ -84,7 +89,7 @@ async def call_skill(
     outcome = await run_skill(skill, function, arguments, _unless_login(store, skill, helper), pace)
     login = None if outcome.ok else await landed_on_login(store, skill)
     if login is not None:  # the kept session expired: log in again, then start over
-        renewed, said = await renew_login(store, login)
+        renewed, said = await renew_login(store, login, run=counted_login(store))
         if not renewed:
             outcome.text = f"{said} {outcome.text}"
             outcome.stale_because, outcome.kind = None, NOT_APPLICABLE  # it never had its page
@@ -93,6 +98,15 @@ async def call_skill(
             outcome.text = f"{said} {outcome.text}"
     keep_use(store, skill, outcome, _window())
     return outcome
+
+
+def counted_login(store: Store) -> RunLogin:
+    """Running a login skill (see skills.logins) as any other call: its use kept."""
+
+    async def run(login: SkillRow, function: SkillFunction, arguments: dict[str, str]) -> bool:
+        return (await call_skill(store, login, function, arguments)).ok
+
+    return run
 
 
 def _unless_login(store: Store, skill: SkillRow, helper: StepHelper | None) -> StepHelper | None:
@@ -128,6 +142,18 @@ async def run_skill(
             answer = await function(**arguments)
         except SkillNotApplicable as exc:
             return _not_applicable(skill, repairs, exc)
+        except EndNotShown as exc:
+            return SkillOutcome(
+                f"The harvested skill {skill.name} ran its steps, but {exc}"
+                f"{_repaired_before(repairs)}",
+                False,
+                repairs=repairs.done,
+                unverified=exc,
+                stale_because=_repaired_before(repairs).strip() if repairs.done else None,
+                healed=repairs.kept(),
+                kind=BROKEN,  # it ended in another state than the command asks for
+                error=str(exc),
+            )
         except SkillStale as exc:
             return SkillOutcome(
                 f"The harvested skill {skill.name} failed at its step {exc.step} on {_url()}: "

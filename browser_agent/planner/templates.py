@@ -254,9 +254,9 @@ def parse_template(template: str) -> Template:
             runs.append([])
             fillers.append([])
         elif piece not in ("{{", "}}"):
-            words = [t.norm for t in tokenise(piece) if t.kind == "word"]
-            runs[-1] += [w for w in words if w not in FILLERS]
-            fillers[-1] += words
+            tokens = [t for t in tokenise(piece) if t.kind != "quote"]
+            runs[-1] += [t.norm for t in tokens if t.kind == "word" and t.norm not in FILLERS]
+            fillers[-1] += [t.norm for t in tokens]  # marks too: "#{ticket}" takes "#9"
     around = tuple(
         (_trailing_fillers(fillers[i]), _trailing_fillers(fillers[i + 1][::-1]))
         for i in range(len(params))
@@ -265,10 +265,10 @@ def parse_template(template: str) -> Template:
 
 
 def _trailing_fillers(words: list[str]) -> frozenset[str]:
-    """The filler words at the end of ``words``."""
+    """The filler words and marks at the end of ``words``."""
     found = set()
     for word in reversed(words):
-        if word not in FILLERS:
+        if word not in FILLERS and (word[0].isalnum() or word[0] == "_"):
             break
         found.add(word)
     return frozenset(found)
@@ -383,7 +383,7 @@ def _gap(
 def _trimmed(token: Token, fillers: frozenset[str]) -> bool:
     """A token at a value's edge that is not part of the value."""
     if token.kind == "mark":
-        return token.norm in EDGE_MARKS
+        return token.norm in EDGE_MARKS or token.norm in fillers
     return token.kind == "word" and token.norm in fillers
 
 

@@ -20,10 +20,9 @@ from browser_agent.page_content import fenced, neutralised
 # Lines of an observation that are page text, not controls (see the page library).
 _TEXT_KINDS = frozenset({"text", "iframe", "h1", "h2", "h3", "h4", "h5", "h6"})
 # Clicks on these only focus a field or open a drop-down: the typing or choice that
-# follows is the action.
-_FIELD_KINDS = frozenset(
-    {"textbox", "searchbox", "spinbutton", "combobox", "listbox", "slider", "option"}
-)
+# follows is the action. (A <select>'s own option is chosen by the select event; an
+# option of a listbox the page drew, an autocomplete's suggestion, is a click.)
+_FIELD_KINDS = frozenset({"textbox", "searchbox", "spinbutton", "combobox", "listbox", "slider"})
 _FIELD_TAGS = ("<input", "<textarea", "<select", "<option")
 _NOT_TYPED = ('type="checkbox"', 'type="radio"', 'type="submit"', 'type="button"')
 
@@ -79,6 +78,21 @@ def _field(event: dict[str, Any]) -> tuple[str, str] | None:
     return (str(chain[0][0]), str(chain[0][1])) if chain else None
 
 
+def _dragged(event: dict[str, Any], observation: str | None, url: str) -> Action | None:
+    """A drag and drop: the element dragged (when the page let it be seen) and where."""
+    found = _control(event, observation) or _field(event)
+    if found is None:
+        return None
+    mmid, tag = found
+    source = event.get("from") or []
+    arguments = {"target": f"[mmid='{mmid}']"}
+    said = f"Dropped onto {tag}."
+    if source:
+        arguments["source"] = f"[mmid='{source[0][0]}']"
+        said = f"Dragged {source[0][1]} and dropped it onto {tag}."
+    return Action("drag_and_drop", arguments, said, url, observation)
+
+
 def action_for(event: dict[str, Any], password_name: str | None = None) -> Action | None:
     """The primitive call for one reported event (None for what is no action: a click
     that only focused a field). ``password_name`` is the secret a password field's
@@ -101,11 +115,17 @@ def action_for(event: dict[str, Any], password_name: str | None = None) -> Actio
         return Action(
             "click", {"selector": f"[mmid='{mmid}']"}, f"Clicked {tag}.", url, observation
         )
+    if kind == "drag":
+        return _dragged(event, observation, url)
     found = _field(event)
     if found is None:
         return None
     mmid, tag = found
     selector = f"[mmid='{mmid}']"
+    if kind == "file":
+        count = int(event.get("count") or 0)
+        said = f"Chose {count} file{'' if count == 1 else 's'} in {tag}."
+        return Action("upload_file", {"selector": selector}, said, url, observation)
     if kind == "select":
         value, label = str(event.get("value") or ""), str(event.get("label") or "")
         said = f"Selected option {value!r} ({label}) in {tag}."

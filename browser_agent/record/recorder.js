@@ -1,11 +1,14 @@
 // The in-page half of a recording: runs in every frame (an init script) and reports what
 // the person does through the binding __browserAgentRecord, one action per event:
 //   click  - a click on any element (the Python side keeps those on controls)
-//   type   - the final text of one field: on change, when it loses the focus, when
-//            another action starts, or with press_enter when Enter submits it
+//   type   - the final text of one field or editor box (contenteditable): on change,
+//            when it loses the focus, when another action starts, or with press_enter
+//            when Enter submits it; a date or time field's value when it is set
 //   select - the option chosen in a <select>
 //   key    - Enter, Escape or a modifier combination outside a text field
 //   dialog - what alert, confirm and prompt said and whether they were accepted
+//   file   - files chosen in a file field (how many, never their names or paths)
+//   drag   - an element dragged and dropped onto another
 // Each action on an element carries the page as get_dom sees it at that moment (the page
 // library's observe, which numbers the elements with mmids) and the element's chain of
 // mmids and opening tags, nearest first. Python fills in the page library and the budget.
@@ -27,6 +30,8 @@ __LIBRARY__
     "datetime-local", "month", "week",
   ]);
   const PRESSABLE = new Set(["BUTTON", "A", "SUMMARY", "SELECT", "OPTION"]);
+  // Fields set through a picker as much as by typing: the value set is what counts.
+  const PICKED_TYPES = new Set(["date", "time", "datetime-local", "month", "week"]);
 
   const send = (event) => {
     try {
@@ -38,6 +43,14 @@ __LIBRARY__
   const isTextField = (el) =>
     !!el && ((el.tagName === "INPUT" && TEXT_TYPES.has((el.getAttribute("type") || "").toLowerCase()))
       || el.tagName === "TEXTAREA");
+  const typeOf = (el) => (el.getAttribute("type") || "").toLowerCase();
+  // The editor box (the outermost contenteditable element) the element is part of.
+  const editorOf = (el) => {
+    if (!el || el.nodeType !== 1 || !el.isContentEditable) return null;
+    let host = el;
+    while (host.parentElement && host.parentElement.isContentEditable) host = host.parentElement;
+    return host;
+  };
   const isPassword = (el) =>
     el.tagName === "INPUT" && (el.getAttribute("type") || "").toLowerCase() === "password";
 
@@ -49,13 +62,17 @@ __LIBRARY__
     } catch (e) {
       dom = "";
     }
+    return { dom, chain: chainOf(path), url: location.href };
+  };
+  // The element and its ancestors that the last observation numbered, nearest first.
+  const chainOf = (path) => {
     const chain = [];
     for (const node of path) {
       if (!node || node.nodeType !== 1 || !node.hasAttribute("mmid")) continue;
       chain.push([node.getAttribute("mmid"), lib(node, { op: "describe" })]);
       if (chain.length >= 8) break;
     }
-    return { dom, chain, url: location.href };
+    return chain;
   };
   const pathOf = (el) => {
     const path = [];
@@ -64,30 +81,41 @@ __LIBRARY__
   };
 
   let typing = null; // the field being typed into, until its text is reported
+  let enteredIn = null; // the editor box Enter was last pressed in
   const flush = (enter) => {
     const el = typing;
     typing = null;
     if (!el || !el.isConnected) return;
+    const text = isTextField(el) ? el.value : el.innerText.replace(/\n+$/, "");
     send({
-      kind: "type", text: el.value, password: isPassword(el), enter: !!enter,
-      ...seen(pathOf(el)),
+      kind: "type", text, password: isPassword(el), enter: !!enter, ...seen(pathOf(el)),
     });
   };
   window.__browserAgentFlush = () => flush(false);
 
   addEventListener("input", (e) => {
-    const el = e.composedPath()[0];
-    if (e.isTrusted && isTextField(el)) {
+    const path = e.composedPath();
+    const el = isTextField(path[0]) ? path[0] : editorOf(path[0]);
+    if (e.isTrusted && el) {
       if (typing && typing !== el) flush(false);
       typing = el;
+      if (el === enteredIn) enteredIn = null; // Enter made a new line inside the box
     }
   }, true);
   addEventListener("change", (e) => {
     const el = e.composedPath()[0];
-    // Playwright picks options by script (untrusted events), as a test playing the person does
-    if (!e.isTrusted && el.tagName !== "SELECT") return;
+    // Playwright picks options, dates and files by script (untrusted events), as a test
+    // playing the person does, and as a page's own picker may
+    const picked = el.tagName === "INPUT" && (PICKED_TYPES.has(typeOf(el)) || typeOf(el) === "file");
+    if (!e.isTrusted && el.tagName !== "SELECT" && !picked) return;
     if (el === typing) flush(false);
-    else if (el.tagName === "SELECT") {
+    else if (el.tagName === "INPUT" && PICKED_TYPES.has(typeOf(el))) {
+      if (typing) flush(false);
+      send({ kind: "type", text: el.value, password: false, enter: false, ...seen(pathOf(el)) });
+    } else if (el.tagName === "INPUT" && typeOf(el) === "file") {
+      if (typing) flush(false);
+      send({ kind: "file", count: el.files ? el.files.length : 0, ...seen(pathOf(el)) });
+    } else if (el.tagName === "SELECT") {
       if (typing) flush(false);
       const option = el.options[el.selectedIndex];
       send({
@@ -97,7 +125,22 @@ __LIBRARY__
     }
   }, true);
   addEventListener("focusout", (e) => {
-    if (e.composedPath()[0] === typing) flush(false);
+    const el = e.composedPath()[0];
+    // Enter that took the focus out of an editor box (to the next block) ends its text
+    if (el === typing || (typing && editorOf(el) === typing)) flush(typing === enteredIn);
+    enteredIn = null;
+  }, true);
+  let dragged = null; // the path of the element being dragged, until it is dropped
+  addEventListener("dragstart", (e) => {
+    if (e.isTrusted) dragged = e.composedPath();
+  }, true);
+  addEventListener("drop", (e) => {
+    if (!e.isTrusted) return;
+    if (typing) flush(false);
+    const here = seen(e.composedPath());
+    const from = dragged ? chainOf(dragged) : [];
+    dragged = null;
+    send({ kind: "drag", from, ...here });
   }, true);
   addEventListener("pagehide", () => flush(false), true);
   let entering = false; // Enter is down in a text field: its form's implicit submission
@@ -114,6 +157,13 @@ __LIBRARY__
   addEventListener("keydown", (e) => {
     if (!e.isTrusted) return;
     const el = e.composedPath()[0];
+    enteredIn = null;
+    if (editorOf(el) && e.key !== "Escape") { // Enter, Ctrl+B...: part of the typing
+      if (e.key === "Enter" && !["Control", "Alt", "Meta", "Shift"].some((m) => e.getModifierState(m))) {
+        enteredIn = editorOf(el);
+      }
+      return;
+    }
     if (e.key === "Enter" && isTextField(el) && el.tagName !== "TEXTAREA") {
       entering = true;
       if (typing === el) flush(true);

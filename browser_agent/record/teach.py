@@ -14,11 +14,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from browser_agent.errors import BrowserAgentError
+from browser_agent.harvest.outcomes import UNCHANGED
 
 if TYPE_CHECKING:
     from playwright.async_api import Page
     from sqlalchemy import Engine
 
+    from browser_agent.harvest.harvester import HarvestResult
     from browser_agent.record.actions import Action
     from browser_agent.record.save import SavedRecording
     from browser_agent.record.session import Recording
@@ -120,7 +122,34 @@ async def harvest_saved(
 
     (result,) = await harvest([Path(saved.log_path)], settings, engine)
     if result.skill is None:
-        return None, f"Not harvested: {result.error or result.reason}"
-    state = "verified by replay" if result.verified else f"not verified: {result.verify_error}"
+        return None, f"Not harvested: {result.reason or result.error or 'no skill came of it'}"
     skill = result.skill
-    return skill.name, f"Skill {skill.name} v{skill.version} ({result.outcome}), {state}."
+    said = [f"Skill {skill.name} v{skill.version} ({result.outcome}), {verdict(result)}."]
+    if not skill.complete:
+        partial = _why_partial(saved)
+        said.append(f"It does only part of the command and is not used for it: {partial}.")
+    said.extend(f"Left out: {dropped}." for dropped in result.dropped)
+    return skill.name, " ".join(said)
+
+
+def verdict(result: HarvestResult) -> str:
+    """Whether the skill's replay passed, in words; never "None" for a replay not made."""
+    if result.verified:
+        return "verified by replay"
+    if result.verified is False:
+        return f"not verified: {result.verify_error or 'its replay did not reach the end state'}"
+    skill = result.skill
+    if result.outcome == UNCHANGED and skill is not None:
+        return f"the same steps as before; the skill stays {skill.status}"
+    return "not replayed yet (validate replays it)"
+
+
+def _why_partial(saved: SavedRecording) -> str:
+    """Where the harvested stretch stopped short of the demonstration, and why."""
+    from browser_agent.harvest.harvester import plan_from
+    from browser_agent.harvest.plan import RUN_ENDED
+
+    plan = plan_from(Path(saved.log_path))
+    if plan.dropped:
+        return "; ".join(plan.dropped)
+    return plan.ended_because if plan.ended_because != RUN_ENDED else "it asks for an answer"

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import json
+import re
 import time
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
-from urllib.parse import urlsplit
+from urllib.parse import unquote_plus, urlsplit
 
 from playwright.async_api import Browser
 
@@ -16,18 +17,21 @@ from browser_agent.browser.awaiting import paced
 from browser_agent.browser.session import BrowserSession, browser_session
 from browser_agent.errors import ActionError, BrowserError
 from browser_agent.failure_kinds import BROKEN, classify
-from browser_agent.harvest.tokens import strip_tokens
+from browser_agent.request_tokens import strip_tokens
 from browser_agent.secrets import configured, how_to_set, missing, placeholders
 from browser_agent.settings import Settings
+from browser_agent.skills.fresh import fresh_arguments
 from browser_agent.skills.loader import SkillFunction, SkillLoadError, load_skill
 
 if TYPE_CHECKING:
-    from sqlalchemy.engine import Engine
-
     from browser_agent.store.models import Skill
     from browser_agent.store.rows import SkillRow
 
 NEEDS_SECRET = "needs a secret (a password) that is never stored"
+
+#: Asked when a replay of the skill failed: log in again if it stopped on its site's login
+#: page because the kept session expired (see skills.logins); whether it did.
+Relogin = Callable[["Skill | SkillRow"], Awaitable[bool]]
 
 
 @dataclass
@@ -43,6 +47,7 @@ class Replay:
     seconds: float = 0.0
     trace: str | None = None  # a Playwright trace of the failed replay, when one was kept
     kind: str = ""  # of a failure: late, not_applicable or broken (see failure_kinds)
+    arguments: dict[str, Any] | None = None  # the values it was replayed with
 
     def findings(self) -> dict[str, Any]:
         """Where it failed, what it saw and how long it took, as a verdict or a stored
@@ -86,6 +91,13 @@ def waits_for_secret(error: str | None) -> bool:
     return (error or "").startswith("needs a secret")
 
 
+def routable(skill: SkillRow) -> bool:
+    """A skill that may do a whole command: complete, and healthy or only unverified for
+    want of a secret that the command itself supplies."""
+    waiting_for_secret = skill.status == "candidate" and waits_for_secret(skill.last_error)
+    return skill.complete and (skill.status == "healthy" or waiting_for_secret)
+
+
 async def replay(
     skill: Skill | SkillRow,
     settings: Settings,
@@ -96,51 +108,102 @@ async def replay(
     secrets: Mapping[str, str] | None = None,
     trace_path: Path | None = None,
     pace: float = 0.0,
-    logins: Engine | None = None,
+    relogin: Relogin | None = None,
 ) -> Replay:
-    """Run ``skill`` with its example arguments in a fresh context; passed means it reached
-    its recorded end state (same path and query, tokens aside). Secrets come from ``secrets``
-    (the configured ones when None); a skill needing one that is not there is not run. With
-    ``trace_path``, a failed replay keeps a Playwright trace there, unless the skill types a
-    secret (a trace holds every value typed). With ``logins`` (the store), a replay that
-    met the site's login page because the kept session expired logs in again through the
-    site's login skill and starts over (the profile is left as it was)."""
+    """Run ``skill`` in a fresh context with its example arguments, fresh ones for what it
+    only types (see fresh); passed means its end showed the values it was given (see
+    end_state) and it reached its recorded end state (same path and query, the values
+    it was given in place of the example's, per-request tokens aside). Secrets come from
+    ``secrets`` (the configured ones when None); a skill needing one that is not there is
+    not run. With ``trace_path``, a failed replay keeps a Playwright trace there, unless
+    the skill types a secret (a trace holds every value typed). With ``relogin``, a replay
+    that met the site's login page because the kept session expired logs in again and
+    starts over."""
     started = time.perf_counter()
     secrets = configured() if secrets is None else secrets
     lacking = lacking_secret(skill, secrets)
     if lacking:
         return Replay(False, error=lacking)
-    arguments = example_arguments(skill, start_url)
+    example = example_arguments(skill, start_url)
+    arguments = fresh_arguments(skill.source, example)
     try:
         function = load_skill(skill, settings.workspace)
     except SkillLoadError as exc:
         return Replay(False, error=str(exc))
+    fresh = arguments != example  # a failed fresh replay keeps no picture: the next one does
+    outcome = await _session_run(
+        function,
+        arguments,
+        skill,
+        settings,
+        browser,
+        secrets,
+        None if fresh else trace_path,
+        None if fresh else screenshot_dir,
+        pace,
+        relogin,
+    )
+    if not outcome.passed and fresh:
+        # fresh values a field cannot take (a date, an account that must exist): the
+        # skill may still do its command with the example's own values
+        outcome = await _session_run(
+            function,
+            example,
+            skill,
+            settings,
+            browser,
+            secrets,
+            trace_path,
+            screenshot_dir,
+            pace,
+            relogin,
+        )
+    outcome.seconds = time.perf_counter() - started
+    return outcome
+
+
+async def _session_run(
+    function: SkillFunction,
+    arguments: dict[str, str],
+    skill: Skill | SkillRow,
+    settings: Settings,
+    browser: Browser | None,
+    secrets: Mapping[str, str],
+    trace_path: Path | None,
+    screenshot_dir: Path | None,
+    pace: float,
+    relogin: Relogin | None,
+) -> Replay:
+    """One replay with ``arguments`` in a fresh browser context, traced when asked; once
+    more from the start when it failed on the login page and ``relogin`` logged in again."""
     traced = trace_path is not None and not types_secret(arguments)
     async with browser_session(settings, browser) as active:
         active.use_secrets(dict(secrets))
         if traced:
             await active.context.tracing.start(screenshots=True, snapshots=True)
         outcome = await _run(function, arguments, active, skill, screenshot_dir, pace)
-        if not outcome.passed and logins is not None and await _logged_in_again(logins, skill):
-            outcome = await _run(function, arguments, active, skill, screenshot_dir, pace)
+        trace = None
+        if not outcome.passed and relogin is not None:
+            if traced:  # logging in types a secret, which a trace would hold: it ends here
+                trace, traced = await _end_trace(active, trace_path, False), False
+            if await relogin(skill):
+                outcome = await _run(function, arguments, active, skill, screenshot_dir, pace)
         if traced:
-            kept = None if outcome.passed else trace_path
-            if kept:
-                kept.parent.mkdir(parents=True, exist_ok=True)
-            await active.context.tracing.stop(path=kept)
-            outcome.trace = str(kept) if kept else None
-    outcome.seconds = time.perf_counter() - started
+            trace = await _end_trace(active, trace_path, outcome.passed)
+        if trace and outcome.passed:  # passed once logged in again: nothing to look at
+            Path(trace).unlink(missing_ok=True)
+            trace = None
+        outcome.arguments, outcome.trace = arguments, trace
     return outcome
 
 
-async def _logged_in_again(logins: Engine, skill: Skill | SkillRow) -> bool:
-    """Whether the replay stopped on the site's login page and logged in again."""
-    from browser_agent.planner.login_renewal import landed_on_login, renew_login
-    from browser_agent.store.connection import Store
-
-    store = Store.of(logins)
-    login = await landed_on_login(store, skill)
-    return login is not None and (await renew_login(store, login, keep=False))[0]
+async def _end_trace(active: BrowserSession, path: Path | None, passed: bool) -> str | None:
+    """Stop tracing ``active``'s context, keeping the trace at ``path`` when it failed."""
+    kept = None if passed else path
+    if kept:
+        kept.parent.mkdir(parents=True, exist_ok=True)
+    await active.context.tracing.stop(path=kept)
+    return str(kept) if kept else None
 
 
 def types_secret(arguments: Mapping[str, str]) -> bool:
@@ -172,7 +235,11 @@ async def _run(
             kind=classify(exc),
         )
     final = active.current_page().url
-    if skill.expected_end and relative(strip_tokens(final)) != skill.expected_end:
+    example = example_arguments(skill, None)
+    given = " ".join(str(value) for value in arguments.values())  # values, not tokens
+    if skill.expected_end and not _same_end(
+        relative(strip_tokens(final, given)), skill.expected_end, example, arguments
+    ):
         return Replay(
             False,
             final_url=final,
@@ -181,6 +248,27 @@ async def _run(
             kind=BROKEN,
         )
     return Replay(True, final_url=final)
+
+
+def _same_end(
+    final: str, expected: str, example: Mapping[str, Any], used: Mapping[str, Any]
+) -> bool:
+    """Whether ``final`` is the recorded end ``expected`` once each example value there
+    stands in for the value used in its place (as typed, or as an address writes it)."""
+    final, expected = unquote_plus(final), unquote_plus(expected)
+    for name, value in example.items():
+        if name in used and used[name] != value:
+            for form in _url_forms(str(value)):
+                expected = expected.replace(form, "\0")
+            for form in _url_forms(str(used[name])):
+                final = final.replace(form, "\0")
+    return final == expected
+
+
+def _url_forms(value: str) -> list[str]:
+    """How an address may hold ``value``: as it is, or as a slug."""
+    slug = "-".join(re.sub(r"[\W_]+", " ", value.casefold()).split())
+    return sorted({value, value.replace(" ", "+"), slug}, key=len, reverse=True)
 
 
 async def _screenshot(page, directory: Path | None, skill: Skill | SkillRow) -> str | None:  # type: ignore[no-untyped-def]

@@ -28,6 +28,7 @@ from playwright.async_api import Error as PlaywrightError
 
 from browser_agent.browser.awaiting import deadline_s, left, new_elements, note_late, until
 from browser_agent.browser.effects import ASKED_NOT_COME
+from browser_agent.browser.held import editor_text, same_text
 from browser_agent.browser.locate import Located, frame_for, vouch
 from browser_agent.browser.session import session
 from browser_agent.browser.values import field_value
@@ -35,6 +36,7 @@ from browser_agent.dom.library import count_and_run, run_on_element
 from browser_agent.errors import ActionError
 from browser_agent.failure_kinds import SkillLate
 from browser_agent.secrets import filled
+from browser_agent.skills.end_state import EndNotShown, end_state, skill_values
 from browser_agent.skills.selectors import ANY_ROLE, CLOSE_MARKS, text_selector
 
 # Static attributes that may still name the element after its id changed, in the order
@@ -132,6 +134,24 @@ _notes_in: WeakKeyDictionary[BrowserContext, list[str]] = WeakKeyDictionary()
 _began_in: WeakKeyDictionary[BrowserContext, dict[int, tuple[str, float]]] = WeakKeyDictionary()
 
 
+# step -> (notices, values typed earlier shown as text) on the page when the step began;
+# and the values the running skill typed, in order
+_says_in: WeakKeyDictionary[BrowserContext, dict[int, tuple[list[str], list[str]] | None]] = (
+    WeakKeyDictionary()
+)
+_typed_in: WeakKeyDictionary[BrowserContext, list[str]] = WeakKeyDictionary()
+# What a page says without moving on: its visible notices (alerts, status lines, live
+# regions, outputs) and which of ``values`` its text shows (outside the fields).
+_PAGE_SAYS_JS = """values => {
+  const shown = el => el.checkVisibility() && el.getBoundingClientRect().width > 0;
+  const notices = [...document.querySelectorAll(
+    '[role=alert], [role=status], [aria-live=polite], [aria-live=assertive], output')]
+    .filter(shown).map(el => el.innerText.trim().slice(0, 200)).filter(Boolean);
+  const text = document.body ? document.body.innerText : '';
+  return [notices, values.filter(value => text.includes(value))];
+}"""
+
+
 def _found() -> dict[int, tuple[Page | Frame, str]]:
     """Step -> (frame, selector) of the element each step of the running skill acted on."""
     return _found_in.setdefault(session().context, {})
@@ -145,6 +165,32 @@ def _notes() -> list[str]:
 def _began() -> dict[int, tuple[str, float]]:
     """Step -> (page address, clock) when each step of the running skill began."""
     return _began_in.setdefault(session().context, {})
+
+
+async def _page_says(page: Page) -> tuple[list[str], list[str]] | None:
+    """The page's visible notices and the values typed by the skill its text shows; None
+    when the page cannot say (it is being replaced)."""
+    typed = [v for v in _typed_in.get(session().context, []) if len(v.strip()) >= 3]
+    try:
+        notices, shown = await page.evaluate(_PAGE_SAYS_JS, typed)
+    except PlaywrightError:
+        return None
+    return list(notices), list(shown)
+
+
+async def _changed_in_place(page: Page, step: int) -> str:
+    """How the page showed a step's work without moving on ("" when it did not, or when
+    what it showed before the step is not known): a notice that was not there when the
+    step began, or a value the skill typed now shown as text."""
+    before = _says_in.get(session().context, {}).get(step)
+    now = await _page_says(page)
+    if before is None or now is None:
+        return ""
+    new = [n for n in now[0] if n not in before[0]]
+    if new:
+        return f"showed {new[0]!r}"
+    values = [v for v in now[1] if v not in before[1]]
+    return f"now shows {values[0]!r}" if values else ""
 
 
 @contextmanager
@@ -167,6 +213,35 @@ def by_role(role: str, name: str) -> str:
     """A Playwright selector for the element with this role and exact accessible name."""
     escaped = name.replace("\\", "\\\\").replace('"', '\\"')
     return f'role={role}[name="{escaped}"s]'
+
+
+def _bare(text: str) -> str:
+    """A label without the marks around its words (sort arrows, bullets, colons): "count
+    ▼" and "count" are one label, as a column header's name changes once sorted."""
+    words = " ".join(text.split()).casefold()
+    start, end = 0, len(words)
+    while start < end and not words[start].isalnum():
+        start += 1
+    while end > start and not words[end - 1].isalnum():
+        end -= 1
+    return words[start:end]
+
+
+def _same_words(a: str, b: str) -> bool:
+    return _same(a, b) or (bool(_bare(b)) and _bare(a) == _bare(b))
+
+
+_REGEX_SYNTAX = set("^$\\.*+?()[]{}|/")
+
+
+def by_marks(role: str, name: str) -> str:
+    """A selector for the element with this role whose name is ``name`` up to marks around
+    its words and case (see ``_bare``)."""
+    words = _bare(name).split(" ")
+    escaped = ["".join(f"\\{c}" if c in _REGEX_SYNTAX else c for c in w) for w in words]
+    other = "[^\\p{L}\\p{N}]*"
+    spaced = "\\s+".join(escaped)
+    return f"role={role}[name=/^{other}{spaced}{other}$/iu]"
 
 
 def by_name(target: Target, name: str) -> str:
@@ -193,6 +268,7 @@ async def find(target: Target, name: str | None = None, nth: str | None = None) 
     active = session()
     top = active.current_page()
     _began()[target.step] = (top.url, time.monotonic())
+    _says_in.setdefault(active.context, {})[target.step] = await _page_says(top)
     if nth is not None:
         return await _find_nth(top, target, nth)
     expected = target.name if name is None else name
@@ -206,9 +282,13 @@ async def find(target: Target, name: str | None = None, nth: str | None = None) 
         look = None  # else: not yet there, several, hidden or not to be found this way
         if not await _shown(page, selector):  # only then wait, for it or any healing stage
             stages = [s for _how, s in heal_stages(target)] if healing else []
+            asked = name is not None and _named(target, expected)
+            marks = by_marks(target.role, expected) if asked else None
             timeout = active.settings.action_timeout_ms
-            await _wait_visible(page, [selector, *stages], timeout)
+            await _wait_visible(page, [selector, *stages, *([marks] if marks else [])], timeout)
             waited = timeout / 1000
+            if marks and not await _shown(page, selector) and await _shown(page, marks):
+                selector = marks  # the name asked for, with marks added ("count ▼")
         if name is not None:
             selector = await _choose(page, target, selector, expected)
     loose = name is not None
@@ -240,6 +320,11 @@ async def find(target: Target, name: str | None = None, nth: str | None = None) 
     repairs.done.append(repair)
     _found()[target.step] = (page, repair.found)
     return repair.found
+
+
+def _named(target: Target, name: str) -> bool:
+    """Whether the step's element is found by its role and a name of words."""
+    return bool(target.role) and target.role != ANY_ROLE and bool(_bare(name))
 
 
 async def _still_loading(page: Page) -> bool:
@@ -377,7 +462,16 @@ async def _mismatch(
     if target.role != ANY_ROLE:  # else a selector the model wrote: one visible element
         if loose and by_name(target, expected).startswith("role=button[name=/"):
             expected = found_name  # an "x" that named the close button
-        if role != target.role or (expected and not _same(found_name, expected)):
+        renamed = bool(expected) and not _same_words(found_name, expected)
+        if renamed and role == target.role and not loose:
+            kept = await relabelled(page, locator, target)
+            if kept:
+                renamed = False
+                _notes().append(
+                    f"Step {target.step}: the {role} {expected!r} is now labelled "
+                    f"{found_name!r} (the same {kept})."
+                )
+        if role != target.role or renamed:
             return (
                 f"{selector} now names a {role or 'element'} {found_name!r}, "
                 f"not the {target.role} {expected!r} it was recorded on."
@@ -387,12 +481,56 @@ async def _mismatch(
     return None
 
 
+# What an element is, apart from its words: these recorded attributes must all be the
+# same (those recorded), and one of IDENTIFYING must be among them.
+IDENTITY_ATTRIBUTES = ("id", "name", "type", "data-testid", "role")
+IDENTIFYING = ("id", "name", "data-testid")
+_IDENTITY_JS = """el => {
+  const href = el.getAttribute('href');
+  return {tag: el.tagName.toLowerCase(), id: el.getAttribute('id'),
+          name: el.getAttribute('name'), type: el.getAttribute('type'),
+          'data-testid': el.getAttribute('data-testid'), role: el.getAttribute('role'),
+          href: href === null ? null : new URL(href, document.baseURI).pathname};
+}"""
+
+
+async def relabelled(page: Page | Frame, locator: Any, target: Target) -> str:
+    """What shows that the element ``locator`` names, with the recorded role but another
+    accessible name, is still the recorded control relabelled (another interface language,
+    another theme's wording): its tag and every recorded identifying attribute (id, name,
+    type, test id; a link's path) are the same, and no visible element still bears the
+    recorded role and name (else that one is the control, and this another). "" when not."""
+    try:
+        seen = await locator.evaluate(_IDENTITY_JS)
+        if (
+            target.name
+            and await page.get_by_role(target.role, name=target.name, exact=True)
+            .filter(visible=True)
+            .count()
+        ):  # type: ignore[arg-type]
+            return ""
+    except PlaywrightError:
+        return ""
+    if target.tag and seen["tag"] != target.tag:
+        return ""
+    recorded = target.attributes
+    if any(recorded.get(a) and recorded[a] != (seen.get(a) or "") for a in IDENTITY_ATTRIBUTES):
+        return ""
+    href = recorded.get("href")
+    if href and urlsplit(href).path and seen.get("href") != urlsplit(href).path:
+        return ""
+    same = [a for a in IDENTIFYING if recorded.get(a)]
+    return f"{' and '.join(same)} {'attribute' if len(same) == 1 else 'attributes'}" if same else ""
+
+
 def heal_stages(target: Target) -> list[tuple[str, str]]:
     """(how, selector) to look for the recorded element again, smallest change first:
     role and name, visible text, static attributes, XPath."""
     stages = []
     if target.name:
         stages.append(("its role and name", by_role(target.role, target.name)))
+        if _named(target, target.name):
+            stages.append(("its role and name, marks aside", by_marks(target.role, target.name)))
     if target.text:
         stages.append(("its visible text", f"text={json.dumps(target.text, ensure_ascii=False)}"))
     tag = target.tag or "*"
@@ -418,6 +556,57 @@ async def _heal(page: Page | Frame, target: Target, stale: SkillStale) -> Repair
     for how, selector in heal_stages(target):
         if selector != stale.selector and await _is_target(page, selector, target):
             return Repair(target.step, stale.selector, selector, how, str(stale))
+    placed = await _in_form_of_earlier_step(page, target)
+    if placed is not None:
+        how, selector = placed
+        return Repair(target.step, stale.selector, selector, how, str(stale), kept=False)
+    return None
+
+
+# The controls that send a form when clicked, and the fields one types into.
+_SUBMITS = "button:not([type]), button[type=submit], input[type=submit], input[type=image]"
+_FIELDS_OF = {
+    "textbox": "input:not([type]), input[type=text], input[type=email], input[type=url], "
+    "input[type=tel], textarea",
+    "searchbox": "input[type=search]",
+    "spinbutton": "input[type=number]",
+    "combobox": "select",
+}
+
+
+async def _in_form_of_earlier_step(page: Page | Frame, target: Target) -> tuple[str, str] | None:
+    """(how, selector) of the control a step acts on found by its place when its selector
+    and its name both changed: the one visible button that submits the form an earlier step
+    of the skill acted in, or the one visible field of the target's role in that form."""
+    if target.role == "button" and target.attributes.get("type", "submit") in ("submit", "image"):
+        kind, inside = "the button that submits", _SUBMITS
+    elif target.role in _FIELDS_OF:
+        kind, inside = f"the only {target.role} in", _FIELDS_OF[target.role]
+    else:
+        return None
+    for step in sorted((s for s in _found() if s < target.step), reverse=True):
+        frame, selector = _found()[step]
+        if frame != page:
+            continue
+        try:
+            index = await page.locator(selector).first.evaluate(
+                "el => [...document.forms].indexOf(el.form || el.closest('form'))", timeout=1000
+            )
+        except PlaywrightError:
+            continue
+        if index < 0:
+            continue
+        candidate = f"form >> nth={index} >> {inside}"
+        shown = page.locator(candidate).filter(visible=True)
+        try:
+            if await shown.count() != 1:
+                return None
+            _tag, role, _name, _secret = await run_on_element(shown, "identity")
+        except PlaywrightError:
+            return None
+        if role != target.role:
+            return None
+        return f"its place: {kind} the form of step {step}", f"{candidate} >> visible=true"
     return None
 
 
@@ -430,7 +619,9 @@ async def _is_target(page: Page | Frame, selector: str, target: Target) -> bool:
         _tag, role, name, _secret = await run_on_element(locator, "identity")
     except PlaywrightError:  # a selector this page cannot parse, or the page moved on
         return False
-    return role == target.role and _same(name, target.name)
+    if role != target.role:
+        return False
+    return _same_words(name, target.name) or bool(await relabelled(page, locator, target))
 
 
 async def _ask_helper(
@@ -472,14 +663,15 @@ async def expect(
         page = active.current_page()
     if target is not None and not moved and (value, checked, selected) != (None, None, None):
         await _expect_on_element(target, value, checked, selected, seconds)
-    if navigated_to is not None:
-        want = urlsplit(navigated_to).path
-        if urlsplit(page.url).path != want:
-            raise SkillStale(
-                f"Step {step}: expected to reach {want}, but the page is {page.url}.",
-                step=step,
-                selector=selector,
-            )
+    if value is not None and filled(value, active.secret_values) == value:
+        typed = _typed_in.setdefault(active.context, [])
+        typed[:] = [*typed[-19:], value]  # never a secret; the last few
+    if navigated_to is not None or navigated:
+        # the page moved on (or showed the step's work in place): where it went is the end
+        # state's to judge, as one page may be reached by several addresses
+        want = urlsplit(navigated_to or "").path
+        if moved and want and urlsplit(page.url).path != want:
+            _notes().append(f"Step {step} reached {page.url}, recorded as {want}.")
     elif (
         appeared
         and not moved
@@ -510,6 +702,10 @@ async def _await_leaving(
         session().observed.clear()
         session().page_version += 1
         return True
+    change = "" if asked else await _changed_in_place(page, step)
+    if change:
+        _notes().append(f"Step {step}: the page stayed on {page.url} and {change}.")
+        return False
     if asked:
         raise SkillLate(
             f"Step {step}: expected the page to move on; a new page was asked for but had not "
@@ -542,8 +738,10 @@ async def _expect_on_element(
                 wanted = typed
 
             async def holds() -> tuple[bool, str]:
-                held = await locator.input_value()
-                return held == wanted, held
+                editor = await editor_text(locator)  # an editor box holds text, not a value
+                held = editor if editor is not None else await locator.input_value()
+                same = held == wanted or (editor is not None and same_text(editor, wanted))
+                return same, held
 
             ok, held = await until(holds, seconds)
             if not ok:
@@ -629,7 +827,8 @@ def path_items(path: str) -> list[tuple[str, bool]]:
 
 async def done(template: str, **values: str | list[str] | int) -> str:
     """The skill's answer: what it did (the template filled in), how it told apart
-    same-named elements, and where the browser is."""
+    same-named elements, and where the browser is; EndNotShown when the final page does
+    not show the values it was given (see end_state), whatever its steps did."""
 
     def filled(match: re.Match[str]) -> str:
         value = values.get(match.group(1), match.group(0))
@@ -639,5 +838,10 @@ async def done(template: str, **values: str | list[str] | int) -> str:
     said = said.replace("{{", "{").replace("}}", "}")
     notes = "".join(f" {note}" for note in _notes())
     _notes().clear()
-    page = session().current_page()
-    return f"{said}{notes} Final page: {page.url} (title {await page.title()!r})."
+    active = session()
+    page = active.current_page()
+    answer = f"{said}{notes} Final page: {page.url} (title {await page.title()!r})."
+    end = await end_state(page, skill_values(values), active.secrets)
+    if not end.shown:
+        raise EndNotShown(end.said(), answer, end.missing)
+    return answer

@@ -16,7 +16,8 @@ class Run(SQLModel, table=True):
     id: str = Field(primary_key=True)
     command: str
     start_url: str | None = None
-    # running, succeeded, failed, interrupted, abandoned (its process died while running it)
+    # running, succeeded, unverified (it ended, but its final page does not show the command
+    # done), failed, interrupted, abandoned (its process died while running it)
     status: str = Field(default="running", index=True)
     answer: str | None = None
     error: str | None = None

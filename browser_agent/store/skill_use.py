@@ -26,16 +26,6 @@ def current_skill_rows(db: Store | Engine) -> list[SkillRow]:
     return [SkillRow.read(row) for row in rows]
 
 
-def record_use(db: Store | Engine, skill_id: int, ok: bool, error: str | None = None) -> None:
-    """Count one use of a skill at run time. The counts are added in SQL, so processes
-    sharing the store never lose one to another's update."""
-    failed = "failures = failures + 1, last_error = :error"
-    change = "successes = successes + 1" if ok else failed
-    Store.of(db).execute(
-        f"UPDATE skill SET uses = uses + 1, {change} WHERE id = :id", id=skill_id, error=error
-    )
-
-
 def mark_stale(db: Store | Engine, skill_id: int, error: str, healed: str) -> None:
     """Mark a skill stale with why, and the selectors healing found (JSON) for its next version."""
     Store.of(db).execute(

@@ -4,7 +4,10 @@ Answers come from a policy function ``(messages, tools) -> LLMReply`` (by defaul
 offline planner) so the real ``openai`` client path is exercised end to end. One-shot
 faults can be injected (bad JSON arguments, arguments as a JSON object instead of text, an
 unknown tool, HTTP 429 and 500, HTTP 200 with an HTML page, a slow answer), and an
-optional context limit records every request that would not fit a real model.
+optional context limit records every request that would not fit a real model. Like
+llama.cpp's ``llama-server`` it can report the window it runs the model with (``GET
+/props``, ``meta.n_ctx`` in ``/v1/models``) and tokenize (``POST /tokenize``) at its own
+``chars_per_token``, by which it then measures every request.
 When a request carries no ``tools`` (text-actions mode), the policy's tool calls
 are rendered into the content as action blocks, as a plain-text model would write them.
 
@@ -45,9 +48,10 @@ HTML_PAGE = "<!doctype html><html><body><h1>Welcome to nginx!</h1></body></html>
 UNKNOWN_TOOL_NAME = "no_such_tool"
 
 
-def estimate_tokens(messages: list[dict], tools: list[dict]) -> int:
-    """Rough prompt size: characters of the JSON of messages plus tools, divided by 4."""
-    return (len(json.dumps(messages)) + len(json.dumps(tools))) // 4
+def estimate_tokens(messages: list[dict], tools: list[dict], chars_per_token: int = 4) -> int:
+    """Rough prompt size: characters of the JSON of messages plus tools, divided by 4 (or
+    by the server's own ``chars_per_token``)."""
+    return (len(json.dumps(messages)) + len(json.dumps(tools))) // chars_per_token
 
 
 @dataclass
@@ -93,6 +97,8 @@ class LLMTestServer:
         self.violations: list[ContextViolation] = []
         self.latency_s = 0.0
         self.max_context_tokens: int | None = None
+        self.context_tokens: int | None = None  # the window /props and /v1/models report
+        self.chars_per_token: int | None = None  # a /tokenize at this rate; None: no /tokenize
         self._faults: deque[Fault] = deque()
         self._lock = threading.Lock()
         self._stopping = threading.Event()
@@ -134,8 +140,32 @@ class LLMTestServer:
 
     def models(self) -> Answer:
         """The GET /v1/models answer: the one model this server plays."""
-        model = {"id": self.model, "object": "model", "created": 0, "owned_by": "test-server"}
+        model: dict[str, Any] = {
+            "id": self.model,
+            "object": "model",
+            "created": 0,
+            "owned_by": "test-server",
+        }
+        if self.context_tokens is not None:
+            model["meta"] = {"n_ctx": self.context_tokens}
         return Answer(200, {"object": "list", "data": [model]})
+
+    def props(self) -> Answer:
+        """The GET /props answer of llama-server: the window, when one is set."""
+        if self.context_tokens is None:
+            return _error(404, "no route for GET /props")
+        settings = {"n_ctx": self.context_tokens}
+        return Answer(200, {"default_generation_settings": settings, "total_slots": 1})
+
+    def tokenize(self, body: Any) -> Answer:
+        """The POST /tokenize answer of llama-server: one token id per ``chars_per_token``
+        characters of ``content``, when a rate is set."""
+        if self.chars_per_token is None:
+            return _error(404, "no route for POST /tokenize")
+        if not isinstance(body, dict) or not isinstance(body.get("content"), str):
+            return _error(400, "'content' must be a string")
+        count = -(-len(body["content"]) // self.chars_per_token)
+        return Answer(200, {"tokens": list(range(count))})
 
     def chat(self, body: Any) -> Answer:
         """Answer a chat completions request: validate, record, apply faults, ask the policy."""
@@ -144,7 +174,7 @@ class LLMTestServer:
         if body.get("stream"):
             return _error(400, "streaming is not supported by the test server")
         messages, tools = body["messages"], body.get("tools") or []
-        tokens = estimate_tokens(messages, tools)
+        tokens = estimate_tokens(messages, tools, self.chars_per_token or 4)
         with self._lock:
             self.requests.append(body)
             number = len(self.requests)
@@ -268,13 +298,17 @@ class _Handler(BaseHTTPRequestHandler):
     server: _HTTPServer
 
     def do_GET(self) -> None:
-        if self.path.split("?")[0].rstrip("/") == "/v1/models":
+        path = self.path.split("?")[0].rstrip("/")
+        if path == "/v1/models":
             self._send(self.server.llm_server.models())
+        elif path == "/props":
+            self._send(self.server.llm_server.props())
         else:
             self._send(_error(404, f"no route for GET {self.path}"))
 
     def do_POST(self) -> None:
-        if self.path.split("?")[0].rstrip("/") != "/v1/chat/completions":
+        path = self.path.split("?")[0].rstrip("/")
+        if path not in ("/v1/chat/completions", "/tokenize"):
             self._send(_error(404, f"no route for POST {self.path}"))
             return
         raw = self.rfile.read(int(self.headers.get("Content-Length") or 0))
@@ -283,7 +317,8 @@ class _Handler(BaseHTTPRequestHandler):
         except (json.JSONDecodeError, UnicodeDecodeError) as exc:
             self._send(_error(400, f"request body is not valid JSON: {exc}"))
             return
-        self._send(self.server.llm_server.chat(body))
+        llm = self.server.llm_server
+        self._send(llm.tokenize(body) if path == "/tokenize" else llm.chat(body))
 
     def _send(self, answer: Answer) -> None:
         html = isinstance(answer.body, str)

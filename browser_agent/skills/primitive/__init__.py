@@ -38,4 +38,11 @@ PRIMITIVES = {
 # Calls that only look at the page; the harvester drops them.
 OBSERVATION_ONLY = frozenset({"get_dom", "get_url", "extract_text", "find_elements"})
 
-__all__ = ["OBSERVATION_ONLY", "PRIMITIVES", *PRIMITIVES]
+# What a person can do in a page that no primitive does: a recording keeps it by name, and
+# the harvest report says why a skill cannot do it.
+NOT_REPLAYABLE = {
+    "drag_and_drop": "no primitive drags an element onto another",
+    "upload_file": "a skill does not choose files from the disk (which file is the person's)",
+}
+
+__all__ = ["NOT_REPLAYABLE", "OBSERVATION_ONLY", "PRIMITIVES", *PRIMITIVES]

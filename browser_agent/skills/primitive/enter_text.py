@@ -1,4 +1,4 @@
-"""enter_text: type into a text field."""
+"""enter_text: type into a text field or a rich-text editor's box (contenteditable)."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ from typing import Annotated
 from playwright.async_api import Error as PlaywrightError
 
 from browser_agent.browser.effects import watching
+from browser_agent.browser.held import editor_text, same_text
 from browser_agent.browser.locate import Located, locate
 from browser_agent.browser.session import BrowserSession, session
 from browser_agent.browser.values import field_value
@@ -35,6 +36,8 @@ async def fill(active: BrowserSession, target: Located, text: str, selector: str
     page = active.current_page()
     await run_on_page(page, "guard")
     await attempt(target.locator.fill(value), f"type into {target.tag}", selector)
+    if not await _holds(target, value) and await _is_editor(target):
+        await _type_in_editor(target, value, selector)
     interrupted = ""
     if not await _holds(target, value):  # a popup took the focus and the text with it
         closer = await run_on_page(page, "interruption", look=True)
@@ -61,11 +64,30 @@ async def fill(active: BrowserSession, target: Located, text: str, selector: str
 
 
 async def _holds(target: Located, value: str) -> bool:
-    """Whether the field holds ``value`` now (true for what has no value to read)."""
+    """Whether the field (or editor box) holds ``value`` now (true for what has no value
+    to read)."""
     try:
+        text = await editor_text(target.locator)
+        if text is not None:
+            return same_text(text, value)
         return await target.locator.input_value() == value
-    except PlaywrightError:  # not an input, textarea or select: nothing to compare
+    except PlaywrightError:  # not an input, textarea, select or editor: nothing to compare
         return True
+
+
+async def _type_in_editor(target: Located, value: str, selector: str) -> None:
+    """Type into an editor box as a person does: focus it, select all it holds, type (for
+    editors whose script ignores text put in at once)."""
+    await attempt(target.locator.focus(), f"focus {target.tag}", selector)
+    await attempt(target.locator.press("ControlOrMeta+a"), "select the text", selector)
+    await attempt(target.locator.press_sequentially(value), f"type into {target.tag}", selector)
+
+
+async def _is_editor(target: Located) -> bool:
+    try:
+        return await editor_text(target.locator) is not None
+    except PlaywrightError:
+        return False
 
 
 async def enter_text(
@@ -73,7 +95,8 @@ async def enter_text(
     text: Annotated[str, "The text to type; it replaces what the field held."],
     press_enter: Annotated[bool, "Press Enter afterwards, e.g. to submit a search."] = False,
 ) -> str:
-    """Type text into an input or textarea, optionally pressing Enter to submit."""
+    """Type text into an input, textarea or editor box (contenteditable), optionally
+    pressing Enter to submit."""
     active = session()
     target = await locate(active, selector)
     async with watching(active) as changes:

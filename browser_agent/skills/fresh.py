@@ -1,0 +1,102 @@
+"""Fresh example values for replaying a skill on a world its demonstration changed.
+
+A skill that types a value (a title, a name, a comment) and submits it changes the
+application's state: replaying it with the demonstration's own value finds that value
+already there (the page exists, the user is taken). A parameter the skill only types (it
+never names an element to find or an option to choose) gets a value of the same kind that
+nobody used before: the example's text with a short unique suffix, a number nudged. A
+parameter that names something on the page keeps its example: it must exist.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+import uuid
+from collections.abc import Mapping
+from typing import Any
+
+from browser_agent.secrets import placeholders
+
+# The primitives whose ``text`` argument is typed into a field.
+TYPING = frozenset({"enter_text", "enter_text_and_click", "bulk_enter_text"})
+_NUMBER = re.compile(r"-?\d+")
+
+
+def typed_only(source: str) -> set[str]:
+    """Names of the skill function's parameters that its code types (as the ``text`` of a
+    typing primitive) and otherwise only reports (``done``) or checks as held (``expect``)."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return set()
+    functions = [node for node in tree.body if isinstance(node, ast.AsyncFunctionDef)]
+    if not functions:
+        return set()
+    function = functions[-1]
+    params = {arg.arg for arg in function.args.args + function.args.kwonlyargs}
+    parents = {child: node for node in ast.walk(function) for child in ast.iter_child_nodes(node)}
+    uses: dict[str, set[str]] = {}
+    for node in ast.walk(function):
+        if isinstance(node, ast.Name) and node.id in params and isinstance(node.ctx, ast.Load):
+            uses.setdefault(node.id, set()).add(_use(node, parents))
+    return {name for name, used in uses.items() if "typed" in used and "other" not in used}
+
+
+def _use(node: ast.AST, parents: Mapping[ast.AST, ast.AST]) -> str:
+    """How ``node`` is used: typed (the text of a typing call), said (a value of ``done``,
+    or what ``expect`` checks a field holds) or other (a name to find, an option, ...)."""
+    while node in parents:
+        parent = parents[node]
+        if isinstance(parent, ast.keyword) and isinstance(parents.get(parent), ast.Call):
+            name = _called(parents[parent])
+            if name in ("done", "expect"):  # reported, or checked as held: neither decides
+                return "said"
+            return "typed" if name in TYPING and parent.arg == "text" else "other"
+        if isinstance(parent, ast.Call) and _called(parent) == "done":
+            return "said"
+        if isinstance(parent, ast.Call) and not (parent.args and parent.args[0] is node):
+            return "other"  # how the text is shaped (a letter case), not the text itself
+        node = parent
+    return "other"
+
+
+def _called(call: ast.AST) -> str:
+    func = getattr(call, "func", None)
+    return func.id if isinstance(func, ast.Name) else getattr(func, "attr", "")
+
+
+def fresh_value(value: Any, mark: str) -> Any:
+    """A value of ``value``'s kind nobody typed before: a number nudged, a text marked with
+    ``mark`` (before an address's @, joined to one word, after a space to several)."""
+    if isinstance(value, bool) or not isinstance(value, int | str):
+        return value
+    if isinstance(value, int):
+        return value + 1
+    if not value.strip() or placeholders(value):
+        return value
+    if _NUMBER.fullmatch(value.strip()):
+        return str(int(value) + 1)
+    if "@" in value and " " not in value:
+        local, _, domain = value.partition("@")
+        return f"{local}{mark}@{domain}"
+    return f"{value} {mark}" if " " in value.strip() else f"{value}{mark}"
+
+
+def fresh_arguments(source: str, arguments: Mapping[str, Any]) -> dict[str, Any]:
+    """``arguments`` with a fresh value for every parameter the skill only types, unless
+    another parameter that names something on the page holds the same value (a term
+    typed into a search, then the result of that name clicked: it must exist)."""
+    mark = uuid.uuid4().hex[:5]
+    typed = typed_only(source)
+    named = {_words(value) for name, value in arguments.items() if name not in typed} - {""}
+    typed = {name for name in typed if _words(arguments.get(name)) not in named}
+    return {
+        name: fresh_value(value, mark) if name in typed and name != "start_url" else value
+        for name, value in arguments.items()
+    }
+
+
+def _words(value: Any) -> str:
+    """A value as compared with another: its words, case set aside."""
+    return " ".join(re.sub(r"[\W_]+", " ", str(value).casefold()).split())

@@ -1,0 +1,278 @@
+"""Done means done: a finish or a skill's end is checked against the page it ends on.
+
+Every value the command gave must be on the final page (its title, text, a field holding
+it, its address), or the run ends *unverified*, never *succeeded*. A skill that types and
+submits values is verified by a replay with fresh values of the same kind, since the
+demonstration's own values already exist. Real Chromium, pages served on 127.0.0.1."""
+
+from __future__ import annotations
+
+import html
+import json
+import re
+import threading
+from collections.abc import Iterator
+from functools import partial
+from http.server import BaseHTTPRequestHandler, SimpleHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from urllib.parse import parse_qs
+
+import pytest
+from playwright.async_api import Browser
+from sqlmodel import Session
+
+from browser_agent.browser.session import BrowserSession
+from browser_agent.harvest.harvester import harvest
+from browser_agent.llm.types import FunctionClient, LLMReply, ToolCall
+from browser_agent.planner.agent import run_command
+from browser_agent.settings import Settings
+from browser_agent.skills.end_state import command_values, end_state
+from browser_agent.skills.fresh import fresh_arguments, typed_only
+from browser_agent.skills.primitive import open_url
+from browser_agent.store.db import open_store
+from browser_agent.store.models import Run, Skill
+from browser_agent.store.skills import add_version, skill_by_name
+
+PAGES = Path(__file__).parent / "pages"
+
+
+class _Quiet(SimpleHTTPRequestHandler):
+    def log_message(self, *args: object) -> None:
+        pass
+
+
+def _serve(handler: type[BaseHTTPRequestHandler] | partial) -> Iterator[str]:
+    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_address[1]}"
+    server.shutdown()
+    server.server_close()
+
+
+@pytest.fixture(scope="module")
+def pages() -> Iterator[str]:
+    """tests/pages served on 127.0.0.1."""
+    yield from _serve(partial(_Quiet, directory=str(PAGES)))
+
+
+async def test_the_end_state_is_what_the_page_shows(
+    pages: str, page_session: BrowserSession
+) -> None:
+    await open_url(f"{pages}/wiki-index.html?q=blue+socks")
+    page = page_session.current_page()
+    for value in ("Alpha Page", "violet lamps", "blue socks", "index", "hidden garden"):
+        shown = await end_state(page, [value])  # text, a field, the address, title, shadow
+        assert shown.shown, shown.said()
+    assert (await end_state(page, ["Gamma Page", "blue socks"])).shown  # one is enough
+    missing = await end_state(page, ["Gamma Page", "Delta Page"])
+    assert missing.missing == ("Gamma Page", "Delta Page")
+    assert "does not show 'Gamma Page' or 'Delta Page'" in missing.said()
+    await open_url(f"{pages}/wiki-gamma.html")  # not there: an error page names it
+    gone = await end_state(page_session.current_page(), ["wiki-gamma"])
+    assert not gone.shown and gone.status == 404
+
+
+def test_the_values_of_a_command() -> None:
+    assert command_values('open the page titled "Beta Page"') == ["Beta Page"]
+    assert command_values('log in with "{PASSWORD}"') == []
+    # what the run typed that is words of the command: an unquoted search term
+    assert command_values("search for trail shoes", ["trail shoes", "Enter"]) == ["trail shoes"]
+
+
+def scripted(*calls: tuple[str, dict]) -> FunctionClient:
+    """A model that makes ``calls`` in order, one per reply."""
+    replies = iter(calls)
+
+    def model(messages: list[dict], tools: list[dict]) -> LLMReply:
+        name, arguments = next(replies)
+        return LLMReply(None, [ToolCall(f"c{len(messages)}", name, json.dumps(arguments))])
+
+    return FunctionClient(model)
+
+
+def finish(answer: str) -> tuple[str, dict]:
+    return "finish", {"answer": answer, "success": True}
+
+
+async def test_a_finish_on_another_page_than_named_ends_unverified(
+    pages: str, settings: Settings, browser: Browser
+) -> None:
+    engine = open_store(settings)
+    command = 'open the page titled "Beta Page"'
+    wrong = await run_command(
+        command,
+        scripted(("open_url", {"url": f"{pages}/wiki-alpha.html"}), finish("Opened it.")),
+        settings,
+        start_url=f"{pages}/wiki-index.html",
+        browser=browser,
+        engine=engine,
+    )
+    assert wrong.status == "unverified", wrong.answer
+    assert "does not show 'Beta Page'" in wrong.answer
+    with Session(engine) as db:
+        kept = db.get(Run, wrong.run_id)
+        assert kept is not None and kept.status == "unverified"
+        assert kept.error and kept.error.startswith("The end state is unverified:")
+    right = await run_command(
+        command,
+        scripted(("open_url", {"url": f"{pages}/wiki-beta.html"}), finish("Opened it.")),
+        settings,
+        start_url=f"{pages}/wiki-index.html",
+        browser=browser,
+        engine=engine,
+    )
+    assert right.status == "succeeded", right.answer
+
+
+OPEN_TITLED = '''
+from typing import Annotated
+
+from browser_agent.skills.runtime import Target, done, find
+from browser_agent.skills.primitive import click, open_url
+
+LINK = Target(
+    step=2,
+    selector="text=Alpha Page",
+    role="link",
+    name="Alpha Page",
+    tag="a",
+    intent="click on the link 'Alpha Page'",
+)
+
+
+async def open_titled(
+    title: Annotated[str, "The page's title."], start_url: Annotated[str, "Start."] = ""
+) -> str:
+    """Open the page titled {title}."""
+    await open_url(url=start_url)
+    await click(selector=await find(LINK))
+    return await done("Open the page titled {title}.", title=title)
+'''
+
+
+def no_llm(messages: list[dict], tools: list[dict]) -> LLMReply:
+    raise AssertionError("the model was asked although a skill should have done the work")
+
+
+async def test_a_routed_skill_that_ends_on_another_page_than_named_ends_unverified(
+    pages: str, settings: Settings, browser: Browser
+) -> None:
+    engine = open_store(settings)
+    path = settings.harvested_dir / "open_titled_v1.py"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(OPEN_TITLED)
+    add_version(
+        engine,
+        Skill(
+            name="open_titled",
+            module_path=str(path),
+            shape="open the page titled {title}",
+            status="healthy",
+            command_templates=json.dumps(["open the page titled {title}"]),
+            start_url=f"{pages}/wiki-index.html",
+            example_args=json.dumps({"title": "Alpha Page"}),
+        ),
+    )
+    start = f"{pages}/wiki-index.html"
+    asked = {"settings": settings, "start_url": start, "browser": browser, "engine": engine}
+    right = await run_command("open the page titled Alpha Page", FunctionClient(no_llm), **asked)
+    assert right.status == "succeeded" and right.llm_calls == 0, right.answer
+    wrong = await run_command("open the page titled Beta Page", FunctionClient(no_llm), **asked)
+    assert wrong.status == "unverified" and wrong.llm_calls == 0, wrong.answer
+    assert "does not show 'Beta Page'" in wrong.answer
+    skill = skill_by_name(engine, "open_titled")
+    assert skill is not None and skill.failures == 1  # its end was another state: broken
+
+
+class _Wiki(BaseHTTPRequestHandler):
+    """A wiki that creates a page once: a second page of the same title is refused."""
+
+    titles: set[str] = set()
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+    def _send(self, body: str, status: int = 200) -> None:
+        data = f"<!doctype html><html><head><title>Wiki</title></head><body>{body}"
+        self.send_response(status)
+        self.send_header("Content-Type", "text/html; charset=utf-8")
+        self.end_headers()
+        self.wfile.write(data.encode())
+
+    def _form(self, warning: str = "") -> None:
+        self._send(
+            f"<h1>New page</h1><p class='warning'>{html.escape(warning)}</p>"
+            "<form method='post' action='/new'><label for='title'>Title</label>"
+            "<input id='title' name='title'><button id='create'>Create page</button></form>"
+        )
+
+    def do_GET(self) -> None:
+        slug = self.path.removeprefix("/page/")
+        found = [t for t in self.titles if _slug(t) == slug]
+        if found:
+            self._send(f"<h1>{html.escape(found[0])}</h1><p>Created.</p>")
+        else:
+            self._form()
+
+    def do_POST(self) -> None:
+        length = int(self.headers.get("Content-Length") or 0)
+        title = parse_qs(self.rfile.read(length).decode()).get("title", [""])[0].strip()
+        if not title or title in self.titles:
+            self._form(f"A page titled {title} already exists.")
+            return
+        self.titles.add(title)
+        self.send_response(303)
+        self.send_header("Location", f"/page/{_slug(title)}")
+        self.end_headers()
+
+
+def _slug(title: str) -> str:
+    return "-".join(re.sub(r"[\W_]+", " ", title.casefold()).split())
+
+
+@pytest.fixture
+def wiki() -> Iterator[str]:
+    _Wiki.titles = set()
+    yield from _serve(_Wiki)
+
+
+async def test_a_create_skill_taught_once_is_verified_with_fresh_values(
+    wiki: str, settings: Settings, browser: Browser
+) -> None:
+    engine = open_store(settings)
+    command = 'create a page titled "Velvet Tundra"'
+    taught = await run_command(
+        command,
+        scripted(
+            ("open_url", {"url": f"{wiki}/new"}),
+            ("enter_text", {"selector": "#title", "text": "Velvet Tundra"}),
+            ("click", {"selector": "#create"}),
+            finish("Created the page Velvet Tundra."),
+        ),
+        settings,
+        start_url=f"{wiki}/new",
+        browser=browser,
+        engine=engine,
+    )
+    assert taught.status == "succeeded", taught.answer
+    assert _Wiki.titles == {"Velvet Tundra"}
+    (made,) = await harvest([Path(taught.log_path)], settings, engine, browser=browser)
+    assert made.skill is not None, made.error
+    assert made.verified and made.skill.status == "healthy", made.verify_error
+    fresh = _Wiki.titles - {"Velvet Tundra"}
+    assert len(fresh) == 1 and next(iter(fresh)).startswith("Velvet Tundra ")
+    assert typed_only(made.skill.source)  # the title: typed, so replayed with a fresh one
+
+
+def test_fresh_values_only_for_what_a_skill_types() -> None:
+    source = OPEN_TITLED.replace(
+        "    await click(selector=await find(LINK))\n",
+        "    await click(selector=await find(LINK))\n"
+        "    await enter_text(selector='#c', text=comment)\n",
+    ).replace("title: Annotated", "comment: str, count: int, title: Annotated")
+    source = source.replace("title=title)", "title=title, comment=comment)")
+    assert typed_only(source) == {"comment"}
+    fresh = fresh_arguments(source, {"comment": "nice", "title": "Alpha Page", "start_url": "x"})
+    assert fresh["title"] == "Alpha Page" and fresh["start_url"] == "x"
+    assert fresh["comment"].startswith("nice") and fresh["comment"] != "nice"

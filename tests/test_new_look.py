@@ -1,0 +1,244 @@
+"""After a new look (another interface language, another theme's wording) a skill's
+control is the same control when its identity is the same: same id or name attribute,
+same role; another role, or another label with another name attribute, is another
+control. Healing finds a relabelled control by its place (the button that submits the
+form a step filled); a name asked for matches a label that only adds marks ("count ▼");
+a step whose page stays where it is but shows its work (a notice) did its work. The pages
+are tests/pages/look, served on 127.0.0.1; "de.html" is "en.html" translated."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from functools import partial
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+import pytest
+from playwright.async_api import Browser
+
+from browser_agent.browser.session import BrowserSession
+from browser_agent.harvest.harvester import harvest
+from browser_agent.llm.offline import OfflinePlanner
+from browser_agent.llm.types import FunctionClient, LLMReply
+from browser_agent.planner.agent import run_command
+from browser_agent.settings import Settings
+from browser_agent.skills.primitive import click, enter_text, open_url
+from browser_agent.skills.runtime import SkillStale, Target, done, expect, find, repairing
+from browser_agent.store.db import open_store
+
+LOOK = Path(__file__).parent / "pages" / "look"
+
+
+class _Pages(SimpleHTTPRequestHandler):
+    """tests/pages/look, and at ``/`` the home page in the site's language (``lang``); a
+    POST answers with the page asked for, as a GET would."""
+
+    lang = "en"
+
+    def do_GET(self) -> None:  # noqa: N802
+        if self.path == "/":
+            self.path = f"/{self.lang}.html"
+        super().do_GET()
+
+    def do_POST(self) -> None:  # noqa: N802
+        self.rfile.read(int(self.headers.get("Content-Length") or 0))
+        self.do_GET()
+
+    def log_message(self, format: str, *args: object) -> None:  # noqa: A002
+        pass
+
+
+@pytest.fixture(scope="module")
+def look() -> Iterator[str]:
+    server = ThreadingHTTPServer(("127.0.0.1", 0), partial(_Pages, directory=str(LOOK)))
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield f"http://127.0.0.1:{server.server_address[1]}"
+    server.shutdown()
+    server.server_close()
+
+
+# The targets as the harvester records them from the English page.
+BOX = Target(
+    step=1,
+    selector="#proj-search",
+    role="textbox",
+    name="Search:",
+    tag="input",
+    attributes={"id": "proj-search", "name": "q", "type": "text"},
+)
+SUBMIT = Target(
+    step=2,
+    selector='input[name="submit"]',
+    role="button",
+    name="Search",
+    tag="input",
+    attributes={"name": "submit", "type": "submit"},
+)
+VALUE = Target(
+    step=1,
+    selector='input[name="_filter_value"]',
+    role="textbox",
+    name="Value",
+    tag="input",
+    attributes={"name": "_filter_value", "type": "text"},
+)
+APPLY = Target(
+    step=2,
+    selector='role=button[name="Apply"]',
+    role="button",
+    name="Apply",
+    tag="input",
+    attributes={"type": "submit"},
+    xpath="//input[@value='Apply']",
+)
+COLUMN = Target(step=1, selector='role=link[name="count"]', role="link", name="count", tag="a")
+FIELD = Target(
+    step=1,
+    selector="#field_name",
+    role="textbox",
+    name="name",
+    tag="input",
+    attributes={"id": "field_name", "name": "fields[name]", "type": "text"},
+)
+GO = Target(step=2, selector="#go", role="button", name="Go", tag="input",
+            attributes={"id": "go", "type": "submit"})  # fmt: skip
+
+
+async def search(term: str) -> str:
+    """The recorded search skill's steps: type into the box, press the form's button."""
+    said = await enter_text(await find(BOX), term)
+    await expect(BOX, said, value=term)
+    said = await click(await find(SUBMIT))
+    await expect(SUBMIT, said, navigated_to="/results.html")
+    return await done("searched for {term}", term=term)
+
+
+async def test_a_translated_control_with_its_id_name_and_role_is_the_same_control(
+    look: str, page_session: BrowserSession
+) -> None:
+    await open_url(f"{look}/de.html")
+    answer = await search("kestrel")  # no healing: outside repairing(), as in validation
+    assert page_session.page.url == f"{look}/results.html?q=kestrel&submit=Suchen"
+    assert "the textbox 'Search:' is now labelled 'Suche:' (the same id and name attributes)" in (
+        answer
+    )
+    assert "the button 'Search' is now labelled 'Suchen' (the same name attribute)" in answer
+
+
+@pytest.mark.parametrize(
+    ("page", "seen"),
+    [
+        ("other.html", "now names a combobox 'Search:'"),
+        ("moved.html", "names a textbox 'Zu Ticket'"),
+    ],
+)
+async def test_the_same_id_on_another_role_or_with_another_name_attribute_is_refused(
+    look: str, page_session: BrowserSession, page: str, seen: str
+) -> None:
+    await open_url(f"{look}/{page}")
+    with pytest.raises(SkillStale, match=seen):
+        await find(BOX)
+
+
+async def test_a_relabelled_button_with_no_id_is_healed_as_the_one_that_submits_the_form(
+    look: str, page_session: BrowserSession
+) -> None:
+    await open_url(f"{look}/de.html")
+    said = await enter_text(await find(VALUE), "heron")
+    await expect(VALUE, said, value="heron")
+    with pytest.raises(
+        SkillStale, match='no visible element matches role=button\\[name="Apply"\\]'
+    ):
+        await find(APPLY)  # not healed outside repairing()
+    with repairing() as repairs:
+        selector = await find(APPLY)
+    (repair,) = repairs.done
+    assert repair.how == "its place: the button that submits the form of step 1"
+    assert not repair.kept  # a place, not a selector for the next version
+    said = await click(selector)
+    assert "results.html?_filter_value=heron" in page_session.page.url, said
+
+
+async def test_a_column_named_with_a_sort_mark_is_found_by_the_name_asked_for(
+    look: str, page_session: BrowserSession
+) -> None:
+    await open_url(f"{look}/sorted.html")
+    selector = await find(COLUMN, name="count")  # the header now reads "count ▼"
+    said = await click(selector)
+    assert page_session.page.url == f"{look}/sorted.html?_sort_desc=count", said
+
+
+async def test_a_step_whose_page_stays_but_shows_a_new_notice_did_its_work(
+    look: str, settings: Settings, page_session: BrowserSession
+) -> None:
+    await open_url(f"{look}/insert.html")
+    said = await enter_text(await find(FIELD), "Ada Lovelace")
+    await expect(FIELD, said, value="Ada Lovelace")
+    said = await click(await find(GO))
+    await expect(GO, said, navigated_to="/index.php")  # recorded where the old look went
+    answer = await done("inserted {name}", name="Ada Lovelace")
+    assert f"the page stayed on {look}/insert.html and showed '1 row inserted.'" in answer
+
+
+async def test_a_step_whose_page_stays_and_shows_nothing_new_is_stale(
+    look: str, settings: Settings, page_session: BrowserSession
+) -> None:
+    page_session.settings = settings.with_overrides(effect_timeout_ms=300)
+    await open_url(f"{look}/insert.html")
+    said = await click(await find(GO))  # nothing typed: no row, no notice
+    with pytest.raises(SkillStale, match="expected the page to move on, but it stayed on"):
+        await expect(GO, said, navigated_to="/index.php")
+
+
+async def test_a_page_reached_by_another_address_is_the_steps_effect(
+    look: str, page_session: BrowserSession
+) -> None:
+    await open_url(f"{look}/en.html")
+    said = await enter_text(await find(BOX), "heron")
+    said = await click(await find(SUBMIT))
+    await expect(SUBMIT, said, navigated_to="/search")  # recorded by the other road
+    answer = await done("searched")
+    assert f"Step 2 reached {look}/results.html?q=heron&submit=Search, recorded as /search." in (
+        answer
+    )
+
+
+def no_llm(messages: list[dict], tools: list[dict]) -> LLMReply:
+    raise AssertionError("the model was asked although a skill should have done the work")
+
+
+async def test_a_search_learnt_on_the_english_page_runs_on_the_german_one_with_no_model(
+    look: str, settings: Settings, browser: Browser
+) -> None:
+    engine = open_store(settings)
+    solved = await run_command(
+        "search for kestrel", OfflinePlanner(), settings, start_url=f"{look}/",
+        browser=browser, engine=engine,
+    )  # fmt: skip
+    assert solved.status == "succeeded", solved.answer
+    (made,) = await harvest([Path(solved.log_path)], settings, engine, browser=browser)
+    assert made.skill is not None and made.verified, made.error or made.verify_error
+    _Pages.lang = "de"  # the site's interface language switched, as an admin would
+    try:
+        routed = await run_command(
+            "search for heron", FunctionClient(no_llm), settings, start_url=f"{look}/",
+            browser=browser, engine=engine,
+        )  # fmt: skip
+    finally:
+        _Pages.lang = "en"
+    assert (routed.status, routed.llm_calls) == ("succeeded", 0), routed.answer
+    assert routed.final_url is not None and "q=heron" in routed.final_url
+    assert "now labelled 'Suche:'" in routed.answer
+
+
+async def test_the_planner_finds_a_search_box_labelled_in_another_language_by_its_field_name(
+    look: str, settings: Settings, browser: Browser
+) -> None:
+    # labelled "Suche nach:", sent as "s" as a blog's classic search form is: no English word
+    run = await run_command(
+        "search for heron", OfflinePlanner(), settings, start_url=f"{look}/blog-de.html",
+        browser=browser, engine=open_store(settings),
+    )  # fmt: skip
+    assert run.status == "succeeded", run.answer
+    assert run.final_url == f"{look}/results.html?s=heron", run.answer
