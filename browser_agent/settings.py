@@ -31,8 +31,18 @@ class SettingsError(UserError, ValueError):
     """A setting has a value the agent cannot use; the message names the variable."""
 
 
-def default_workspace() -> Path:
-    """The per-user data folder (``~/.local/share/browser-agent`` on Linux)."""
+# The folder above the package: the repository's root when the package runs from a checkout.
+PACKAGE_PARENT = Path(__file__).resolve().parent.parent
+
+
+def default_workspace(package_parent: Path = PACKAGE_PARENT) -> Path:
+    """The checkout's root when the package runs from one (its ``logs/`` and
+    ``skills/harvested/`` sit beside the code), else the per-user data folder
+    (``~/.local/share/browser-agent`` on Linux) of a pip install."""
+    if (package_parent / "pyproject.toml").is_file() and (
+        package_parent / "skills" / "primitive"
+    ).is_dir():
+        return package_parent
     return Path(user_data_dir(APP_NAME))
 
 
@@ -62,7 +72,10 @@ class Settings(BaseSettings):
     workspace: Path = Field(
         default_factory=default_workspace,
         description="holds `logs/`, `skills/harvested/` and `browser_agent.db`",
-        json_schema_extra=_shown("per-user data folder (`~/.local/share/browser-agent`)"),
+        json_schema_extra=_shown(
+            "the checkout's root in a checkout, else the per-user data folder "
+            "(`~/.local/share/browser-agent`)"
+        ),
     )
     database_url: str | None = Field(
         None,

@@ -11,20 +11,16 @@ from typer.testing import CliRunner
 
 from browser_agent.cli import app
 from browser_agent.errors import BrowserAgentError, UserError
-
-PACKAGE = Path(__file__).resolve().parent.parent / "browser_agent"
+from tests.package_files import package_modules
 
 
 def defined_exceptions() -> list[type[BaseException]]:
     """The exception classes each module of the package defines itself."""
     found = []
-    for path in sorted(PACKAGE.rglob("*.py")):
-        parts = list(path.relative_to(PACKAGE.parent).with_suffix("").parts)
-        if "migrations" in parts or parts[-1] == "__main__":
+    for name in package_modules():
+        if name.endswith(".__main__"):
             continue
-        if parts[-1] == "__init__":
-            parts.pop()
-        module = importlib.import_module(".".join(parts))
+        module = importlib.import_module(name)
         found += [
             value
             for value in vars(module).values()

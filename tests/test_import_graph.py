@@ -14,7 +14,7 @@ import ast
 from collections.abc import Iterator
 from pathlib import Path
 
-PACKAGE = Path(__file__).resolve().parent.parent / "browser_agent"
+from tests.package_files import package_modules
 
 #: Module prefixes of each layer, top first; a module's layer is its longest prefix's.
 LAYERS: list[tuple[str, ...]] = [
@@ -63,15 +63,7 @@ LAYERS: list[tuple[str, ...]] = [
 
 def modules() -> dict[str, Path]:
     """Every module of the package by dotted name (a package by its own name)."""
-    found = {}
-    for path in PACKAGE.rglob("*.py"):
-        parts = list(path.relative_to(PACKAGE.parent).with_suffix("").parts)
-        if "migrations" in parts:  # alembic's revisions: loaded by alembic, not imported
-            continue
-        if parts[-1] == "__init__":
-            parts.pop()
-        found[".".join(parts)] = path
-    return found
+    return package_modules()
 
 
 def imported_names(tree: ast.AST) -> Iterator[str]:

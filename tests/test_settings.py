@@ -20,6 +20,7 @@ from browser_agent.cli import app
 from browser_agent.settings import (
     Settings,
     SettingsError,
+    default_workspace,
     load_settings,
     mask_url,
     settings_table,
@@ -266,19 +267,36 @@ def test_with_overrides_checks_values_ignores_none_and_returns_a_new_object(
 # --- the workspace ------------------------------------------------------------------------
 
 
-def test_the_default_workspace_is_the_per_user_data_folder(
+def test_the_default_workspace_of_a_checkout_is_its_root(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
     monkeypatch.chdir(elsewhere)
+    root = Path(__file__).resolve().parent.parent
 
-    assert load_settings().workspace == tmp_path / "data" / "browser-agent"
-    assert load_settings().workspace == Path(platformdirs.user_data_dir("browser-agent"))
+    assert load_settings().workspace == root
+    assert load_settings().logs_dir == root / "logs"
+    assert load_settings().harvested_dir == root / "skills" / "harvested"
+
+
+def test_the_default_workspace_of_an_install_is_the_per_user_data_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    site_packages = tmp_path / "site-packages"
+    (site_packages / "browser_agent").mkdir(parents=True)
+    assert default_workspace(site_packages) == tmp_path / "data" / "browser-agent"
+    assert default_workspace(site_packages) == Path(platformdirs.user_data_dir("browser-agent"))
 
     monkeypatch.delenv("XDG_DATA_HOME")
-    assert load_settings().workspace == tmp_path / "home" / ".local" / "share" / "browser-agent"
+    assert default_workspace(site_packages) == (
+        tmp_path / "home" / ".local" / "share" / "browser-agent"
+    )
 
+
+def test_the_workspace_setting_names_another_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv(WORKSPACE_ENV, "~/skills")
     assert load_settings().workspace == tmp_path / "home" / "skills"
 
@@ -435,7 +453,7 @@ def test_the_settings_table_lists_every_variable_with_its_default() -> None:
     assert len(rows) == len(Settings.model_fields)
     assert rows["BROWSER_AGENT_SHORT_TERM_SHARE"][1:3] == ["`0.75`", "> 0, ≤ 1"]
     assert rows["BROWSER_AGENT_HEADED"][1] == "`false`"
-    assert rows["BROWSER_AGENT_WORKSPACE"][1].startswith("per-user data folder")
+    assert rows["BROWSER_AGENT_WORKSPACE"][1].startswith("the checkout's root in a checkout")
     assert (
         rows["BROWSER_AGENT_LLM_API_KEY"][0] == "| `BROWSER_AGENT_LLM_API_KEY` or `OPENAI_API_KEY`"
     )
