@@ -27,6 +27,7 @@ class NotesSite:
     nonces: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     logins: int = 0
+    renamed: bool = False  # the note form's button renamed, as by an upgrade
     url: str = ""
     _server: ThreadingHTTPServer | None = None
 
@@ -86,7 +87,7 @@ class NotesSite:
                 f'<p>Logged in as {USER}</p><a href="/notes/new">New note</a><ul>{listed}</ul>',
             )
         if path == "/notes/new":
-            return _page(handler, "New note", _note_form(self._token()))
+            return _page(handler, "New note", _note_form(self._token(), self.renamed))
         return _page(handler, "Not found", "<p>No such page</p>", 404)
 
     def _post(self, handler: BaseHTTPRequestHandler) -> None:
@@ -124,12 +125,17 @@ def _login_form(token: str, error: str = "") -> str:
     )
 
 
-def _note_form(token: str) -> str:
+def _note_form(token: str, renamed: bool = False) -> str:
+    button = (
+        '<button id="store" type="submit">Store</button>'
+        if renamed
+        else ('<button id="save" type="submit">Save</button>')
+    )
     return (
         '<form method="post" action="/notes">'
         f'<input type="hidden" name="csrf_token" value="{token}">'
         '<p><label for="title">Title</label> <input id="title" name="title"></p>'
-        '<button id="save" type="submit">Save</button></form>'
+        f"{button}</form>"
     )
 
 

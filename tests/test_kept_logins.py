@@ -9,7 +9,9 @@ site of the tests' own (tests/login_site.py), whose state says what was done."""
 
 from __future__ import annotations
 
+import asyncio
 import json
+import zipfile
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -22,7 +24,10 @@ from browser_agent.harvest.plan import Param, PlannedStep, SkillPlan
 from browser_agent.harvest.tokens import without_tokens
 from browser_agent.request_tokens import is_token, refused_url, strip_tokens
 from browser_agent.settings import Settings
+from browser_agent.skills.logins import is_login_skill, relogin
+from browser_agent.skills.replay import replay
 from browser_agent.storage_state import profile_path
+from browser_agent.store.connection import Store
 from browser_agent.store.db import open_store
 from browser_agent.store.rows import SkillRow
 from browser_agent.store.skill_use import current_skill_rows
@@ -79,6 +84,12 @@ def skills(settings: Settings) -> list[SkillRow]:
         engine.dispose()
 
 
+def login_uses(settings: Settings) -> int:
+    """How many uses the store counts for the site's login skill."""
+    (login,) = [s for s in skills(settings) if is_login_skill(s)]
+    return login.uses
+
+
 def skill_texts(settings: Settings) -> str:
     """Everything a skill keeps: its generated modules and its store rows."""
     modules = [p.read_text() for p in (settings.workspace / "skills").rglob("*.py")]
@@ -94,11 +105,12 @@ def test_an_expired_session_is_renewed_through_the_login_skill_with_no_model_cal
     assert sorted(statuses.values()) == ["healthy", "healthy"], (statuses, said)
 
     site.expire_sessions()
-    logins = site.logins
+    logins, used = site.logins, login_uses(settings)
     renewed = run(settings, NOTE.format(title="Laundry"), f"{site.url}/notes/new")
     assert (renewed["status"], renewed["llm_calls"]) == ("succeeded", 0), renewed
     assert "logged in again" in renewed["answer"]
     assert site.logins == logins + 1 and site.notes[-1] == "Laundry"  # the site's own state
+    assert login_uses(settings) == used + 1  # the renewal is a use of the login skill
 
     kept = profile_path(settings.workspace, "notes").read_text()
     assert any(sid in kept for sid in site.sessions)  # the renewed session is the kept one
@@ -134,6 +146,32 @@ def test_without_its_secret_the_expired_login_is_said_and_nothing_is_typed(
     assert "needs the secret NOTES_PW" in log
     assert site.logins == logins and "Laundry" not in site.notes
     assert {s.status for s in skills(settings)} == {"healthy"}  # not its fault
+
+
+def test_a_replay_that_logs_in_again_keeps_no_secret_in_its_trace(
+    settings: Settings, site: NotesSite, tmp_path: Path
+) -> None:
+    learn(settings, site)
+    site.expire_sessions()
+    site.renamed = True  # the note skill fails after logging in again: its trace is kept
+    logins, engine = site.logins, open_store(settings)
+    try:
+        (note,) = [s for s in current_skill_rows(engine) if not is_login_skill(s)]
+        replayed = replay(
+            note,
+            settings.with_overrides(profile="notes"),
+            secrets={"NOTES_PW": PASSWORD},
+            trace_path=tmp_path / "trace.zip",
+            relogin=relogin(Store.of(engine)),
+        )
+        outcome = asyncio.run(replayed)  # the CLI above runs its own event loop
+    finally:
+        engine.dispose()
+    assert not outcome.passed and site.logins > logins, outcome  # logged in to replay again
+    assert outcome.trace is not None
+    with zipfile.ZipFile(outcome.trace) as trace:
+        held = b"".join(trace.read(name) for name in trace.namelist())
+    assert b"/notes/new" in held and PASSWORD.encode() not in held
 
 
 def test_a_planner_run_that_meets_the_expired_login_logs_in_first(
