@@ -30,8 +30,6 @@ import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from browser_agent.miniwob_site import read_instruction, start_miniwob_site
-
 from browser_agent.browser.session import launched_browser
 from browser_agent.demo_site import start_demo_site
 from browser_agent.harvest.harvester import harvest
@@ -42,6 +40,7 @@ from browser_agent.planner.agent import RunResult, run_command
 from browser_agent.settings import Settings, load_settings
 from browser_agent.store.db import open_store
 from browser_agent.store.rows import StepRow
+from browser_agent.testing.miniwob_site import read_instruction, start_miniwob_site
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from tests.offline_suite import CASES, Outcome, Probe  # noqa: E402
