@@ -25,6 +25,7 @@ from browser_agent import ENV_PREFIX
 from browser_agent.browser.chromium import find_chromium
 from browser_agent.cli_group import OneLineErrors
 from browser_agent.cluster.cli import batch_command
+from browser_agent.completion import run_ids
 from browser_agent.console.serve import serve_command
 from browser_agent.demo import FIRST_COMMAND, SECOND_COMMAND
 from browser_agent.errors import BrowserError
@@ -90,6 +91,16 @@ def main(
             "overrides BROWSER_AGENT_WORKSPACE.",
         ),
     ] = None,
+    browser_endpoint: Annotated[
+        str | None,
+        typer.Option(
+            "--browser-endpoint",
+            metavar="URL",
+            help="Drive a browser already running: a Chrome DevTools address "
+            "(http://HOST:9222, ws://HOST:9222) or a Playwright server's ws:// URL; "
+            "overrides BROWSER_AGENT_BROWSER_ENDPOINT.",
+        ),
+    ] = None,
     debug: Annotated[
         bool, typer.Option("--debug", help="Show the traceback of an unexpected error.")
     ] = False,
@@ -104,6 +115,8 @@ def main(
     checks them itself, while its browser starts)."""
     if workspace is not None:
         _set_env_while_running(ctx, f"{ENV_PREFIX}WORKSPACE", str(workspace.expanduser().resolve()))
+    if browser_endpoint is not None:
+        _set_env_while_running(ctx, f"{ENV_PREFIX}BROWSER_ENDPOINT", browser_endpoint)
     if ctx.invoked_subcommand != "run":
         checked_settings()
 
@@ -464,7 +477,11 @@ def runs(
 @app.command()
 def show(
     run_id: Annotated[
-        str, typer.Argument(help="The run id (see browser-agent runs), or its unique start.")
+        str,
+        typer.Argument(
+            help="The run id (see browser-agent runs), or its unique start.",
+            autocompletion=run_ids,
+        ),
     ],
     as_json: Annotated[
         bool, typer.Option("--json", help="Print the run and its steps as JSON.")

@@ -90,7 +90,9 @@ class Settings(BaseSettings):
         json_schema_extra=_shown("Playwright's, else found on PATH"),
     )
     browser_endpoint: str | None = Field(
-        None, description="connect to a remote browser (CDP or Playwright URL)"
+        None,
+        description="connect to a remote browser: a DevTools address (`http://HOST:9222`, "
+        "a bare `ws://HOST:9222`) or a Playwright server's `ws://` URL",
     )
     action_timeout_ms: float = Field(
         5_000, gt=0, description="how long an action waits for its element"

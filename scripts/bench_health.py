@@ -37,7 +37,7 @@ from browser_agent.settings import Settings, load_settings
 from browser_agent.store.connection import Store
 from browser_agent.store.db import open_store
 from browser_agent.store.health import RUN, healths, outcomes_of
-from browser_agent.store.skill_use import current_skill_rows
+from browser_agent.store.skill_use import current_skills
 
 TAUGHT = ["search for trail shoes and sort by price low to high", "open Trail Blazer 2"]
 TERMS = ["sandals", "boots", "road shoes", "trail shoes", "running shoes", "socks"]
@@ -109,7 +109,7 @@ async def series(workspace: Path, site: DemoSite, count: int) -> dict:
             )  # fmt: skip
             routed_ok += run.status == "succeeded" and run.llm_calls == 0
     store = Store.of(engine)
-    skills = current_skill_rows(store)
+    skills = current_skills(store)
     states = healths(store, skills, settings.health_window)
     kept = outcomes_of(store, [s.id for s in skills])
     runs = [o for each in kept.values() for o in each if o.via == RUN]

@@ -38,7 +38,8 @@ from browser_agent.cluster.slots import run_on_slots  # noqa: E402
 from browser_agent.demo_site import start_demo_site  # noqa: E402
 from browser_agent.settings import Settings  # noqa: E402
 from browser_agent.store.db import open_store  # noqa: E402
-from browser_agent.store.skills import add_version, current_skills  # noqa: E402
+from browser_agent.store.skill_use import current_skills  # noqa: E402
+from browser_agent.store.skills import add_version  # noqa: E402
 from scripts.bench_validate import COMMANDS, copy_skill  # noqa: E402
 from tests.skill_workspaces import harvest_commands, workspace_settings  # noqa: E402
 

@@ -50,7 +50,7 @@ from browser_agent.planner.router import route  # noqa: E402
 from browser_agent.settings import Settings, load_settings  # noqa: E402
 from browser_agent.store.db import open_store  # noqa: E402
 from browser_agent.store.models import Run, Skill, Step  # noqa: E402
-from browser_agent.store.skills import current_skills  # noqa: E402
+from browser_agent.store.skill_use import current_skills  # noqa: E402
 from tests.postgres_server import fresh_database, throwaway_postgres  # noqa: E402
 
 RELEASE = Path(__file__).resolve().parent.parent / "tests" / "fixtures" / "store_release_0.1.sql"

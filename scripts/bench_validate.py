@@ -26,7 +26,9 @@ from browser_agent.settings import Settings  # noqa: E402
 from browser_agent.skills.loader import skill_code, source_hash  # noqa: E402
 from browser_agent.store.db import open_store  # noqa: E402
 from browser_agent.store.models import Skill  # noqa: E402
-from browser_agent.store.skills import add_version, current_skills  # noqa: E402
+from browser_agent.store.rows import SkillRow, columns  # noqa: E402
+from browser_agent.store.skill_use import current_skills  # noqa: E402
+from browser_agent.store.skills import add_version  # noqa: E402
 from browser_agent.validate.validator import run_validation  # noqa: E402
 from tests.skill_workspaces import (  # noqa: E402
     ACCEPT_COOKIES,
@@ -54,7 +56,7 @@ class _Rename(cst.CSTTransformer):
         return updated_node.with_changes(name=cst.Name(self.new))
 
 
-def copy_skill(skill: Skill, number: int, settings: Settings) -> Skill:
+def copy_skill(skill: SkillRow, number: int, settings: Settings) -> Skill:
     """A healthy copy of ``skill`` under the name ``<name>_copy<number>``, its code (the
     function renamed) kept in the store as a harvested skill's is."""
     name = f"{skill.name}_copy{number}"
@@ -62,9 +64,8 @@ def copy_skill(skill: Skill, number: int, settings: Settings) -> Skill:
     renamed = cst.parse_module(code).visit(_Rename(skill.name, name)).code
     path = settings.harvested_dir / f"{name}_v1.py"
     path.write_text(renamed, encoding="utf-8")
-    fields = skill.model_dump(
-        exclude={"id", "name", "module_path", "version", "created_at", "source", "source_hash"}
-    )
+    per_copy = {"id", "name", "module_path", "version", "created_at", "source", "source_hash"}
+    fields = {key: getattr(skill, key) for key in columns(SkillRow) if key not in per_copy}
     return Skill(
         **fields,
         name=name,

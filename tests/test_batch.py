@@ -88,7 +88,23 @@ def test_all_succeeded_is_exit_code_0_and_a_table(
 
     assert done.returncode == 0, done.stderr
     assert "1 of 1 commands succeeded" in done.stdout
+    assert SEARCHES[0] in done.stdout  # the command on one line, at 100 columns
     assert done.stderr == ""  # no progress bar off a terminal
+
+
+def test_url_is_the_start_page_of_lines_that_name_none(
+    tmp_path: Path, demo: DemoSite, settings: Settings
+) -> None:
+    file = tmp_path / "batch.txt"
+    file.write_text(f"{SEARCHES[0]}\n{json_line(SEARCHES[1], demo.url + '/deals')}\n")
+
+    done = batch(settings.workspace, str(file), "--url", demo.url, "--json")
+
+    assert done.returncode == 0, done.stderr
+    jobs = json.loads(done.stdout)["jobs"]
+    with Session(open_store(settings)) as db:
+        starts = [db.get(Run, job["run_id"]).start_url for job in jobs]
+    assert starts == [demo.url, demo.url + "/deals"]
 
 
 async def test_a_job_written_already_is_not_run_again(
@@ -113,7 +129,7 @@ async def test_a_validation_job_run_again_after_its_replay_was_kept_adds_no_seco
     """The worker died after keeping the replay, before the job's result: the job's second
     attempt replays again but keeps one replay of the job, and its result once."""
     from browser_agent.secrets import configured
-    from browser_agent.store.skills import current_skills
+    from browser_agent.store.skill_use import current_skills
     from browser_agent.validate.reharvest import Place
     from browser_agent.validate.validator import Job, check_skill
 
@@ -212,6 +228,7 @@ def test_mistakes_are_one_line_with_exit_code_2(tmp_path: Path, settings: Settin
         ([str(tmp_path / "missing.txt")], "missing.txt"),
         ([str(file), "--workers", "2", "--cluster", "tcp://127.0.0.1:1"], "give one"),
         ([str(file), "--cluster", "127.0.0.1:1"], "tcp://HOST:PORT"),
+        ([str(secret), "--url", "file:///etc/passwd"], "--url"),
     ]
     for args, said in cases:
         done = batch(settings.workspace, *args)

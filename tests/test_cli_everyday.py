@@ -418,3 +418,17 @@ def test_validate_and_skills_keep_long_skill_names_whole_at_80_columns(settings:
     )
     checked = cli(settings, "validate", name)  # its module is missing: the verdict is error
     assert any(name in line and "error" in line for line in checked.stdout.splitlines())
+
+
+def test_python_dash_m_runs_the_same_command_line(tmp_path: Path) -> None:
+    env = {**os.environ, "BROWSER_AGENT_WORKSPACE": str(tmp_path)}
+    done = subprocess.run(
+        [sys.executable, "-m", "browser_agent", "runs", "--json"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout) == {"runs": []}
+    assert (tmp_path / "browser_agent.db").is_file()

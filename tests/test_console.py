@@ -29,7 +29,7 @@ from browser_agent.record.teach import NO_DISPLAY, has_display
 from browser_agent.settings import load_settings
 from browser_agent.store.db import open_store
 from browser_agent.store.models import Run
-from browser_agent.store.skills import current_skills
+from browser_agent.store.skill_use import current_skills
 from browser_agent.testing.openai_server import LLMTestServer, start_test_llm_server
 from tests.skill_workspaces import SEARCH, harvest_commands, run_offline, workspace_settings
 

@@ -16,7 +16,7 @@ from playwright.async_api import Browser, Page, Playwright, async_playwright, ex
 from browser_agent.browser.chromium import LAUNCH_ARGS, find_chromium
 from browser_agent.demo_site import DemoSite
 from browser_agent.store.db import open_store
-from browser_agent.store.skills import current_skills
+from browser_agent.store.skill_use import current_skills
 from browser_agent.testing.openai_server import LLMTestServer
 from tests.skill_workspaces import workspace_settings
 from tests.test_console import (

@@ -17,7 +17,7 @@ from browser_agent.llm.types import FunctionClient, LLMReply
 from browser_agent.planner.agent import RunResult, run_command
 from browser_agent.settings import Settings
 from browser_agent.store.db import open_store
-from browser_agent.store.skills import current_skills
+from browser_agent.store.skill_use import current_skills
 from browser_agent.testing.openai_server import start_test_llm_server
 from tests.scripted import search_and_sort
 

@@ -35,9 +35,9 @@ from browser_agent.planner.agent import RunResult, run_command
 from browser_agent.settings import Settings
 from browser_agent.store.db import open_store
 from browser_agent.store.models import HarvestedSource, Run
+from browser_agent.store.skill_use import current_skills
 from browser_agent.store.skills import (
     TemplateConflict,
-    current_skills,
     merge_templates,
     normalise_shape,
     skill_by_name,

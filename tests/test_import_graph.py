@@ -19,8 +19,10 @@ from tests.package_files import package_modules
 #: Module prefixes of each layer, top first; a module's layer is its longest prefix's.
 LAYERS: list[tuple[str, ...]] = [
     (  # the command line
+        "browser_agent.__main__",
         "browser_agent.cli",
         "browser_agent.cli_group",
+        "browser_agent.completion",
         "browser_agent.json_output",
         "browser_agent.progress",
         "browser_agent.profile_options",

@@ -33,7 +33,7 @@ from browser_agent.secrets import (
 from browser_agent.settings import Settings
 from browser_agent.store.connection import Store
 from browser_agent.store.db import open_store
-from browser_agent.store.skills import current_skills
+from browser_agent.store.skill_use import current_skills
 from browser_agent.testing.openai_server import start_test_llm_server
 from tests.scripted import Script, mmid, succeeded_calls
 

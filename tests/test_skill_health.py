@@ -38,7 +38,7 @@ from browser_agent.store.health import (
     record,
     state_of,
 )
-from browser_agent.store.skill_use import current_skill_rows
+from browser_agent.store.skill_use import current_skills
 from tests.skill_workspaces import SEARCH, clone_workspace, harvest_commands, workspace_settings
 
 COMMAND = "search for boots and sort by price low to high"
@@ -85,7 +85,7 @@ def workspace(harvested: Settings, tmp_path: Path) -> Settings:
 async def routed_call(settings: Settings, browser: Browser, demo: DemoSite) -> str:
     """Route COMMAND from the demo shop and call the skill as a run does; its kind."""
     store = Store.of(open_store(settings))
-    found = route(COMMAND, current_skill_rows(store), demo.url)
+    found = route(COMMAND, current_skills(store), demo.url)
     assert found is not None, "the command did not route"
     function = load_skill(found.skill, settings.workspace)
     async with browser_session(settings, browser):
@@ -101,7 +101,7 @@ def skills_cli(settings: Settings, *args: str) -> str:
 
 
 def the_skill(settings: Settings):  # type: ignore[no-untyped-def]
-    (skill,) = current_skill_rows(Store.of(open_store(settings)))
+    (skill,) = current_skills(Store.of(open_store(settings)))
     return skill
 
 
@@ -141,7 +141,7 @@ async def test_a_late_failure_leaves_the_skill_healthy_and_a_broken_one_retires_
 def test_a_skill_routes_only_from_the_site_it_was_learnt_on(
     workspace: Settings, demo: DemoSite
 ) -> None:
-    skills = current_skill_rows(Store.of(open_store(workspace)))
+    skills = current_skills(Store.of(open_store(workspace)))
     assert route(COMMAND, skills, demo.url) is not None
     assert route(COMMAND, skills, None) is not None  # no start page: its own
     assert route(COMMAND, skills, "notaurl") is None

@@ -14,7 +14,7 @@ from browser_agent.store.connection import Store
 from browser_agent.store.db import open_store
 from browser_agent.store.models import Skill
 from browser_agent.store.rows import SkillRow
-from browser_agent.store.skill_use import current_skill_rows
+from browser_agent.store.skill_use import current_skills
 
 
 def stored_skill(tmp_path: Path) -> tuple[Store, SkillRow]:
@@ -26,12 +26,12 @@ def stored_skill(tmp_path: Path) -> tuple[Store, SkillRow]:
         db.commit()
     store = Store.of(engine)
     store.execute("UPDATE skill SET status = 'healthy'")
-    (row,) = current_skill_rows(store)
+    (row,) = current_skills(store)
     return store, row
 
 
 def counts(store: Store) -> tuple[str, int, int, int, str | None]:
-    (row,) = current_skill_rows(store)
+    (row,) = current_skills(store)
     return row.status, row.uses, row.successes, row.failures, row.last_error
 
 

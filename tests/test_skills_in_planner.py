@@ -20,7 +20,7 @@ from browser_agent.planner.router import relevant
 from browser_agent.settings import Settings
 from browser_agent.store.db import open_store
 from browser_agent.store.models import Run, Skill
-from browser_agent.store.skills import current_skills
+from browser_agent.store.skill_use import current_skills
 from tests.scripted import search_and_sort
 
 COMMAND = "find trail shoes in the shop and sort by best seller"

@@ -23,7 +23,7 @@ from browser_agent.skills.loader import load_skill
 from browser_agent.skills.replay import replay
 from browser_agent.store.db import open_store
 from browser_agent.store.models import Skill
-from browser_agent.store.skills import current_skills
+from browser_agent.store.skill_use import current_skills
 from tests.skill_workspaces import SEARCH, harvest_commands, workspace_settings
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -71,6 +71,7 @@ def test_a_release_skill_loads_without_shadowing_the_projects_own_skills(
     function = load_skill(release_skill(tmp_path))
 
     from browser_agent.skills.primitive import enter_text, open_url
+
     from browser_agent.skills.runtime import find
 
     assert function.__globals__["open_url"] is open_url

@@ -201,7 +201,7 @@ async def test_routed_runs_from_several_processes_lose_no_run_step_or_count(
     shared: Settings, browser: Browser, demo: DemoSite
 ) -> None:
     from browser_agent.harvest.harvester import harvest
-    from browser_agent.store.skills import current_skills
+    from browser_agent.store.skill_use import current_skills
 
     engine = open_store(shared)
     learnt = await run_command(

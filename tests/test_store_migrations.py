@@ -36,7 +36,8 @@ from browser_agent.store.lock import LockTimeout, lock_path, migration_lock
 from browser_agent.store.migrate import StoreTooNew, alembic_config, current_revision, upgrade
 from browser_agent.store.migrations import HEAD_REVISION
 from browser_agent.store.models import HarvestedSource, Run
-from browser_agent.store.skills import current_skills, harvested_source, remember_source
+from browser_agent.store.skill_use import current_skills
+from browser_agent.store.skills import harvested_source, remember_source
 
 FIXTURE = Path(__file__).parent / "fixtures" / "store_release_0.1.sql"  # a text dump
 RELEASE_TABLES = ("run", "step", "skill", "validation", "memoryentry")

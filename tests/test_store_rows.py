@@ -27,7 +27,7 @@ from browser_agent.store.migrations import HEAD_REVISION
 from browser_agent.store.models import Run, Skill, Step
 from browser_agent.store.rows import RunRow, SkillRow, StepRow
 from browser_agent.store.run_store import open_run_store
-from browser_agent.store.skill_use import current_skill_rows, mark_stale
+from browser_agent.store.skill_use import current_skills, mark_stale
 
 PAIRS = ((RunRow, Run), (StepRow, Step), (SkillRow, Skill))
 
@@ -120,7 +120,7 @@ def test_skills_are_read_and_counted_as_the_orm_keeps_them(tmp_path: Path, store
         db.commit()
     store = open_run_store(settings)
 
-    rows = current_skill_rows(store)
+    rows = current_skills(store)
     assert [row.name for row in rows] == ["a_open", "b_search", "c_sort"]
     with Session(engine) as db:
         orm = {s.name: s.model_dump() for s in db.exec(select(Skill).where(Skill.current))}

@@ -19,7 +19,8 @@ from browser_agent.settings import Settings
 from browser_agent.skills.loader import source_hash
 from browser_agent.store.db import open_store
 from browser_agent.store.models import Validation
-from browser_agent.store.skills import current_skills, skill_by_name, update_skill
+from browser_agent.store.skill_use import current_skills
+from browser_agent.store.skills import skill_by_name, update_skill
 from browser_agent.validate.lock import LockHeld, lock_path, validation_lock
 from browser_agent.validate.validator import run_validation
 from tests.skill_workspaces import (

@@ -20,7 +20,7 @@ from browser_agent.planner.router import route
 from browser_agent.settings import Settings
 from browser_agent.store.connection import Store
 from browser_agent.store.db import open_store
-from browser_agent.store.skill_use import current_skill_rows
+from browser_agent.store.skill_use import current_skills
 from browser_agent.store.skills import runs_of, skill_by_name, versions_of
 from browser_agent.validate.validator import run_validation
 from tests.skill_workspaces import run_offline, workspace_settings
@@ -59,7 +59,7 @@ async def test_five_harvests_of_one_task_give_one_version(five_harvests: Setting
 
 
 def routed_version(settings: Settings, demo: DemoSite) -> int:
-    found = route("open Tempo Flash", current_skill_rows(Store.of(open_store(settings))), demo.url)
+    found = route("open Tempo Flash", current_skills(Store.of(open_store(settings))), demo.url)
     assert found is not None
     return found.skill.version
 

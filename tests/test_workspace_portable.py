@@ -19,7 +19,8 @@ from browser_agent.settings import Settings
 from browser_agent.skills.loader import SkillLoadError, load_skill
 from browser_agent.store.db import open_store
 from browser_agent.store.models import Run
-from browser_agent.store.skills import current_skills, update_skill
+from browser_agent.store.skill_use import current_skills
+from browser_agent.store.skills import update_skill
 from browser_agent.validate.validator import run_validation
 
 

@@ -7,6 +7,7 @@ primitives as plain functions.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager, contextmanager
 from contextvars import ContextVar
@@ -17,6 +18,7 @@ from playwright.async_api import Browser, BrowserContext, Dialog, Page, Playwrig
 from browser_agent.browser.chromium import LAUNCH_ARGS, find_chromium
 from browser_agent.browser.dialogs import answer_dialog
 from browser_agent.browser.driver import playwright_driver
+from browser_agent.browser.endpoint import cdp_address
 from browser_agent.browser.navigation_guard import guard_navigations
 from browser_agent.browser.profiles import keep_profile, starting_state
 from browser_agent.errors import BrowserError, NoBrowser
@@ -135,8 +137,9 @@ async def launched_browser(
         return
     endpoint = settings.browser_endpoint
     try:
-        if endpoint and ("devtools" in endpoint or endpoint.startswith("http")):
-            browser = await playwright.chromium.connect_over_cdp(endpoint)
+        devtools = await asyncio.to_thread(cdp_address, endpoint) if endpoint else None
+        if devtools:
+            browser = await playwright.chromium.connect_over_cdp(devtools)
         elif endpoint:
             browser = await playwright.chromium.connect(endpoint)
         else:

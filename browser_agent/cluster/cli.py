@@ -6,6 +6,7 @@ from __future__ import annotations
 import time
 import uuid
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -22,6 +23,8 @@ if TYPE_CHECKING:
     from browser_agent.settings import Settings
 
 console = Console()
+# Columns from which the batch's table shows each job's run id.
+WIDE_TERMINAL = 110
 
 
 def batch_command(
@@ -32,6 +35,10 @@ def batch_command(
             dir_okay=False,
         ),
     ],
+    url: Annotated[
+        str | None,
+        typer.Option(help="Start page of every command whose line names none."),
+    ] = None,
     slots: Annotated[
         int, typer.Option(min=1, help="Commands at once per process, each in its own context.")
     ] = 4,
@@ -57,6 +64,9 @@ def batch_command(
     lines = read_batch(file)  # a BatchFileError is a UserError: one line, exit code 2
     settings = load_settings()
     distributed = bool(workers or cluster)
+    if url is not None:
+        start = start_url_option(url, settings)
+        lines = [line if line.url else replace(line, url=start) for line in lines]
     jobs = command_jobs(lines, settings, file, model, max_steps, check_secrets=not distributed)
     progress = counting("batch", Console(stderr=True), as_json)
     task = progress.add_task("", total=len(jobs))
@@ -74,6 +84,17 @@ def batch_command(
     else:
         _print(ordered, seconds)
     raise typer.Exit(0 if all(r.status == "succeeded" for r in ordered) else 1)
+
+
+def start_url_option(url: str, settings: Settings) -> str:
+    """``--url`` as a start page, or a mistake of the option said in one line."""
+    from browser_agent.errors import ActionError, UserError
+    from browser_agent.site_policy import normalize_url
+
+    try:
+        return normalize_url(url, settings)
+    except ActionError as exc:
+        raise UserError(f"--url: {exc}") from None
 
 
 def command_jobs(
@@ -149,16 +170,27 @@ def batch_document(batch_id: str, results: list[JobResult], seconds: float) -> d
 
 
 def _print(results: list[JobResult], seconds: float) -> None:
-    from rich.table import Table
+    from rich import box
+    from rich.table import Column, Table
 
-    table = Table("job", "status", "run", "LLM calls", "seconds", "command")
-    table.columns[0].no_wrap = table.columns[2].no_wrap = True
+    # on a narrow terminal the run id gives way (browser-agent runs and --json have it), so
+    # the command stays readable
+    wide = console.width >= WIDE_TERMINAL
+    table = Table(
+        Column("job", no_wrap=True),
+        Column("status", no_wrap=True),
+        *([Column("run", no_wrap=True)] if wide else []),
+        Column("LLM\ncalls", no_wrap=True, justify="right"),
+        Column("seconds", no_wrap=True, justify="right"),
+        Column("command", ratio=1),
+        box=box.SIMPLE_HEAD,
+    )
     for result in results:
         colour = {"succeeded": "green", "unverified": "yellow"}.get(result.status, "red")
         table.add_row(
             result.job_id,
             f"[{colour}]{result.status}[/]",
-            result.run_id or "",
+            *([result.run_id or ""] if wide else []),
             str(result.llm_calls),
             f"{result.seconds:.1f}",
             escape(result.command[:60]),

@@ -230,7 +230,7 @@ class Console:
         )
 
     async def skills(self, request: Request) -> Response:
-        from browser_agent.store.skills import current_skills
+        from browser_agent.store.skill_use import current_skills
 
         return self.page("skills.html", skills=current_skills(self.engine))
 

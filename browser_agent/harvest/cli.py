@@ -13,6 +13,7 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
+from browser_agent.completion import run_ids, skill_names
 from browser_agent.errors import UserError
 from browser_agent.harvest.outcomes import (
     ALREADY,
@@ -30,6 +31,8 @@ if TYPE_CHECKING:
     from browser_agent.store.health import Health
 
 console = Console()
+# Columns from which a listing shows its counts beside the command.
+WIDE_TERMINAL = 110
 err_console = Console(stderr=True)
 skills_app = typer.Typer(help="List harvested skills, or show one.", invoke_without_command=True)
 
@@ -77,7 +80,8 @@ def _run_log(run_id: str, settings: Settings) -> Path:
 
 def harvest_command(
     sources: Annotated[
-        list[str] | None, typer.Argument(help="Run ids or chat-log files to harvest.")
+        list[str] | None,
+        typer.Argument(help="Run ids or chat-log files to harvest.", autocompletion=run_ids),
     ] = None,
     all_runs: Annotated[bool, typer.Option("--all", help="Harvest every successful run.")] = False,
     dry_run: Annotated[
@@ -337,15 +341,16 @@ def skills_list(
 
     if ctx.invoked_subcommand:
         return
+    from rich import box
     from rich.table import Column, Table
 
     from browser_agent.store.health import healths
     from browser_agent.store.run_store import open_run_store  # SQL through the driver alone
-    from browser_agent.store.skill_use import current_skill_rows, templates_of
+    from browser_agent.store.skill_use import current_skills, templates_of
 
     settings = load_settings()
     store = open_run_store(settings)
-    every = current_skill_rows(store)
+    every = current_skills(store)
     rows = every[:limit] if limit else every
     more = len(every) - len(rows)
     health = healths(store, rows, settings.health_window)
@@ -356,26 +361,26 @@ def skills_list(
     if not rows:
         console.print("No harvested skills yet: run a command, then browser-agent harvest --all.")
         return
+    # on a narrow terminal the counts give way, so the command stays readable; `skills
+    # show` and --json have them all
+    wide = console.width >= WIDE_TERMINAL
+    counts = ("version", "uses", "ok/failed", "validated") if wide else ()
     table = Table(
         Column("name", no_wrap=True),
         Column("status", no_wrap=True),
         Column("health", no_wrap=True),
-        "version",
-        "uses",
-        "ok/failed",
-        "validated",
-        "command",
+        *(Column(name, no_wrap=True) for name in counts),
+        Column("command", ratio=1),
+        box=box.SIMPLE_HEAD,
     )
     for skill in rows:
         validated = f"{skill.last_validated_at:%Y-%m-%d %H:%M}" if skill.last_validated_at else "-"
+        shown = (str(skill.version), str(skill.uses), f"{skill.successes}/{skill.failures}")
         table.add_row(
             skill.name,
             skill.status,
             _health_cell(health[skill.id]),
-            str(skill.version),
-            str(skill.uses),
-            f"{skill.successes}/{skill.failures}",
-            validated,
+            *((*shown, validated) if wide else ()),
             escape(next(iter(templates_of(skill)), "-")),
         )
     console.print(table)
@@ -385,7 +390,7 @@ def skills_list(
 
 @skills_app.command("show")
 def skills_show(
-    name: Annotated[str, typer.Argument(help="The skill's name.")],
+    name: Annotated[str, typer.Argument(help="The skill's name.", autocompletion=skill_names)],
     as_json: Annotated[
         bool, typer.Option("--json", help="Print the skill, its versions and source as JSON.")
     ] = False,
@@ -430,7 +435,7 @@ def skills_show(
 
 @skills_app.command("rollback")
 def skills_rollback(
-    name: Annotated[str, typer.Argument(help="The skill's name.")],
+    name: Annotated[str, typer.Argument(help="The skill's name.", autocompletion=skill_names)],
 ) -> None:
     """Make the skill's previous version current again (the current one stays, not current)."""
     from browser_agent.settings import load_settings

@@ -45,7 +45,7 @@ from browser_agent.skills.runtime import Target
 from browser_agent.store.connection import Store
 from browser_agent.store.rows import StepRow
 from browser_agent.store.run_store import open_run_store
-from browser_agent.store.skill_use import current_skill_rows
+from browser_agent.store.skill_use import current_skills
 from browser_agent.tools import tool_schema
 
 if TYPE_CHECKING:
@@ -520,7 +520,7 @@ async def run_command(
     tools = Tools.default()
     routed = None
     if settings.use_skills:
-        routing = decide(command, current_skill_rows(store), start_url)
+        routing = decide(command, current_skills(store), start_url)
         tools.functions.update(skill_tools(store, routing.tools))
         routed = routing.route
     agent = Agent(llm, settings, recorder, tools, max_steps, on_step, approve=approve)

@@ -1,37 +1,48 @@
-"""Tables of the store. Every value that came from a page or a model is stored redacted."""
+"""Tables of the store. Every value that came from a page or a model is stored redacted.
+
+The run, step and skill tables are made from their rows' definitions
+(:mod:`browser_agent.store.rows`), which a run uses without SQLAlchemy; the others are
+defined here."""
 
 from __future__ import annotations
 
+from dataclasses import MISSING, fields
 from datetime import datetime
+from typing import Any, get_type_hints
 
 from sqlalchemy import Text
 from sqlmodel import Field, SQLModel
+from sqlmodel.main import SQLModelMetaclass
 
-from browser_agent.store.rows import utcnow
+from browser_agent.store.rows import RunRow, SkillRow, StepRow, utcnow
 
 
-class Run(SQLModel, table=True):
-    """One command carried out by the agent, written at the start and updated as it goes."""
+def _table(row: type) -> Any:
+    """The ORM's table class for a row type of :mod:`browser_agent.store.rows`: the same
+    fields, defaults and column options, so each table is defined once."""
+    hints = get_type_hints(row)
+    namespace: dict[str, Any] = {
+        "__module__": __name__,
+        "__doc__": row.__doc__,
+        "__annotations__": {},
+    }
+    for column in fields(row):
+        options = {key: value for key, value in column.metadata.items() if key != "text"}
+        if column.metadata.get("text"):
+            options["sa_type"] = Text
+        if column.default is not MISSING:
+            options["default"] = column.default
+        elif column.default_factory is not MISSING:
+            options["default_factory"] = column.default_factory
+        namespace["__annotations__"][column.name] = hints[column.name]
+        namespace[column.name] = Field(**options)
+    name = row.__name__.removesuffix("Row")
+    return SQLModelMetaclass(name, (SQLModel,), namespace, table=True)
 
-    id: str = Field(primary_key=True)
-    command: str
-    start_url: str | None = None
-    # running, succeeded, unverified (it ended, but its final page does not show the command
-    # done), failed, interrupted, abandoned (its process died while running it)
-    status: str = Field(default="running", index=True)
-    answer: str | None = None
-    error: str | None = None
-    model: str = ""
-    started_at: datetime = Field(default_factory=utcnow, index=True)
-    finished_at: datetime | None = None
-    steps: int = 0
-    llm_calls: int = 0
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
-    final_url: str | None = None
-    log_path: str = ""
-    pid: int | None = None  # the process running it, on ``host``: see store.abandoned
-    host: str | None = None
+
+Run = _table(RunRow)
+Step = _table(StepRow)
+Skill = _table(SkillRow)
 
 
 class RunLog(SQLModel, table=True):
@@ -44,54 +55,6 @@ class RunLog(SQLModel, table=True):
     log: str = Field(sa_type=Text)
     meta: str = Field(sa_type=Text)
     iterations: str = Field(default="", sa_column_kwargs={"server_default": ""}, sa_type=Text)
-
-
-class Step(SQLModel, table=True):
-    """One tool call of a run: what was asked, what the page answered, what it cost."""
-
-    id: int | None = Field(default=None, primary_key=True)
-    run_id: str = Field(foreign_key="run.id", index=True)
-    index: int
-    tool: str
-    arguments: str  # JSON text as the model sent it (redacted)
-    response: str
-    ok: bool = True
-    error: str | None = None
-    duration_s: float = 0.0
-    llm_calls: int = 0
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
-    url_after: str | None = None
-
-
-class Skill(SQLModel, table=True):
-    """One version of a harvested skill. JSON columns hold lists and objects as text."""
-
-    id: int | None = Field(default=None, primary_key=True)
-    name: str = Field(index=True)
-    version: int = 1
-    current: bool = Field(default=True, index=True)
-    status: str = Field(default="candidate", index=True)  # candidate healthy stale retired
-    module_path: str  # relative to the workspace (see store.paths)
-    shape: str = Field(index=True)  # the command template, normalised, for re-harvesting
-    command_templates: str = "[]"
-    signature: str = "{}"  # the tool schema
-    docstring: str = ""
-    example_args: str = "{}"
-    start_url: str = ""
-    expected_end: str = ""  # URL path and query reached with the example arguments
-    complete: bool = True  # False: the command needed more than the skill does (e.g. reading)
-    selectors: str = "[]"  # the element records the skill acts on
-    source_runs: str = "[]"
-    healed: str = "{}"  # step -> selector found by healing, for the next version
-    source: str = Field(default="", sa_type=Text)  # the module's code: the store is enough
-    source_hash: str = ""  # sha256 of source, checked before it is run
-    uses: int = 0
-    successes: int = 0
-    failures: int = 0
-    last_error: str | None = None
-    last_validated_at: datetime | None = None
-    created_at: datetime = Field(default_factory=utcnow)
 
 
 class Validation(SQLModel, table=True):

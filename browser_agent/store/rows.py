@@ -1,9 +1,10 @@
-"""The rows a run writes and reads, as plain dataclasses: what the run path holds instead
-of the ORM's table classes (:mod:`browser_agent.store.models`), which need SQLAlchemy.
+"""The store's run, step and skill tables, defined once, as plain dataclasses.
 
-Each has the fields of its table, with the same names, types and defaults (a test compares
-them), so the SQL here is made from the fields and a row read by the ORM elsewhere is
-the same row.
+A run holds these rows and writes them with the driver alone (no SQLAlchemy on a routed
+run); :mod:`browser_agent.store.models` makes the ORM's table classes from the same fields,
+so there is one definition of each table, and the SQL here is made from its fields. A
+field's metadata says what the column needs besides its type: ``primary_key``, ``index``,
+``foreign_key`` (``"table.column"``) and ``text`` (no length limit).
 """
 
 from __future__ import annotations
@@ -12,6 +13,10 @@ from dataclasses import asdict, dataclass, field, fields
 from datetime import UTC, datetime
 from typing import Any
 
+KEY = {"primary_key": True}
+INDEX = {"index": True}
+TEXT = {"text": True}
+
 
 def utcnow() -> datetime:
     return datetime.now(UTC)
@@ -19,16 +24,18 @@ def utcnow() -> datetime:
 
 @dataclass
 class RunRow:
-    """A ``run`` row: one command carried out by the agent (see ``models.Run``)."""
+    """One command carried out by the agent, written at the start and updated as it goes."""
 
-    id: str
+    id: str = field(metadata=KEY)
     command: str
     start_url: str | None = None
-    status: str = "running"
+    # running, succeeded, unverified (it ended, but its final page does not show the command
+    # done), failed, interrupted, abandoned (its process died while running it)
+    status: str = field(default="running", metadata=INDEX)
     answer: str | None = None
     error: str | None = None
     model: str = ""
-    started_at: datetime = field(default_factory=utcnow)
+    started_at: datetime = field(default_factory=utcnow, metadata=INDEX)
     finished_at: datetime | None = None
     steps: int = 0
     llm_calls: int = 0
@@ -36,7 +43,7 @@ class RunRow:
     completion_tokens: int = 0
     final_url: str | None = None
     log_path: str = ""
-    pid: int | None = None
+    pid: int | None = None  # the process running it, on ``host``: see store.abandoned
     host: str | None = None
 
     @classmethod
@@ -57,14 +64,14 @@ class RunRow:
 
 @dataclass
 class StepRow:
-    """A ``step`` row: one tool call of a run (see ``models.Step``)."""
+    """One tool call of a run: what was asked, what the page answered, what it cost."""
 
-    run_id: str
+    run_id: str = field(metadata={"foreign_key": "run.id", **INDEX})
     index: int
     tool: str
-    arguments: str
+    arguments: str  # JSON text as the model sent it (redacted)
     response: str
-    id: int | None = None
+    id: int | None = field(default=None, metadata=KEY)
     ok: bool = True
     error: str | None = None
     duration_s: float = 0.0
@@ -76,27 +83,27 @@ class StepRow:
 
 @dataclass
 class SkillRow:
-    """A ``skill`` row: one version of a harvested skill (see ``models.Skill``)."""
+    """One version of a harvested skill. JSON columns hold lists and objects as text."""
 
-    name: str
-    module_path: str
-    shape: str
-    id: int | None = None
+    name: str = field(metadata=INDEX)
+    module_path: str  # relative to the workspace (see store.paths)
+    shape: str = field(metadata=INDEX)  # the command template, normalised, for re-harvesting
+    id: int | None = field(default=None, metadata=KEY)
     version: int = 1
-    current: bool = True
-    status: str = "candidate"
+    current: bool = field(default=True, metadata=INDEX)
+    status: str = field(default="candidate", metadata=INDEX)  # candidate healthy stale retired
     command_templates: str = "[]"
-    signature: str = "{}"
+    signature: str = "{}"  # the tool schema
     docstring: str = ""
     example_args: str = "{}"
     start_url: str = ""
-    expected_end: str = ""
-    complete: bool = True
-    selectors: str = "[]"
+    expected_end: str = ""  # URL path and query reached with the example arguments
+    complete: bool = True  # False: the command needed more than the skill does (e.g. reading)
+    selectors: str = "[]"  # the element records the skill acts on
     source_runs: str = "[]"
-    healed: str = "{}"
-    source: str = ""
-    source_hash: str = ""
+    healed: str = "{}"  # step -> selector found by healing, for the next version
+    source: str = field(default="", metadata=TEXT)  # the module's code: the store is enough
+    source_hash: str = ""  # sha256 of source, checked before it is run
     uses: int = 0
     successes: int = 0
     failures: int = 0

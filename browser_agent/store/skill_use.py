@@ -18,11 +18,21 @@ if TYPE_CHECKING:
     from browser_agent.store.models import Skill
 
 
-def current_skill_rows(db: Store | Engine) -> list[SkillRow]:
-    """The current version of every skill, by name."""
+def current_skills(
+    db: Store | Engine, status: str | None = None, limit: int | None = None
+) -> list[SkillRow]:
+    """The current version of every skill (by name), or of those with ``status``, or the
+    first ``limit``: the one reader of current skills, with the driver alone, so a routed
+    run needs no ORM."""
     names = ", ".join(f'"{name}"' for name in columns(SkillRow))
-    sql = f"SELECT {names} FROM skill WHERE current = :yes ORDER BY name"
-    rows = Store.of(db).execute(sql, yes=True).rows
+    sql = f"SELECT {names} FROM skill WHERE current = :yes"
+    params: dict[str, object] = {"yes": True}
+    if status:
+        sql, params["status"] = f"{sql} AND status = :status", status
+    sql += " ORDER BY name"
+    if limit:
+        sql, params["limit"] = f"{sql} LIMIT :limit", limit
+    rows = Store.of(db).execute(sql, **params).rows
     return [SkillRow.read(row) for row in rows]
 
 

@@ -139,21 +139,6 @@ def skill_source_runs(engine: Engine) -> dict[str, Skill]:
     return {run: skill for skill in rows for run in runs_of(skill)}
 
 
-def current_skills(
-    engine: Engine, status: str | None = None, limit: int | None = None
-) -> Sequence[Skill]:
-    """The current version of every skill (by name), optionally only those with
-    ``status``, or only the first ``limit``."""
-    with Session(engine) as db:
-        query = select(Skill).where(Skill.current == True)  # noqa: E712
-        if status:
-            query = query.where(Skill.status == status)
-        query = query.order_by(Skill.name)
-        if limit:
-            query = query.limit(limit)
-        return db.exec(query).all()
-
-
 def count_current_skills(engine: Engine) -> int:
     """How many skills there are (their current versions)."""
     with Session(engine) as db:

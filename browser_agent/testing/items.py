@@ -20,8 +20,8 @@ from browser_agent.settings import Settings, SettingsError, load_settings
 from browser_agent.skills.replay import Replay, replay, waits_for_secret
 from browser_agent.store.db import open_store
 from browser_agent.store.errors import StoreError
-from browser_agent.store.models import Skill
-from browser_agent.store.skills import current_skills
+from browser_agent.store.rows import SkillRow
+from browser_agent.store.skill_use import current_skills
 from browser_agent.validate.record import start_url_for
 
 if TYPE_CHECKING:
@@ -70,7 +70,7 @@ BROWSER = pytest.StashKey[SkillBrowser]()
 class SkillFailed(BrowserAgentError):
     """A skill did not reach its recorded end state."""
 
-    def __init__(self, skill: Skill, outcome: Replay) -> None:
+    def __init__(self, skill: SkillRow, outcome: Replay) -> None:
         super().__init__(outcome.error)
         self.skill = skill
         self.outcome = outcome
@@ -99,7 +99,7 @@ class SkillTest(pytest.Item):
     """Replay one skill with its example arguments on ``--base-url`` (else where it was
     learnt); skipped when it needs a secret that is not configured."""
 
-    def __init__(self, skill: Skill, **kwargs: Any) -> None:
+    def __init__(self, skill: SkillRow, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.skill = skill
 

@@ -12,6 +12,7 @@ from rich.console import Console
 from rich.markup import escape
 
 from browser_agent.cluster.options import ClusterOption, WorkersOption, check_cluster_options
+from browser_agent.completion import skill_names
 from browser_agent.json_output import print_json
 from browser_agent.profile_options import ProfileOption, StorageStateOption
 from browser_agent.secrets import OPTION_HELP as SECRET_HELP
@@ -28,7 +29,9 @@ console = Console()
 
 
 def validate_command(
-    names: Annotated[list[str] | None, typer.Argument(help="Skills to validate.")] = None,
+    names: Annotated[
+        list[str] | None, typer.Argument(help="Skills to validate.", autocompletion=skill_names)
+    ] = None,
     all_skills: Annotated[
         bool, typer.Option("--all", help="Validate every current skill.")
     ] = False,

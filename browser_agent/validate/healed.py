@@ -16,6 +16,7 @@ from browser_agent.settings import Settings
 from browser_agent.skills.loader import skill_code, source_hash
 from browser_agent.store.models import Skill
 from browser_agent.store.paths import to_store
+from browser_agent.store.rows import SkillRow, columns
 from browser_agent.store.skill_use import loads
 from browser_agent.store.skills import add_version, update_skill, versions_of
 
@@ -96,14 +97,18 @@ def merge(*sources: Healed) -> Healed:
     return merged
 
 
-def stored_healed(skill: Skill) -> Healed:
+def stored_healed(skill: Skill | SkillRow) -> Healed:
     """The healed selectors a skill's runs collected (an empty map when there are none)."""
     value = loads(skill.healed)
     return value if isinstance(value, dict) else {}
 
 
 def write_healed_version(
-    skill: Skill, healed: Healed, expected_end: str, settings: Settings, engine: Engine
+    skill: Skill | SkillRow,
+    healed: Healed,
+    expected_end: str,
+    settings: Settings,
+    engine: Engine,
 ) -> Skill:
     """Write and register the next version of ``skill`` with ``healed`` selectors; it is a
     candidate, not current, until it passes validation. ValueError (nothing stored) when
@@ -114,7 +119,7 @@ def write_healed_version(
     swaps = {old: new for selectors in healed.values() for old, new in selectors.items()}
     for record in records if isinstance(records, list) else []:
         record["selector"] = swaps.get(record.get("selector"), record.get("selector"))
-    kept = skill.model_dump(exclude=_PER_VERSION)
+    kept = {name: getattr(skill, name) for name in columns(SkillRow) if name not in _PER_VERSION}
     new = add_version(
         engine,
         Skill(

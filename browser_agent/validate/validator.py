@@ -32,7 +32,9 @@ from browser_agent.store.connection import Store
 from browser_agent.store.db import open_store
 from browser_agent.store.health import health_of, recorded_pace
 from browser_agent.store.models import Skill, utcnow
-from browser_agent.store.skills import current_skills, skill_by_name
+from browser_agent.store.rows import SkillRow
+from browser_agent.store.skill_use import current_skills
+from browser_agent.store.skills import skill_by_name
 from browser_agent.validate.lock import validation_lock
 from browser_agent.validate.record import record_replay, start_url_for
 from browser_agent.validate.reharvest import Place, Renewal, renew
@@ -214,13 +216,13 @@ async def validate_skills(
     return report
 
 
-def chosen_skills(engine: Engine, names: Sequence[str], all_skills: bool) -> list[Skill]:
+def chosen_skills(engine: Engine, names: Sequence[str], all_skills: bool) -> list[Skill | SkillRow]:
     """The current versions of the named skills, or of every skill not retired."""
     if all_skills:
         return [s for s in current_skills(engine) if s.status != "retired"]
     if not names:
         raise CannotValidate("Name the skills to validate, or use --all.")
-    chosen = []
+    chosen: list[Skill | SkillRow] = []
     for name in names:
         skill = skill_by_name(engine, name)
         if skill is None:
