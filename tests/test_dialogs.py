@@ -9,7 +9,6 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from browser_agent.skills.primitive import click, enter_text, open_url
 from playwright.async_api import Browser
 from sqlalchemy import Engine
 
@@ -19,6 +18,7 @@ from browser_agent.harvest.harvester import harvest
 from browser_agent.llm.types import FunctionClient, LLMReply
 from browser_agent.planner.agent import RunResult, run_command
 from browser_agent.settings import Settings
+from browser_agent.skills.primitive import click, enter_text, open_url
 from browser_agent.store.db import open_store
 from browser_agent.store.skill_use import current_skills
 from tests.scripted import Script, mmid

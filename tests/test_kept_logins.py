@@ -30,7 +30,7 @@ from browser_agent.storage_state import profile_path
 from browser_agent.store.connection import Store
 from browser_agent.store.db import open_store
 from browser_agent.store.rows import SkillRow
-from browser_agent.store.skill_use import current_skill_rows
+from browser_agent.store.skill_use import current_skills
 from tests.login_site import PASSWORD, USER, NotesSite
 
 LOGIN = f"log in as {USER} with password {{NOTES_PW}}"
@@ -79,7 +79,7 @@ def skills(settings: Settings) -> list[SkillRow]:
     """The current skills of the workspace's store."""
     engine = open_store(settings)
     try:
-        return current_skill_rows(engine)
+        return current_skills(engine)
     finally:
         engine.dispose()
 
@@ -156,7 +156,7 @@ def test_a_replay_that_logs_in_again_keeps_no_secret_in_its_trace(
     site.renamed = True  # the note skill fails after logging in again: its trace is kept
     logins, engine = site.logins, open_store(settings)
     try:
-        (note,) = [s for s in current_skill_rows(engine) if not is_login_skill(s)]
+        (note,) = [s for s in current_skills(engine) if not is_login_skill(s)]
         replayed = replay(
             note,
             settings.with_overrides(profile="notes"),

@@ -71,7 +71,6 @@ def test_a_release_skill_loads_without_shadowing_the_projects_own_skills(
     function = load_skill(release_skill(tmp_path))
 
     from browser_agent.skills.primitive import enter_text, open_url
-
     from browser_agent.skills.runtime import find
 
     assert function.__globals__["open_url"] is open_url

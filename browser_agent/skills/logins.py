@@ -29,7 +29,7 @@ from browser_agent.skills.replay import Relogin, routable
 from browser_agent.store.connection import Store
 from browser_agent.store.health import recorded_pace
 from browser_agent.store.rows import SkillRow
-from browser_agent.store.skill_use import current_skill_rows, loads
+from browser_agent.store.skill_use import current_skills, loads
 
 if TYPE_CHECKING:
     from browser_agent.store.models import Skill
@@ -68,7 +68,7 @@ def login_skill(store: Store, url: str) -> SkillRow | None:
     site = _origin(url)
     found = [
         s
-        for s in current_skill_rows(store)
+        for s in current_skills(store)
         if site and _origin(s.start_url) == site and routable(s) and is_login_skill(s)
     ]
     found.sort(key=lambda s: (s.status == "healthy", s.created_at), reverse=True)
