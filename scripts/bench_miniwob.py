@@ -29,10 +29,10 @@ from miniwob_teacher import TEACHERS, show, teacher_policy  # noqa: E402
 
 from browser_agent.browser.session import launched_browser  # noqa: E402
 from browser_agent.harvest.harvester import harvest  # noqa: E402
+from browser_agent.harvest.replay import routable  # noqa: E402
 from browser_agent.llm.offline import OfflinePlanner  # noqa: E402
 from browser_agent.llm.openai_client import OpenAIClient  # noqa: E402
 from browser_agent.planner.agent import RunResult, run_command  # noqa: E402
-from browser_agent.planner.router import routable  # noqa: E402
 from browser_agent.record.save import save_recording  # noqa: E402
 from browser_agent.record.session import record_session  # noqa: E402
 from browser_agent.settings import Settings, load_settings  # noqa: E402

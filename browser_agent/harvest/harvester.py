@@ -22,6 +22,7 @@ from sqlalchemy import Engine
 from browser_agent.failure_kinds import BROKEN, LATE
 from browser_agent.harvest.calls import LogError
 from browser_agent.harvest.codegen import generate_module, skill_name
+from browser_agent.harvest.logins import relogin
 from browser_agent.harvest.logs import read_log
 from browser_agent.harvest.outcomes import (
     ALREADY,
@@ -36,9 +37,11 @@ from browser_agent.harvest.plan_data import plan_text
 from browser_agent.harvest.replay import relative, replay
 from browser_agent.harvest.sameness import essential_targets
 from browser_agent.harvest.stored import load_skill, made_code
+from browser_agent.harvest.tokens import without_tokens
 from browser_agent.settings import Settings
 from browser_agent.skills.loader import SkillLoadError, source_hash
 from browser_agent.store.candidates import VERIFICATION, earn_place
+from browser_agent.store.connection import Store
 from browser_agent.store.health import OK, record, recorded_pace
 from browser_agent.store.models import HarvestedSource, Skill
 from browser_agent.store.paths import to_store
@@ -280,7 +283,7 @@ def _expected_end(plan: SkillPlan) -> str:
 def plan_from(source: Path, command: str | None = None) -> SkillPlan:
     """Read and plan one log (``command``: what it did, when the log does not say);
     LogError or NotHarvestable say why not."""
-    return plan_skill(read_log(source, command))
+    return without_tokens(plan_skill(read_log(source, command)))
 
 
 def source_key(source: Path, settings: Settings) -> SourceKey | None:
@@ -428,7 +431,8 @@ async def _verify(
     if skill is None or skill.id is None:
         return
     try:
-        outcome = await replay(skill, settings, browser, pace=recorded_pace(engine, skill))
+        pace, again = recorded_pace(engine, skill), relogin(Store.of(engine))
+        outcome = await replay(skill, settings, browser, pace=pace, relogin=again)
         passed, error = outcome.passed, outcome.error
         kind = OK if passed else outcome.kind or BROKEN
     except Exception as exc:  # the replay could not run: the skill stays unverified

@@ -26,6 +26,7 @@ from browser_agent.harvest.elements import (
     tag_for_selector,
 )
 from browser_agent.redact import MASK
+from browser_agent.request_tokens import refused_url
 from browser_agent.secrets import PLACEHOLDER
 from browser_agent.skills.primitive import NOT_REPLAYABLE, OBSERVATION_ONLY, PRIMITIVES
 from browser_agent.skills.selectors import ANY_ROLE, CLOSE_MARKS, text_selector
@@ -412,6 +413,8 @@ class _Builder:
     def _open(self, call: Call) -> str | None:
         url = str(call.arguments.get("url", ""))
         loaded = url_after(call.response) or url
+        if refused := refused_url(loaded, not self.steps, self.log.command):
+            return refused
         if not self.steps:
             self.start_url = loaded
             self.steps.append(PlannedStep("open_url", {"url": Param("start_url", "", loaded)}))

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import re
 import time
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -19,6 +19,7 @@ from browser_agent.browser.session import BrowserSession, browser_session
 from browser_agent.errors import ActionError, BrowserError
 from browser_agent.failure_kinds import BROKEN, classify
 from browser_agent.harvest.stored import load_skill, made_code
+from browser_agent.request_tokens import strip_tokens
 from browser_agent.secrets import configured, how_to_set, missing, placeholders
 from browser_agent.settings import Settings
 from browser_agent.skills.fresh import fresh_arguments
@@ -29,6 +30,10 @@ if TYPE_CHECKING:
     from browser_agent.store.rows import SkillRow
 
 NEEDS_SECRET = "needs a secret (a password) that is never stored"
+
+#: Asked when a replay of the skill failed: log in again if it stopped on its site's login
+#: page because the kept session expired (see harvest.logins); whether it did.
+Relogin = Callable[["Skill | SkillRow"], Awaitable[bool]]
 
 
 @dataclass
@@ -88,6 +93,13 @@ def waits_for_secret(error: str | None) -> bool:
     return (error or "").startswith("needs a secret")
 
 
+def routable(skill: SkillRow) -> bool:
+    """A skill that may do a whole command: complete, and healthy or only unverified for
+    want of a secret that the command itself supplies."""
+    waiting_for_secret = skill.status == "candidate" and waits_for_secret(skill.last_error)
+    return skill.complete and (skill.status == "healthy" or waiting_for_secret)
+
+
 async def replay(
     skill: Skill | SkillRow,
     settings: Settings,
@@ -98,14 +110,17 @@ async def replay(
     secrets: Mapping[str, str] | None = None,
     trace_path: Path | None = None,
     pace: float = 0.0,
+    relogin: Relogin | None = None,
 ) -> Replay:
     """Run ``skill`` in a fresh context with its example arguments, fresh ones for what it
     only types (see fresh); passed means its end showed the values it was given (see
     end_state) and it reached its recorded end state (same path and query, the values
-    it was given in place of the example's). Secrets come from ``secrets`` (the
-    configured ones when None); a skill needing one that is not there is not run. With
-    ``trace_path``, a failed replay keeps a Playwright trace there, unless the skill types a
-    secret (a trace holds every value typed)."""
+    it was given in place of the example's, per-request tokens aside). Secrets come from
+    ``secrets`` (the configured ones when None); a skill needing one that is not there is
+    not run. With ``trace_path``, a failed replay keeps a Playwright trace there, unless
+    the skill types a secret (a trace holds every value typed). With ``relogin``, a replay
+    that met the site's login page because the kept session expired logs in again and
+    starts over."""
     started = time.perf_counter()
     secrets = configured() if secrets is None else secrets
     lacking = lacking_secret(skill, secrets)
@@ -128,12 +143,22 @@ async def replay(
         None if fresh else trace_path,
         None if fresh else screenshot_dir,
         pace,
+        relogin,
     )
     if not outcome.passed and fresh:
         # fresh values a field cannot take (a date, an account that must exist): the
         # skill may still do its command with the example's own values
         outcome = await _session_run(
-            function, example, skill, settings, browser, secrets, trace_path, screenshot_dir, pace
+            function,
+            example,
+            skill,
+            settings,
+            browser,
+            secrets,
+            trace_path,
+            screenshot_dir,
+            pace,
+            relogin,
         )
     outcome.seconds = time.perf_counter() - started
     return outcome
@@ -149,10 +174,12 @@ async def _session_run(
     trace_path: Path | None,
     screenshot_dir: Path | None,
     pace: float,
+    relogin: Relogin | None,
 ) -> Replay:
     """One replay with ``arguments`` in a fresh browser context, traced when asked; with no
     allow-list it stays on the sites its arguments and command templates name (or else
-    the first one it opens), and nobody is asked about another."""
+    the first one it opens), and nobody is asked about another; once more from the start
+    when it failed on the login page and ``relogin`` logged in again."""
     traced = trace_path is not None and not types_secret(arguments)
     named = [str(value) for key, value in arguments.items() if key != "start_url"]
     boundary = Boundary.of(arguments.get("start_url"), [*named, skill.command_templates])
@@ -161,14 +188,28 @@ async def _session_run(
         if traced:
             await active.context.tracing.start(screenshots=True, snapshots=True)
         outcome = await _run(function, arguments, active, skill, screenshot_dir, pace)
-        outcome.arguments = arguments
+        trace = None
+        if not outcome.passed and relogin is not None:
+            if traced:  # logging in types a secret, which a trace would hold: it ends here
+                trace, traced = await _end_trace(active, trace_path, False), False
+            if await relogin(skill):
+                outcome = await _run(function, arguments, active, skill, screenshot_dir, pace)
         if traced:
-            kept = None if outcome.passed else trace_path
-            if kept:
-                kept.parent.mkdir(parents=True, exist_ok=True)
-            await active.context.tracing.stop(path=kept)
-            outcome.trace = str(kept) if kept else None
+            trace = await _end_trace(active, trace_path, outcome.passed)
+        if trace and outcome.passed:  # passed once logged in again: nothing to look at
+            Path(trace).unlink(missing_ok=True)
+            trace = None
+        outcome.arguments, outcome.trace = arguments, trace
     return outcome
+
+
+async def _end_trace(active: BrowserSession, path: Path | None, passed: bool) -> str | None:
+    """Stop tracing ``active``'s context, keeping the trace at ``path`` when it failed."""
+    kept = None if passed else path
+    if kept:
+        kept.parent.mkdir(parents=True, exist_ok=True)
+    await active.context.tracing.stop(path=kept)
+    return str(kept) if kept else None
 
 
 def types_secret(arguments: Mapping[str, str]) -> bool:
@@ -201,8 +242,9 @@ async def _run(
         )
     final = active.current_page().url
     example = example_arguments(skill, None)
+    given = " ".join(str(value) for value in arguments.values())  # values, not tokens
     if skill.expected_end and not _same_end(
-        relative(final), skill.expected_end, example, arguments
+        relative(strip_tokens(final, given)), skill.expected_end, example, arguments
     ):
         return Replay(
             False,

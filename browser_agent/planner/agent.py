@@ -28,6 +28,7 @@ from browser_agent.llm.model_window import served_locally
 from browser_agent.llm.types import LLMClient, LLMError, LLMReply, ToolCall
 from browser_agent.memory.context import ContextMemory
 from browser_agent.planner.approval import Approve
+from browser_agent.planner.login_renewal import renewed_at_start
 from browser_agent.planner.people import Channel, ask_user, tell_user, use_channel
 from browser_agent.planner.prompts import prompt, task_message
 from browser_agent.planner.records import RunRecorder
@@ -571,6 +572,8 @@ async def run_command(
             if settings.trace == "always":
                 await tracing.start()
             try:
+                if routed is None and settings.use_skills:  # an expired login is renewed first
+                    await renewed_at_start(store, start_url)
                 answer = await agent.run(active, command, start_url, routed, tracing.start)
                 status = "succeeded"
             except RunUnverified as exc:

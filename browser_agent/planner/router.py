@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from browser_agent.errors import BrowserAgentError
-from browser_agent.harvest.replay import waits_for_secret
+from browser_agent.harvest.replay import routable
 from browser_agent.harvest.stored import refusal
 from browser_agent.planner.route_index import index_of
 from browser_agent.planner.templates import (
@@ -68,13 +68,6 @@ class Route:
 
 class Unfit(BrowserAgentError, ValueError):
     """A value read from a command does not fit its parameter's type."""
-
-
-def routable(skill: SkillRow) -> bool:
-    """A skill that may do a whole command: complete, and healthy or only unverified for
-    want of a secret that the command itself supplies."""
-    waiting_for_secret = skill.status == "candidate" and waits_for_secret(skill.last_error)
-    return skill.complete and (skill.status == "healthy" or waiting_for_secret)
 
 
 @dataclass

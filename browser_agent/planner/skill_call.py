@@ -15,18 +15,23 @@ import json
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 
+from playwright.async_api import Page
+
 from browser_agent.browser.awaiting import paced
 from browser_agent.browser.session import session
 from browser_agent.errors import ActionError, BrowserError
 from browser_agent.failure_kinds import BROKEN, LATE, NOT_APPLICABLE, classify
+from browser_agent.harvest.logins import RunLogin, landed_on_login, renew_login
 from browser_agent.settings import Settings
 from browser_agent.skills.end_state import EndNotShown
+from browser_agent.skills.loader import SkillFunction
 from browser_agent.skills.runtime import (
     Repair,
     Repairs,
     SkillNotApplicable,
     SkillStale,
     StepHelper,
+    Target,
     repairing,
 )
 from browser_agent.store.connection import Store
@@ -80,9 +85,42 @@ async def call_skill(
     """Run a skill (:func:`run_skill`) paced as the site's recorded steps were, then keep
     what the use says of it in the store (:func:`keep_use`): the one way a routed skill or a
     skill tool is called."""
-    outcome = await run_skill(skill, function, arguments, helper, recorded_pace(store, skill))
+    pace = recorded_pace(store, skill)
+    outcome = await run_skill(skill, function, arguments, _unless_login(store, skill, helper), pace)
+    login = None if outcome.ok else await landed_on_login(store, skill)
+    if login is not None:  # the kept session expired: log in again, then start over
+        renewed, said = await renew_login(store, login, run=counted_login(store))
+        if not renewed:
+            outcome.text = f"{said} {outcome.text}"
+            outcome.stale_because, outcome.kind = None, NOT_APPLICABLE  # it never had its page
+        else:
+            outcome = await run_skill(skill, function, arguments, helper, pace)
+            outcome.text = f"{said} {outcome.text}"
     keep_use(store, skill, outcome, _window())
     return outcome
+
+
+def counted_login(store: Store) -> RunLogin:
+    """Running a login skill (see harvest.logins) as any other call: its use kept."""
+
+    async def run(login: SkillRow, function: SkillFunction, arguments: dict[str, str]) -> bool:
+        return (await call_skill(store, login, function, arguments)).ok
+
+    return run
+
+
+def _unless_login(store: Store, skill: SkillRow, helper: StepHelper | None) -> StepHelper | None:
+    """``helper``, asked only off the site's login page: a step that met the login form
+    because the session expired needs a new login, not the model."""
+    if helper is None:
+        return None
+
+    async def ask(target: Target, page: Page, problem: str) -> str | None:
+        if await landed_on_login(store, skill) is not None:
+            return None
+        return await helper(target, page, problem)
+
+    return ask
 
 
 async def run_skill(

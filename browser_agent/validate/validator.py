@@ -23,11 +23,13 @@ from sqlalchemy import Engine
 from browser_agent.browser.session import launched_browser
 from browser_agent.errors import BrowserAgentError
 from browser_agent.failure_kinds import BROKEN
+from browser_agent.harvest.logins import relogin
 from browser_agent.harvest.replay import Replay, lacking_secret, replay
 from browser_agent.harvest.stored import refusal
 from browser_agent.secrets import configured
 from browser_agent.settings import Settings
 from browser_agent.store.candidates import earn_place, passes, waiting
+from browser_agent.store.connection import Store
 from browser_agent.store.db import open_store
 from browser_agent.store.health import health_of, recorded_pace
 from browser_agent.store.models import Skill, utcnow
@@ -139,6 +141,7 @@ async def check_skill(skill: Skill, job: Job) -> Checked:
             screenshot_dir=job.place.screenshot_dir,
             secrets=job.place.secrets,
             pace=recorded_pace(job.engine, skill),
+            relogin=relogin(Store.of(job.engine)),
         )
     except Exception as exc:  # one crashing replay must not stop the others
         return Checked(skill.name, skill.version, ERROR, error=f"{type(exc).__name__}: {exc}")
@@ -175,6 +178,7 @@ async def check_candidate(candidate: Skill, job: Job) -> dict:
             start_url=start_url_for(candidate, job.place.base_url),
             secrets=job.place.secrets,
             pace=recorded_pace(job.engine, candidate),
+            relogin=relogin(Store.of(job.engine)),
         )
     except Exception as exc:  # the current version's verdict stands
         return {"version": candidate.version, "error": f"{type(exc).__name__}: {exc}"}
