@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 from functools import cache
 from importlib import resources
@@ -20,9 +21,28 @@ def page_library() -> str:
     return resources.files("browser_agent.dom").joinpath("page_library.js").read_text("utf-8")
 
 
+#: Words of Playwright's error when a navigation replaced the page during an evaluation.
+_REPLACED = ("Execution context was destroyed", "Cannot find context with specified id")
+ATTEMPTS = 4  # evaluations of one operation on a page that keeps being replaced
+SETTLE_S = 0.1  # the first wait for the new page to commit; each next wait is 3 times longer
+
+
 async def run_on_page(page: Page | Frame, op: str, **options: Any) -> Any:
-    """Run one page-level operation of the library (observe, watch, changes)."""
-    return await page.evaluate(page_library(), {"op": op, **options})
+    """Run one page-level operation of the library (observe, watch, changes). A page that
+    a navigation replaced meanwhile is waited for and asked again: the operation is about
+    the page as it is now, and the page it was sent to is gone."""
+    for attempt in range(1, ATTEMPTS + 1):
+        try:
+            return await page.evaluate(page_library(), {"op": op, **options})
+        except PlaywrightError as exc:
+            if attempt == ATTEMPTS or not any(words in str(exc) for words in _REPLACED):
+                raise
+            # the old page is gone before the new one is in place: give it time to commit
+            await asyncio.sleep(SETTLE_S * 3 ** (attempt - 1))
+            try:
+                await page.wait_for_load_state("domcontentloaded")
+            except PlaywrightError:
+                raise exc from None
 
 
 @cache
