@@ -80,19 +80,8 @@ def validate_command(
     settings = load_settings().with_overrides(
         allowed_domains=allow_domain or None, profile=profile, storage_state=storage_state
     )
-    if url:  # a base URL the browser may open, said in one line as run and dom say it
-        from browser_agent.site_policy import openable
-
-        url = openable(url, settings)
-    check_cluster_options(workers, cluster)
-    if (workers or cluster) and (reharvest or secret or profile or storage_state):
-        typer.secho(
-            "Validation could not run: --reharvest, --secret, --profile and --storage-state "
-            "work in one process; on a cluster, secrets come from the workers' environment",
-            fg="red",
-            err=True,
-        )
-        raise typer.Exit(2)
+    in_one_process = bool(reharvest or secret or profile or storage_state)
+    url = _checked_options(settings, url, workers, cluster, in_one_process)
     progress = counting("validating", Console(stderr=True), as_json)
     task = progress.add_task("", total=None)
 
@@ -133,6 +122,37 @@ def validate_command(
     except (CannotValidate, LockHeld, BrowserError) as exc:
         typer.secho(f"Validation could not run: {exc}", fg="red", err=True)
         raise typer.Exit(2) from exc
+    _report(result, report, as_json)
+    raise typer.Exit(result.exit_code())
+
+
+def _checked_options(
+    settings: Settings,
+    url: str | None,
+    workers: int | None,
+    cluster: str | None,
+    in_one_process: bool,
+) -> str | None:
+    """``--url`` as a base URL the browser may open, once the options are known to go
+    together; a mistake ends the command in one line, exit code 2."""
+    if url:  # said in one line, as run and dom say it
+        from browser_agent.site_policy import openable
+
+        url = openable(url, settings)
+    check_cluster_options(workers, cluster)
+    if (workers or cluster) and in_one_process:
+        typer.secho(
+            "Validation could not run: --reharvest, --secret, --profile and --storage-state "
+            "work in one process; on a cluster, secrets come from the workers' environment",
+            fg="red",
+            err=True,
+        )
+        raise typer.Exit(2)
+    return url
+
+
+def _report(result: Report, report: Path | None, as_json: bool) -> None:
+    """The report: written to ``report`` when asked, printed as JSON or as a table."""
     data = result.as_dict()
     if report is not None:
         report.parent.mkdir(parents=True, exist_ok=True)
@@ -141,7 +161,6 @@ def validate_command(
         print_json(data)
     else:
         _print(result)
-    raise typer.Exit(result.exit_code())
 
 
 def _on_cluster(
