@@ -76,19 +76,17 @@ def step_fields(step: Step | StepRow) -> dict[str, object]:
     }
 
 
-def skill_fields(skill: Skill | SkillRow) -> dict[str, object]:
+def skill_fields(skill: Skill | SkillRow, refused: str | None) -> dict[str, object]:
     """A skill version: name, version, status (``refused`` when its stored plan or code
-    does not check), why it is refused (else null), whether it does its whole command (a
-    partial one says what it lacks: it is never routed), command templates, uses,
+    does not check; ``refused`` says why, as harvest.stored finds it, else null), whether
+    it does its whole command (a partial one says what it lacks: it is never routed),
+    command templates, uses,
     successes, failures, last validation and error, example arguments, module path,
     source runs."""
-    from browser_agent.harvest.stored import REFUSED, refusal
-
-    refused = refusal(skill)
     return {
         "name": skill.name,
         "version": skill.version,
-        "status": REFUSED if refused else skill.status,
+        "status": "refused" if refused else skill.status,
         "refused": refused,
         "partial": not skill.complete,
         "lacks": lacking(skill.docstring) if not skill.complete else None,

@@ -23,10 +23,10 @@ def _folder(package: str, package_dir: dict[str, str]) -> Path:
     return ROOT / Path(*parts)
 
 
-def test_the_skills_and_logs_folders_sit_at_the_top_of_the_repository() -> None:
+def test_the_skills_folders_sit_at_the_top_and_logs_stay_out_of_git() -> None:
     assert (ROOT / "skills" / "primitive" / "click.py").is_file()
     assert (ROOT / "skills" / "harvested" / "__init__.py").is_file()
-    assert (ROOT / "logs" / ".gitignore").is_file()
+    assert "/logs/" in (ROOT / ".gitignore").read_text().splitlines()  # a checkout's runs
     assert not (ROOT / "skills" / "__init__.py").exists()
     assert Path(browser_agent.skills.primitive.__file__).parent == ROOT / "skills" / "primitive"
     assert Path(browser_agent.skills.harvested.__file__).parent == ROOT / "skills" / "harvested"

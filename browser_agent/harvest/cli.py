@@ -371,8 +371,11 @@ def skills_list(
     rows = every[:limit] if limit else every
     more = len(every) - len(rows)
     health = healths(store, rows, settings.health_window)
+    refused = {s.name: refusal(s, settings.workspace) for s in rows}
     if as_json:
-        listed = [{**skill_fields(s), "health": health[s.id].as_json()} for s in rows]
+        listed = [
+            {**skill_fields(s, refused[s.name]), "health": health[s.id].as_json()} for s in rows
+        ]
         print_json({"skills": listed, "more": max(more, 0)})
         return
     if not rows:
@@ -390,7 +393,6 @@ def skills_list(
         Column("command", ratio=1),
         box=box.SIMPLE_HEAD,
     )
-    refused = {s.name: refusal(s, settings.workspace) for s in rows}
     for skill in rows:
         validated = f"{skill.last_validated_at:%Y-%m-%d %H:%M}" if skill.last_validated_at else "-"
         shown = (str(skill.version), str(skill.uses), f"{skill.successes}/{skill.failures}")
@@ -433,7 +435,12 @@ def skills_show(
     health = health_of(engine, skill, settings.health_window)
     if as_json:
         every = [{"version": s.version, "status": s.status} for s in versions_of(engine, name)]
-        fields = {**skill_fields(skill), "versions": every, "source": code, "problem": problem}
+        fields = {
+            **skill_fields(skill, problem),
+            "versions": every,
+            "source": code,
+            "problem": problem,
+        }
         print_json({**fields, "health": health.as_json()})
         return
     versions = ", ".join(f"v{s.version} ({s.status})" for s in versions_of(engine, name))
