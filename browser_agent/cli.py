@@ -41,6 +41,7 @@ from browser_agent.secrets import OPTION_HELP as SECRET_HELP
 from browser_agent.secrets import configured as configured_secrets
 from browser_agent.site_policy import ALLOW_DOMAIN_HELP, openable
 from browser_agent.store.cli import db_app
+from browser_agent.terminal import console
 from browser_agent.validate.cli import validate_command
 
 if TYPE_CHECKING:
@@ -52,7 +53,6 @@ if TYPE_CHECKING:
     from browser_agent.settings import Settings
     from browser_agent.store.rows import StepRow
 
-console = Console()
 
 MODEL_HELP = "Model at the endpoint; 'offline' for the built-in planner (the default without one)."
 
@@ -256,7 +256,7 @@ def _print_step(step: StepRow) -> None:
     """One line per step: tool, target, outcome, time, and the start of the answer."""
     mark = "[green]ok[/]   " if step.ok else "[red]error[/]"
     response = " ".join(step.response.split())
-    console.print(
+    console().print(
         f"{step.index:>3} {step.tool:<20} {escape(_target(step.arguments)[:26]):<26} {mark} "
         f"{step.duration_s:5.2f}s [dim]{escape(response[:200])}[/]",
         no_wrap=True,
@@ -271,8 +271,8 @@ STATUS_COLOURS = {"succeeded": "green", "unverified": "yellow"}
 def print_summary(result: RunResult) -> None:
     """The answer and what the run cost."""
     colour = STATUS_COLOURS.get(result.status, "red")
-    console.print(f"\n[bold {colour}]{result.status}[/]: {escape(result.answer)}")
-    console.print(
+    console().print(f"\n[bold {colour}]{result.status}[/]: {escape(result.answer)}")
+    console().print(
         f"[dim]run {result.run_id}: {result.steps} steps, "
         f"{result.llm_calls} LLM calls ({escape(result.model)}), "
         f"{result.prompt_tokens + result.completion_tokens} tokens{_cost(result.cost_usd)}, "
@@ -434,7 +434,7 @@ def demo(
             first,
             second,
             on_step=_print_step,
-            on_stage=lambda text: console.print(f"\n[bold]{escape(text)}[/]"),
+            on_stage=lambda text: console().print(f"\n[bold]{escape(text)}[/]"),
         )
     )
     print_summary(shown.first)
@@ -443,19 +443,19 @@ def demo(
     if shown.second is not None:
         print_summary(shown.second)
         _compare(shown.first, shown.second)
-    console.print(f"[dim]Logs, skill and database of this demo: {workspace}[/]")
+    console().print(f"[dim]Logs, skill and database of this demo: {workspace}[/]")
     ok = shown.second is not None and shown.second.status == "succeeded"
     raise typer.Exit(0 if ok else 1)
 
 
 def _report_harvest(result: HarvestResult) -> None:
     if result.skill is None:
-        console.print(f"[yellow]No skill harvested:[/] {escape(result.error or '')}")
+        console().print(f"[yellow]No skill harvested:[/] {escape(result.error or '')}")
         return
     from browser_agent.record.teach import verdict
 
     said = escape(verdict(result))
-    console.print(f"Harvested [bold]{result.skill.name}[/] ({said}): {result.skill.module_path}")
+    console().print(f"Harvested [bold]{result.skill.name}[/] ({said}): {result.skill.module_path}")
 
 
 def _compare(first: RunResult, second: RunResult) -> None:
@@ -479,7 +479,7 @@ def _compare(first: RunResult, second: RunResult) -> None:
     table.add_row("seconds", f"{first.seconds:.1f}", f"{second.seconds:.1f}")
     table.add_row("cost", shown_cost(first.cost_usd), shown_cost(second.cost_usd))
     table.add_row("outcome", first.status, second.status)
-    console.print(table)
+    console().print(table)
 
 
 @app.command()
@@ -520,7 +520,7 @@ def runs(
             shown_cost(cost_of_run(row, settings.prices)),
             escape(row.command[:60]),
         )
-    console.print(table if rows else "No runs yet: try browser-agent demo.")
+    console().print(table if rows else "No runs yet: try browser-agent demo.")
 
 
 @app.command()
@@ -556,12 +556,12 @@ def show(
         print_json({"run": shown, "steps": [step_fields(s) for s in steps], "log": log})
         return
     cost = _cost(cost_of_run(found, settings.prices))
-    console.print(f"[bold]{escape(found.command)}[/] ({found.status}, model {found.model}{cost})")
+    console().print(f"[bold]{escape(found.command)}[/] ({found.status}, model {found.model}{cost})")
     for step in steps:
         mark = "ok" if step.ok else "error"
-        console.print(f"{step.index:>3} {step.tool}({escape(step.arguments)}) {mark}")
-        console.print(f"    [dim]{escape(step.response[:300])}[/]")
-    console.print(f"Answer: {escape(found.answer or '')}\nLog: {log}")
+        console().print(f"{step.index:>3} {step.tool}({escape(step.arguments)}) {mark}")
+        console().print(f"    [dim]{escape(step.response[:300])}[/]")
+    console().print(f"Answer: {escape(found.answer or '')}\nLog: {log}")
 
 
 @app.command()

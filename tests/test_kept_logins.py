@@ -46,6 +46,7 @@ def site() -> Iterator[NotesSite]:
 def cli(settings: Settings, *args: str, password: str = PASSWORD):  # type: ignore[no-untyped-def]
     environ = {
         "BROWSER_AGENT_WORKSPACE": str(settings.workspace),
+        "COLUMNS": "300",  # the report is asserted line by line
         "BROWSER_AGENT_LLM_MODEL": "offline",
         "BROWSER_AGENT_ACTION_TIMEOUT_MS": "3000",
         "BROWSER_AGENT_PROFILE": "notes",

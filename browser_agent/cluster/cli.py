@@ -16,13 +16,13 @@ from rich.markup import escape
 
 from browser_agent.cluster.options import ClusterOption, WorkersOption, check_cluster_options
 from browser_agent.json_output import print_json
+from browser_agent.terminal import console
 
 if TYPE_CHECKING:
     from browser_agent.cluster.batch_file import BatchLine
     from browser_agent.cluster.jobs import CommandJob, JobResult
     from browser_agent.settings import Settings
 
-console = Console()
 # Columns from which the batch's table shows each job's run id.
 WIDE_TERMINAL = 110
 
@@ -175,7 +175,7 @@ def _print(results: list[JobResult], seconds: float) -> None:
 
     # on a narrow terminal the run id gives way (browser-agent runs and --json have it), so
     # the command stays readable
-    wide = console.width >= WIDE_TERMINAL
+    wide = console().width >= WIDE_TERMINAL
     table = Table(
         Column("job", no_wrap=True),
         Column("status", no_wrap=True),
@@ -195,9 +195,9 @@ def _print(results: list[JobResult], seconds: float) -> None:
             f"{result.seconds:.1f}",
             escape(result.command[:60]),
         )
-    console.print(table)
+    console().print(table)
     for result in results:
         if result.error and result.status != "succeeded":
-            console.print(f"[bold]{result.job_id}[/]: {escape(result.error[:300])}")
+            console().print(f"[bold]{result.job_id}[/]: {escape(result.error[:300])}")
     ok = sum(r.status == "succeeded" for r in results)
-    console.print(f"{ok} of {len(results)} commands succeeded in {seconds:.1f} s.")
+    console().print(f"{ok} of {len(results)} commands succeeded in {seconds:.1f} s.")

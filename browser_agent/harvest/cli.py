@@ -24,6 +24,7 @@ from browser_agent.harvest.outcomes import (
     UNCHANGED,
 )
 from browser_agent.json_output import print_json, skill_fields
+from browser_agent.terminal import console, err_console
 
 if TYPE_CHECKING:
     from browser_agent.harvest.harvester import HarvestResult
@@ -32,10 +33,8 @@ if TYPE_CHECKING:
     from browser_agent.store.models import Skill
     from browser_agent.store.rows import SkillRow
 
-console = Console()
 # Columns from which a listing shows its counts beside the command.
 WIDE_TERMINAL = 110
-err_console = Console(stderr=True)
 skills_app = typer.Typer(help="List harvested skills, or show one.", invoke_without_command=True)
 
 
@@ -146,7 +145,7 @@ def harvest_command(
     if not paths:
         raise UserError("Nothing to harvest: name run ids or log files, or use --all.")
     settings = load_settings()
-    progress = counting("harvesting", err_console, as_json)
+    progress = counting("harvesting", err_console(), as_json)
     task = progress.add_task("", total=len(paths))
 
     def taken_up(source: Path) -> None:
@@ -180,7 +179,7 @@ def _print_outcomes(results: list[HarvestResult], dry_run: bool) -> None:
     from browser_agent.harvest.harvester import same_modules
 
     made = (NEW_SKILL, NEW_VERSION)
-    said = err_console if dry_run else console
+    said = err_console() if dry_run else console()
     for result in results:
         if result.outcome in (SKIPPED, FAILED) or (result.outcome in made and not dry_run):
             _report(result, said)
@@ -236,8 +235,9 @@ def _result_fields(result: HarvestResult) -> dict[str, object]:
     }
 
 
-def _report(result: HarvestResult, said: Console = console) -> None:
+def _report(result: HarvestResult, said: Console | None = None) -> None:
     """One source's outcome: the skill it made or joined, or why it has none."""
+    said = said or console()
     if result.outcome == FAILED:
         said.print(f"[red]failed[/] {escape(result.error or '')}")
     elif result.error:
@@ -269,7 +269,7 @@ def _report_unchanged(group: list[HarvestResult]) -> None:
     skill = group[0].skill
     if skill is None:
         return
-    console.print(
+    console().print(
         f"[bold]{skill.name}[/] v{skill.version}: unchanged, the same code from "
         f"{_some(group)}; recorded as {'its sources' if len(group) > 1 else 'a source'}"
     )
@@ -293,8 +293,8 @@ def _report_module(group: list[HarvestResult]) -> None:
         NEW_VERSION: f"[bold]would write[/] a new version of {escape(first.name or '')}",
     }.get(first.outcome, f"[bold]unchanged[/] {escape(first.name or '')} already has this module")
     runs = f"same module from {_some(group)}" if len(group) > 1 else f"from {_some(group)}"
-    err_console.print(f"{what}; {runs}:")
-    print_source(first.code or "", console)
+    err_console().print(f"{what}; {runs}:")
+    print_source(first.code or "", console())
 
 
 def print_source(code: str, on: Console) -> None:
@@ -379,11 +379,11 @@ def skills_list(
         print_json({"skills": listed, "more": max(more, 0)})
         return
     if not rows:
-        console.print("No harvested skills yet: run a command, then browser-agent harvest --all.")
+        console().print("No harvested skills yet: run a command, then browser-agent harvest --all.")
         return
     # on a narrow terminal the counts give way, so the command stays readable; `skills
     # show` and --json have them all
-    wide = console.width >= WIDE_TERMINAL
+    wide = console().width >= WIDE_TERMINAL
     counts = ("version", "uses", "ok/failed", "validated") if wide else ()
     table = Table(
         Column("name", no_wrap=True),
@@ -403,12 +403,12 @@ def skills_list(
             *((*shown, validated) if wide else ()),
             escape(next(iter(templates_of(skill)), "-")) + _partial_note(skill),
         )
-    console.print(table)
+    console().print(table)
     for name, reason in refused.items():
         if reason:
-            console.print(f"[red]{escape(name)} is refused[/]: {escape(reason)}")
+            console().print(f"[red]{escape(name)} is refused[/]: {escape(reason)}")
     if more > 0:
-        console.print(f"… and {more} more (--limit 0 lists them all).")
+        console().print(f"… and {more} more (--limit 0 lists them all).")
 
 
 @skills_app.command("show")
@@ -445,21 +445,21 @@ def skills_show(
         return
     versions = ", ".join(f"v{s.version} ({s.status})" for s in versions_of(engine, name))
     status = "[red]refused[/]" if problem else skill.status
-    console.print(f"[bold]{skill.name}[/] v{skill.version} - {status}; versions: {versions}")
-    console.print(f"commands: {escape(', '.join(json.loads(skill.command_templates)))}")
+    console().print(f"[bold]{skill.name}[/] v{skill.version} - {status}; versions: {versions}")
+    console().print(f"commands: {escape(', '.join(json.loads(skill.command_templates)))}")
     if not skill.complete:
-        console.print(f"[yellow]{escape(_partial_note(skill).strip())}[/]")
-    console.print(f"example arguments: {escape(skill.example_args)}")
-    console.print(f"from runs: {escape(', '.join(json.loads(skill.source_runs)))}")
-    console.print(f"health: {_health_cell(health)} ({escape(health.summary())})")
+        console().print(f"[yellow]{escape(_partial_note(skill).strip())}[/]")
+    console().print(f"example arguments: {escape(skill.example_args)}")
+    console().print(f"from runs: {escape(', '.join(json.loads(skill.source_runs)))}")
+    console().print(f"health: {_health_cell(health)} ({escape(health.summary())})")
     for failure in health.failures():
-        console.print(f"  {escape(failure.said())}")
+        console().print(f"  {escape(failure.said())}")
     if skill.last_error:
-        console.print(f"last error: {escape(skill.last_error)}")
+        console().print(f"last error: {escape(skill.last_error)}")
     if code is None:
-        console.print(f"[red]refused: {escape(problem or '')}[/]")
+        console().print(f"[red]refused: {escape(problem or '')}[/]")
         return
-    print_source(code, console)
+    print_source(code, console())
 
 
 @skills_app.command("rollback")
@@ -479,7 +479,7 @@ def skills_rollback(
     except NoRollback as exc:
         raise UserError(f"Cannot roll back: {exc}.") from exc
     was = f"v{before.version}" if before else "the current version"
-    console.print(f"[bold]{escape(back.name)}[/] v{back.version} is current again ({was} kept).")
+    console().print(f"[bold]{escape(back.name)}[/] v{back.version} is current again ({was} kept).")
 
 
 def _partial_note(skill: Skill | SkillRow) -> str:

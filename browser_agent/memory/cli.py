@@ -5,16 +5,15 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Annotated
 
 import typer
-from rich.console import Console
 from rich.markup import escape
 
 from browser_agent.errors import UserError
 from browser_agent.json_output import memory_fields, print_json
+from browser_agent.terminal import console
 
 if TYPE_CHECKING:
     from browser_agent.store.memory_models import MemoryEntry
 
-console = Console()
 
 app = typer.Typer(
     help="What the agent remembers across runs (enable with BROWSER_AGENT_MEMORY_MANAGER=1).",
@@ -43,7 +42,7 @@ def _print(rows: list[MemoryEntry], empty: str, as_json: bool = False) -> None:
             row.run_id or "",
             escape(row.text),
         )
-    console.print(table if rows else empty)
+    console().print(table if rows else empty)
 
 
 @app.command("list")

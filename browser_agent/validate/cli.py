@@ -18,14 +18,13 @@ from browser_agent.profile_options import ProfileOption, StorageStateOption
 from browser_agent.secrets import OPTION_HELP as SECRET_HELP
 from browser_agent.secrets import configured as configured_secrets
 from browser_agent.site_policy import ALLOW_DOMAIN_HELP
+from browser_agent.terminal import console
 
 if TYPE_CHECKING:
     from collections.abc import Callable
 
     from browser_agent.settings import Settings
     from browser_agent.validate.validator import Checked, Report
-
-console = Console()
 
 
 def validate_command(
@@ -198,7 +197,7 @@ def _print(result: Report) -> None:
 
     colours = {HEALTHY: "green", STALE: "red", REFUSED: "red", SECRET: "yellow"}
     if not result.checked:
-        console.print("No skills to validate.")
+        console().print("No skills to validate.")
         return
     table = Table(
         Column("skill", no_wrap=True), "v", Column("verdict", no_wrap=True), "failed at", "seconds"
@@ -213,11 +212,11 @@ def _print(result: Report) -> None:
             escape(where),
             f"{checked.seconds:.2f}",
         )
-    console.print(table)
+    console().print(table)
     for checked in sorted(result.checked, key=lambda c: c.name):
         for line in _details(checked):
-            console.print(f"[bold]{escape(checked.name)}[/]: {escape(line)}")
-    console.print(
+            console().print(f"[bold]{escape(checked.name)}[/]: {escape(line)}")
+    console().print(
         f"{len(result.checked)} skills in {result.seconds:.1f} s "
         f"(concurrency {result.concurrency})."
     )
