@@ -204,9 +204,9 @@ class Settings(BaseSettings):
     prices: Annotated[dict[str, tuple[NonNegativeFloat, NonNegativeFloat]], NoDecode] = Field(
         default_factory=dict,
         description="US dollars per million input and output tokens by model, as JSON "
-        '(`{"my-model": [0.5, 1.5]}`), over the built-in prices of common models; a model '
+        '(`{"my-model": [0.5, 1.5]}`), over the price map of genai-prices; a model '
         "with no price shows no cost",
-        json_schema_extra=_shown("built-in prices (`browser_agent/prices.py`)"),
+        json_schema_extra=_shown("genai-prices' price map"),
     )
 
     # Memory (browser_agent.memory). The planner's history is fitted into

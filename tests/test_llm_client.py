@@ -62,16 +62,14 @@ def server() -> Iterator[LLMTestServer]:
 
 @pytest.fixture
 async def client(server: LLMTestServer) -> AsyncIterator[OpenAIClient]:
-    llm = OpenAIClient("test-model", base_url=server.base_url, backoff_base_s=0.01)
+    llm = OpenAIClient("test-model", base_url=server.base_url)
     yield llm
     await llm.aclose()
 
 
 @pytest.fixture
 async def text_client(server: LLMTestServer) -> AsyncIterator[OpenAIClient]:
-    llm = OpenAIClient(
-        "test-model", base_url=server.base_url, text_actions=True, backoff_base_s=0.01
-    )
+    llm = OpenAIClient("test-model", base_url=server.base_url, text_actions=True)
     yield llm
     await llm.aclose()
 
@@ -132,16 +130,20 @@ async def test_rate_limit_is_retried_and_logged(
     assert "429" in record.getMessage()
 
 
-async def test_retry_after_header_is_honoured(server: LLMTestServer) -> None:
-    # The backoff alone would wait 30 s; the server's Retry-After: 0 makes it immediate.
-    llm = OpenAIClient("test-model", base_url=server.base_url, backoff_base_s=30)
-    server.inject("http_429")
+async def test_retry_after_header_is_honoured(
+    server: LLMTestServer, client: OpenAIClient, caplog: pytest.LogCaptureFixture
+) -> None:
+    # The SDK's own backoff waits at most 0.5 s before a first retry; the server asks 1.2 s.
+    server.inject("http_429", seconds=1.2)
     started = time.monotonic()
 
-    await llm.complete(MESSAGES, TOOLS)
+    with caplog.at_level(logging.WARNING, logger="browser_agent.llm"):
+        await client.complete(MESSAGES, TOOLS)
 
-    assert time.monotonic() - started < 5
-    await llm.aclose()
+    assert 1.2 <= time.monotonic() - started < 5
+    [record] = [r for r in caplog.records if r.name == "browser_agent.llm"]
+    waited = float(record.getMessage().rsplit("after ", 1)[1].removesuffix("s"))
+    assert waited >= 1.2
 
 
 async def test_server_error_is_retried(
@@ -164,7 +166,7 @@ async def test_server_error_is_retried(
 async def test_exhausted_retries_raise_llm_error(
     server: LLMTestServer, caplog: pytest.LogCaptureFixture
 ) -> None:
-    llm = OpenAIClient("test-model", base_url=server.base_url, max_retries=2, backoff_base_s=0.01)
+    llm = OpenAIClient("test-model", base_url=server.base_url, max_retries=2)
     for _ in range(3):
         server.inject("http_500")
 
@@ -181,7 +183,7 @@ async def test_exhausted_retries_raise_llm_error(
 
 
 async def test_timeout_is_retried(server: LLMTestServer, caplog: pytest.LogCaptureFixture) -> None:
-    llm = OpenAIClient("test-model", base_url=server.base_url, timeout_s=0.3, backoff_base_s=0.01)
+    llm = OpenAIClient("test-model", base_url=server.base_url, timeout_s=0.3)
     server.inject("slow", seconds=3)
 
     with caplog.at_level(logging.WARNING, logger="browser_agent.llm"):
@@ -196,7 +198,7 @@ async def test_timeout_is_retried(server: LLMTestServer, caplog: pytest.LogCaptu
 async def test_unreachable_endpoint_raises_llm_error() -> None:
     with start_test_llm_server(open_url_policy) as stopped:
         base_url = stopped.base_url
-    llm = OpenAIClient("test-model", base_url=base_url, max_retries=1, backoff_base_s=0.01)
+    llm = OpenAIClient("test-model", base_url=base_url, max_retries=1)
 
     with pytest.raises(LLMError, match="failed after 2 attempts: connection error"):
         await llm.complete(MESSAGES, TOOLS)

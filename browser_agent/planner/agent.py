@@ -598,6 +598,8 @@ async def run_command(
         status, error = "interrupted", str(exc) or "Interrupted by the user."
         raise
     finally:
+        prompt_tokens = agent.prompt_tokens + agent.memory.usage.prompt_tokens
+        completion_tokens = agent.completion_tokens + agent.memory.usage.completion_tokens
         try:
             recorder.finish(
                 agent.messages,
@@ -606,8 +608,15 @@ async def run_command(
                 error=error,
                 final_url=final_url,
                 llm_calls=agent.llm_calls + agent.memory.usage.llm_calls,
-                prompt_tokens=agent.prompt_tokens + agent.memory.usage.prompt_tokens,
-                completion_tokens=agent.completion_tokens + agent.memory.usage.completion_tokens,
+                prompt_tokens=prompt_tokens,
+                completion_tokens=completion_tokens,
+                cost_usd=run_cost(
+                    llm.name,
+                    prompt_tokens,
+                    completion_tokens,
+                    settings.prices,
+                    local=served_locally(llm),
+                ),
             )
         finally:
             store.close()  # a connection of the run's own (an engine's pool stays open)
@@ -623,12 +632,6 @@ async def run_command(
         log_path=str(recorder.log_path),
         final_url=final_url,
         trace_path=str(trace) if trace else None,
-        cost_usd=run_cost(
-            llm.name,
-            recorder.run.prompt_tokens,
-            recorder.run.completion_tokens,
-            settings.prices,
-            local=served_locally(llm),
-        ),
+        cost_usd=recorder.run.cost_usd,
         model=llm.name,
     )

@@ -6,7 +6,7 @@ from __future__ import annotations
 import inspect
 from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, get_type_hints
 
 from browser_agent.errors import ActionError
 from browser_agent.harvest.stored import load_skill
@@ -47,6 +47,6 @@ def _as_tool(
 
     tool.__name__ = skill.name
     tool.__doc__ = function.__doc__
-    tool.__signature__ = inspect.signature(function)  # type: ignore[attr-defined]
-    tool.__annotations__ = dict(function.__annotations__)
+    tool.__signature__ = inspect.signature(function, eval_str=True)  # type: ignore[attr-defined]
+    tool.__annotations__ = get_type_hints(function, include_extras=True)
     return tool

@@ -45,6 +45,7 @@ class RunRow:
     log_path: str = ""
     pid: int | None = None  # the process running it, on ``host``: see store.abandoned
     host: str | None = None
+    cost_usd: float | None = None  # priced when it ended; None: its model had no price
 
     @classmethod
     def read(cls, row: dict[str, Any]) -> RunRow:

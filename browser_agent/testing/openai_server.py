@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import json
 import logging
+import math
 import threading
 import time
 from collections import deque
@@ -65,10 +66,11 @@ class ContextViolation:
 
 @dataclass
 class Fault:
-    """A one-shot fault for the next request; ``seconds`` is the delay of a ``slow`` fault."""
+    """A one-shot fault for the next request; ``seconds`` is the delay of a ``slow`` fault,
+    or the ``Retry-After`` an HTTP error asks for (a hundredth of a second when not given)."""
 
     kind: str
-    seconds: float = 5.0
+    seconds: float | None = None
 
 
 @dataclass
@@ -118,7 +120,7 @@ class LLMTestServer:
         host, port = self._httpd.server_address[:2]
         return f"http://{host}:{port}/v1"
 
-    def inject(self, fault: str, seconds: float = 5.0) -> None:
+    def inject(self, fault: str, seconds: float | None = None) -> None:
         """Queue a one-shot fault, applied to the next chat request (faults queue up in order)."""
         if fault not in FAULTS:
             raise ValueError(f"unknown fault {fault!r}; choose one of {', '.join(FAULTS)}")
@@ -183,17 +185,24 @@ class LLMTestServer:
                 self.violations.append(ContextViolation(tokens, self.max_context_tokens, body))
             fault = self._faults.popleft() if self._faults and not too_long else None
         self._stopping.wait(
-            self.latency_s + (fault.seconds if fault and fault.kind == "slow" else 0)
+            self.latency_s + ((fault.seconds or 5.0) if fault and fault.kind == "slow" else 0)
         )
+        retry_after = fault.seconds if fault and fault.seconds is not None else 0.01
         if too_long:
             message = f"{tokens} estimated tokens exceed the limit of {self.max_context_tokens}"
             return _error(400, message, code="context_length_exceeded")
         if fault and fault.kind == "http_429":
             return _error(
-                429, "Rate limit reached (injected fault)", "requests", "rate_limit_exceeded"
+                429,
+                "Rate limit reached (injected fault)",
+                "requests",
+                "rate_limit_exceeded",
+                retry_after,
             )
         if fault and fault.kind == "http_500":
-            return _error(500, "Internal server error (injected fault)", "server_error")
+            return _error(
+                500, "Internal server error (injected fault)", "server_error", None, retry_after
+            )
         if fault and fault.kind == "html_200":
             return Answer(200, HTML_PAGE)
         try:
@@ -278,10 +287,21 @@ def _arguments_as_objects(completion: dict) -> None:
 
 
 def _error(
-    status: int, message: str, kind: str = "invalid_request_error", code: str | None = None
+    status: int,
+    message: str,
+    kind: str = "invalid_request_error",
+    code: str | None = None,
+    retry_after_s: float | None = None,
 ) -> Answer:
-    """An OpenAI-style error answer; 429s carry ``Retry-After: 0`` so retries are immediate."""
-    headers = {"Retry-After": "0"} if status == 429 else None
+    """An OpenAI-style error answer; an injected 429 or 500 says when to retry, in seconds
+    (``Retry-After``, rounded up) and milliseconds (``retry-after-ms``, which the SDK reads
+    first), so the tests' retries wait only as long as they ask."""
+    headers = None
+    if retry_after_s is not None:
+        headers = {
+            "Retry-After": str(math.ceil(retry_after_s)),
+            "retry-after-ms": str(round(retry_after_s * 1000)),
+        }
     body = {"error": {"message": message, "type": kind, "param": None, "code": code}}
     return Answer(status, body, headers)
 
