@@ -249,7 +249,6 @@ def event_of(name: str, watch: WatchRow, check: WatchCheckRow) -> dict[str, Any]
         "failed": f"watch {watch.name}: the check failed: {check.error or check.status}",
         "changed": f"watch {watch.name}: {check.changed}",
         "condition": f"watch {watch.name}: {watch.until}",
-        "unit_failed": f"watch {watch.name} failed",
     }
     return {
         "event": name,
@@ -270,3 +269,34 @@ def event_of(name: str, watch: WatchRow, check: WatchCheckRow) -> dict[str, Any]
         "error": check.error,
         "active": watch.status == ACTIVE,
     }
+
+
+async def follow(
+    settings: Settings,
+    watch: WatchRow,
+    llm: LLMClient,
+    on_check: Callable[[Checked], None],
+    sleep: Callable[[float], Any] | None = None,
+) -> None:
+    """Check ``watch`` here each time it is due, on one browser, until it is done, paused
+    or removed (by this process or another: the store says)."""
+    import asyncio
+
+    from browser_agent.browser.session import launched_browser
+    from browser_agent.store.connection import Store
+    from browser_agent.store.db import open_store
+    from browser_agent.store.watches import watch_by_id
+
+    engine = open_store(settings)
+    store = Store.of(engine)
+    wait = sleep or asyncio.sleep
+    async with launched_browser(settings) as browser:
+        while (current := watch_by_id(store, watch.id or 0)) is not None:
+            if current.status != ACTIVE:
+                return
+            ahead = (current.next_at - now_utc()).total_seconds()
+            if ahead > 0:
+                await wait(ahead)
+                continue
+            if claim(store, current, now_utc()):
+                on_check(await check_watch(current, settings, engine, browser, llm, now_utc()))
