@@ -29,7 +29,7 @@ from browser_agent.settings import Settings
 from browser_agent.store.connection import Store
 from browser_agent.store.db import open_store
 from browser_agent.store.run_steps import steps_of
-from browser_agent.store.watches import checks_of, find_watch
+from browser_agent.store.watches import checks_of, claim, find_watch
 from browser_agent.watch.adding import new_watch
 from browser_agent.watch.runner import now_utc, run_due
 from tests.skill_workspaces import OPEN_PRODUCT, clone_workspace, harvest_commands
@@ -186,7 +186,7 @@ def web_hook() -> Iterator[tuple[str, list[dict]]]:
 def writer(path: Path) -> str:
     """A notify command (no shell) appending the event on stdin, and one variable, to a file."""
     code = (
-        "import os, sys; open(sys.argv[1], 'a').write(os.environ['BROWSER_AGENT_WATCH_EVENT'] "
+        "import os, sys; open(sys.argv[1], 'a').write(os.environ['WATCH_EVENT'] "
         "+ ' ' + sys.stdin.read() + '\\n')"
     )
     return f"{sys.executable} -c {json.dumps(code)} '{path}'"
@@ -295,3 +295,14 @@ def test_watches_are_added_listed_paused_resumed_and_removed(settings: Settings)
     assert cli(settings, "watch", "remove", "open-trail-blazer-2").returncode == 0
     left = json.loads(cli(settings, "watch", "list", "--json").stdout)["watches"]
     assert [w["id"] for w in left] == [2]
+
+
+def test_a_due_watch_is_claimed_by_one_runner_only(settings: Settings) -> None:
+    """Two runners (the console and a timer) that both found a watch due: the first to
+    claim it checks it, the other finds it taken."""
+    store = Store.of(open_store(settings))
+    watch, _ = new_watch(store, settings, "open Trail Blazer 2", "15m", None, None, None)
+    at = now_utc()
+    assert claim(store, watch, at)
+    assert not claim(store, watch, at)  # the row as the second runner read it
+    assert find_watch(store, watch.name).next_at == at + PERIOD

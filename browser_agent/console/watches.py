@@ -7,7 +7,7 @@ import asyncio
 import contextlib
 import logging
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
@@ -30,7 +30,6 @@ from browser_agent.watch.runner import now_utc, run_due
 if TYPE_CHECKING:
     from sqlalchemy import Engine
 
-    from browser_agent.console.app import Console
     from browser_agent.llm.types import LLMClient
     from browser_agent.settings import Settings
 
@@ -38,7 +37,17 @@ logger = logging.getLogger("browser_agent.console")
 POLL_S = 30.0  # how often the server looks for due watches
 
 
-def watch_routes(console: Console) -> list[Route]:
+class Pages(Protocol):
+    """What the watch pages need of the console: its store, its pages and its forms."""
+
+    engine: Engine
+
+    def page(self, name: str, status_code: int = 200, **values: Any) -> Response: ...
+
+    async def form(self, request: Request) -> dict[str, str]: ...
+
+
+def watch_routes(console: Pages) -> list[Route]:
     """The console's watch pages and forms."""
 
     async def page(request: Request) -> Response:

@@ -30,13 +30,17 @@ class WatchGroup(TyperGroup):
     is ``watch install KIND``: the sub-commands keep their names."""
 
     def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
+        return super().parse_args(ctx, self.shortcut(args))
+
+    def shortcut(self, args: list[str]) -> list[str]:
+        """``args`` with the sub-command the short forms name."""
         if args and args[0] == "--install":
-            args = ["install", *args[1:]]
-        elif args and args[0].startswith("--install="):
-            args = ["install", args[0].partition("=")[2], *args[1:]]
-        elif args and args[0] not in self.commands and args[0] not in ("-h", "--help"):
-            args = ["add", *args]
-        return super().parse_args(ctx, args)
+            return ["install", *args[1:]]
+        if args and args[0].startswith("--install="):
+            return ["install", args[0].partition("=")[2], *args[1:]]
+        if args and args[0] not in self.commands and args[0] not in ("-h", "--help"):
+            return ["add", *args]
+        return args
 
 
 app = typer.Typer(
@@ -98,8 +102,9 @@ def add_command(
     model: Annotated[str | None, typer.Option(help=MODEL_HELP)] = None,
     as_json: Annotated[bool, typer.Option("--json", help=JSON_HELP)] = False,
 ) -> None:
-    """Add a watch and, unless --detach, check it here until its condition holds (Ctrl-C
-    leaves it stored for watch run-due)."""
+    """Add a watch; unless --detach, check it here until its condition holds.
+
+    Ctrl-C stops checking here and leaves the watch stored for watch run-due."""
     from browser_agent.watch.adding import new_watch
 
     settings = _settings()
@@ -181,8 +186,7 @@ def list_command(as_json: Annotated[bool, typer.Option("--json", help=JSON_HELP)
         Column("state", no_wrap=True),
         Column("checks", no_wrap=True, justify="right"),
         Column("last", no_wrap=True),
-        "until",
-        "command",
+        Column("command, until", overflow="fold", min_width=14),
         box=box.SIMPLE_HEAD,
     )
     for watch in watches:
@@ -193,8 +197,8 @@ def list_command(as_json: Annotated[bool, typer.Option("--json", help=JSON_HELP)
             watch.status,
             str(watch.checks),
             watch.last_status or "-",
-            escape(watch.until or ""),
-            escape(watch.command[:60]),
+            escape(watch.command[:60])
+            + (f"\n[dim]until {escape(watch.until)}[/]" if watch.until else ""),
         )
     console.print(table)
 
@@ -327,8 +331,10 @@ def install_command(
         typer.Option(metavar="CMD|URL", help="Told when run-due itself fails (OnFailure=)."),
     ] = None,
 ) -> None:
-    """Write the files that run watch run-due on a schedule: a systemd service, timer and
-    failure unit, or a crontab line; then say how to install them."""
+    """Write the systemd units or the crontab line that run watch run-due on a schedule.
+
+    A service (a non-root user, a timeout, a failure unit) and its timer, or a crontab
+    line; nothing is installed: the command says how."""
     from browser_agent.watch.install import write_install
 
     settings = _settings()

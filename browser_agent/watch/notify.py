@@ -18,9 +18,16 @@ from browser_agent.errors import UserError
 
 logger = logging.getLogger("browser_agent.watch")
 TIMEOUT_S = 30
-ENV = "BROWSER_AGENT_WATCH_"
-#: The event's fields also given to a command as environment variables (ENV + upper case).
-ENV_FIELDS = ("event", "watch", "watch_id", "status", "message", "final_url", "run_id")
+#: The event's fields a command also gets as environment variables, by variable.
+ENV_FIELDS = {
+    "WATCH_EVENT": "event",
+    "WATCH_NAME": "watch",
+    "WATCH_ID": "watch_id",
+    "WATCH_STATUS": "status",
+    "WATCH_MESSAGE": "message",
+    "WATCH_FINAL_URL": "final_url",
+    "WATCH_RUN_ID": "run_id",
+}
 
 
 class BadNotify(UserError):
@@ -61,7 +68,7 @@ def notify(target: str, event: dict[str, Any]) -> str:
 
 def _run(target: str, event: dict[str, Any]) -> str:
     """Run the command; why it failed, or empty."""
-    variables = {ENV + name.upper(): str(event.get(name) or "") for name in ENV_FIELDS}
+    variables = {variable: str(event.get(name) or "") for variable, name in ENV_FIELDS.items()}
     try:
         done = subprocess.run(
             shlex.split(target),
