@@ -78,7 +78,11 @@ class Done:
 def cli(settings: Settings, *args: str) -> Done:
     """``browser-agent ARGS`` on the settings' workspace, in this process (a process each
     would take seconds on a busy machine; tests/test_bad_inputs.py starts real ones)."""
-    env = {"BROWSER_AGENT_WORKSPACE": str(settings.workspace), "OPENAI_BASE_URL": None}
+    env = {
+        "BROWSER_AGENT_WORKSPACE": str(settings.workspace),
+        "OPENAI_BASE_URL": None,  # the offline planner
+        "OPENAI_API_KEY": None,
+    }
     result = CliRunner().invoke(app, list(args), env=env)
     return Done(result.exit_code, result.stdout, result.stderr)
 
@@ -306,3 +310,34 @@ def test_a_due_watch_is_claimed_by_one_runner_only(settings: Settings) -> None:
     assert claim(store, watch, at)
     assert not claim(store, watch, at)  # the row as the second runner read it
     assert find_watch(store, watch.name).next_at == at + PERIOD
+
+
+def test_a_watch_followed_in_the_terminal_ends_when_its_condition_holds(
+    settings: Settings, demo: DemoSite
+) -> None:
+    """No --detach: the watch is checked here (the planner, as no skill takes it) until
+    the condition holds; its history says so."""
+    done = cli(
+        settings,
+        "watch",
+        "open Trail Blazer 2",
+        "--url",
+        f"{demo.url}/",
+        "--every",
+        "1s",
+        "--until",
+        "price at most 89",
+        "--json",
+    )
+    assert done.returncode == 0, done.stderr
+    shown = json.loads(done.stdout)
+    (check,) = shown["checks"]
+    assert (check["status"], check["held"], check["extracted"]) == (
+        "succeeded",
+        True,
+        {"price": 89.0},
+    )
+    history = cli(settings, "watch", "history", shown["watch"]["name"])
+    assert "condition holds (price at most 89)" in history.stdout
+    listed = json.loads(cli(settings, "watch", "list", "--json").stdout)["watches"]
+    assert [(w["status"], w["checks"]) for w in listed] == [("done", 1)]

@@ -5,6 +5,7 @@ the crontab line keeps stderr and exit codes in the workspace."""
 
 from __future__ import annotations
 
+import json
 import re
 import shutil
 import subprocess
@@ -136,3 +137,20 @@ def test_cron_schedules() -> None:
         "0 */2 * * *",
         "0 0 */1 * *",
     ]
+
+
+def test_a_failed_unit_is_kept_in_the_log_and_told_to_the_hook(
+    settings: Settings, tmp_path: Path
+) -> None:
+    told = tmp_path / "told.json"
+    hook = (
+        f"{sys.executable} -c \"import sys; open(sys.argv[1], 'w').write(sys.stdin.read())\" {told}"
+    )
+    env = {"BROWSER_AGENT_WORKSPACE": str(settings.workspace)}
+    args = ["watch", "notify-failure", "browser-agent-watch.service", "--notify", hook]
+    result = CliRunner().invoke(app, args, env=env)
+    assert result.exit_code == 0, result.output
+    kept = (settings.workspace / "logs" / "watch.log").read_text()
+    assert "browser-agent-watch.service failed; notify sent" in kept
+    event = json.loads(told.read_text())
+    assert (event["event"], event["unit"]) == ("unit_failed", "browser-agent-watch.service")
