@@ -341,3 +341,16 @@ def test_a_watch_followed_in_the_terminal_ends_when_its_condition_holds(
     assert "condition holds (price at most 89)" in history.stdout
     listed = json.loads(cli(settings, "watch", "list", "--json").stdout)["watches"]
     assert [(w["status"], w["checks"]) for w in listed] == [("done", 1)]
+
+
+def test_run_due_exits_1_when_a_check_failed_and_0_when_none_is_due(settings: Settings) -> None:
+    down = f"http://127.0.0.1:{closed_port()}/"
+    added = cli(settings, "watch", "open the status page", "--url", down, "--detach")
+    assert added.returncode == 0, added.stderr
+    failed = cli(settings, "watch", "run-due", "--json")
+    assert failed.returncode == 1, failed.stderr
+    (check,) = json.loads(failed.stdout)["checks"]
+    assert (check["watch"], check["status"]) == ("open-the-status-page", "failed")
+    assert "open-the-status-page" in failed.stderr
+    nothing = cli(settings, "watch", "run-due")
+    assert (nothing.returncode, nothing.stdout.strip()) == (0, "No watch is due.")
