@@ -43,6 +43,7 @@ from browser_agent.site_policy import ALLOW_DOMAIN_HELP, openable
 from browser_agent.store.cli import db_app
 from browser_agent.terminal import console
 from browser_agent.validate.cli import validate_command
+from browser_agent.watch.cli import app as watch_app
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -70,6 +71,7 @@ app.command("validate")(validate_command)
 app.command("record")(record_command)
 app.command("serve")(serve_command)
 app.command("batch")(batch_command)
+app.add_typer(watch_app, name="watch")
 app.add_typer(db_app, name="db", help="The store's schema revision; upgrading it.")
 
 

@@ -102,7 +102,9 @@ def _unknown_options(words: list[str]) -> list[str]:
     """The options in ``words`` (a command line after ``browser-agent``) its command lacks."""
     command = get_command(app)
     unknown = []
-    for word in (word.strip("[]") for word in words):
+    words = [word.strip("[]") for word in words]
+    while words:
+        word = words.pop(0)
         subcommands = getattr(command, "commands", {})
         if word.startswith("-"):
             names = {"-h", "--help"}
@@ -112,6 +114,8 @@ def _unknown_options(words: list[str]) -> list[str]:
                 unknown.append(f"{word} (not an option of '{command.name}')")
         elif word in subcommands:
             command = subcommands[word]
+            if hasattr(command, "shortcut"):  # watch "COMMAND" is watch add "COMMAND"
+                words = command.shortcut(words)
     return unknown
 
 

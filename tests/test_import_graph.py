@@ -33,6 +33,7 @@ LAYERS: list[tuple[str, ...]] = [
         "browser_agent.cluster",
         "browser_agent.record",
         "browser_agent.validate",
+        "browser_agent.watch",
         "browser_agent.testing",
         "browser_agent.demo",
         "browser_agent.demo_site",

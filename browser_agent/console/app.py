@@ -45,6 +45,7 @@ from browser_agent.console.runs import (
     trace_path,
 )
 from browser_agent.console.validation import Validations
+from browser_agent.console.watches import DueWatches, watch_routes
 from browser_agent.llm.types import LLMClient
 from browser_agent.settings import Settings
 from browser_agent.store.run_logs import log_file
@@ -310,12 +311,16 @@ def create_app(
         Route("/validations", console.validations_page),
         Route("/validations/new", console.validate, methods=["POST"]),
         Route("/validations/{key:str}/shots/{index:int}", console.validation_shot),
+        *watch_routes(console),
         Mount("/static", StaticFiles(packages=[("browser_agent.console", "static")])),
     ]
 
     @asynccontextmanager
     async def lifespan(_app: Starlette) -> AsyncIterator[None]:
+        due = DueWatches(settings, engine, make_llm)
+        due.start()
         yield
+        await due.stop()
         await console.board.stop_all()  # Ctrl-C: runs end as interrupted, as in the CLI
 
     app = Starlette(

@@ -119,6 +119,7 @@ PRODUCTS: tuple[Product, ...] = (
 CATEGORIES: tuple[str, ...] = ("Trail", "Running", "Hiking", "Sandals")
 
 _BY_SLUG = {product.slug: product for product in PRODUCTS}
+_ORDER = {product.slug: number for number, product in enumerate(PRODUCTS)}
 _WORD = re.compile(r"[a-z0-9]+")
 
 
@@ -160,7 +161,7 @@ def sort_products(products: list[Product], sort: str) -> list[Product]:
         return sorted(products, key=lambda p: (-p.price_cents, p.slug))
     if sort == "rating":
         return sorted(products, key=lambda p: (-p.rating, p.slug))
-    return sorted(products, key=PRODUCTS.index)
+    return sorted(products, key=lambda p: _ORDER[p.slug])
 
 
 def search(query: str, sort: str = DEFAULT_SORT) -> list[Product]:

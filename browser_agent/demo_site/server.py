@@ -13,7 +13,7 @@ import re
 import secrets
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cache, cached_property
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -135,7 +135,7 @@ def _search(site: DemoSite, req: Request) -> Response:
     sort = req.param(*pages.SORT_PARAMS)
     if sort not in {key for key, _ in catalog.SORT_OPTIONS}:
         sort = catalog.DEFAULT_SORT
-    results = catalog.search(query, sort)
+    results = catalog.sort_products([site.priced(p) for p in catalog.search(query)], sort)
     return _html(pages.search_page(req.context(query), sort, results))
 
 
@@ -143,7 +143,7 @@ def _product(site: DemoSite, req: Request) -> Response:
     product = catalog.find_product(req.path.removeprefix("/product/"))
     if product is None:
         return _not_found(site, req)
-    return _html(pages.product_page(req.context(), product))
+    return _html(pages.product_page(req.context(), site.priced(product)))
 
 
 def _add_to_cart(site: DemoSite, req: Request) -> Response:
@@ -294,7 +294,7 @@ def _big(site: DemoSite, req: Request) -> Response:
 
 
 def _api_products(site: DemoSite, req: Request) -> Response:
-    return _json([product.as_json() for product in catalog.PRODUCTS])
+    return _json([site.priced(product).as_json() for product in catalog.PRODUCTS])
 
 
 def _api_deals(site: DemoSite, req: Request) -> Response:
@@ -370,6 +370,8 @@ class DemoSite:
     in order, as
     ``{"form": ..., "fields": {...}}`` with passwords masked as ``"***"``. Checkout
     fields are keyed by the normal variant's names whichever variant sent them.
+    ``prices`` (product slug: US cents) changes what the product, search and API pages
+    show a product to cost, as a shop's prices change (a watch's tests change them).
     """
 
     def __init__(self, port: int = 0, variant: str = "normal", latency_ms: int = 0) -> None:
@@ -378,6 +380,7 @@ class DemoSite:
         self.variant = variant
         self.latency_ms = latency_ms
         self.submissions: list[Submission] = []
+        self.prices: dict[str, int] = {}
         # the login's session cookie: random per site, so a test can look for it anywhere
         self.session_token = secrets.token_urlsafe(24)
         self._port = port
@@ -459,6 +462,11 @@ class DemoSite:
     def order(self, number: str) -> Order | None:
         """A placed order by number, or None."""
         return self._orders.get(number)
+
+    def priced(self, product: catalog.Product) -> catalog.Product:
+        """``product`` at the price ``prices`` gives it now, if any."""
+        cents = self.prices.get(product.slug)
+        return product if cents is None else replace(product, price_cents=cents)
 
     def handle(self, request: Request) -> Response:
         """Answer one request."""

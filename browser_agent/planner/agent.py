@@ -517,6 +517,7 @@ async def run_command(
     secrets: dict[str, str] | None = None,
     approve: Approve | None = None,
     leave: Ask | None = None,
+    read_page: Callable[[Page], Awaitable[None]] | None = None,
 ) -> RunResult:
     """Carry out ``command`` with the planner and record everything; never raises for a
     failed task (the result says so), but re-raises Ctrl-C, and NoBrowser (a setup
@@ -527,7 +528,8 @@ async def run_command(
     ``approve`` (approval mode) sees each action first; its text rejects the action.
     With no allow-list the run stays on its start site and the sites the command names;
     ``leave`` asks the person about another (None: nobody is there, it is refused).
-    ``on_start`` is told the run's id as soon as its row is in the store.
+    ``on_start`` is told the run's id as soon as its row is in the store; ``read_page`` is
+    given the final page before the browser closes (a watch reads its values there).
     ``browser`` may still be launching: it is awaited once the store is open and the
     command routed, and what its launch met is recorded (None: the run launches its own)."""
     if not command.strip():
@@ -588,6 +590,8 @@ async def run_command(
                     active.secrets,
                 )
             final_url = _url(active)
+            if read_page is not None and final_url is not None:
+                await read_page(active.page)
     except NoBrowser as exc:  # a setup problem: the run is stored as failed, and the caller told
         error = answer = str(exc)
         raise

@@ -9,6 +9,7 @@ field's metadata says what the column needs besides its type: ``primary_key``, `
 
 from __future__ import annotations
 
+import json
 from dataclasses import asdict, dataclass, field, fields
 from datetime import UTC, datetime
 from typing import Any
@@ -123,6 +124,81 @@ class SkillRow:
         made.last_validated_at = _time(made.last_validated_at)
         made.created_at = _time(made.created_at) or made.created_at
         return made
+
+
+@dataclass
+class WatchRow:
+    """A command checked on a schedule (``browser-agent watch``): how often, until what,
+    whom to tell, and when it is due next."""
+
+    name: str = field(metadata={"unique": True, **INDEX})
+    command: str  # masked as a run's command is
+    every_s: int
+    next_at: datetime = field(metadata=INDEX)
+    id: int | None = field(default=None, metadata=KEY)
+    start_url: str | None = None
+    until: str | None = None  # the condition, in the words the person wrote
+    notify: str | None = None  # a command or an http(s) URL told of each event
+    keep_going: bool = False  # True: the condition notifies, and the watch goes on
+    status: str = field(default="active", metadata=INDEX)  # active, paused, done
+    checks: int = 0
+    last_at: datetime | None = None
+    last_status: str | None = None
+    created_at: datetime = field(default_factory=utcnow)
+
+    @classmethod
+    def read(cls, row: dict[str, Any]) -> WatchRow:
+        """A row as the driver gives it, with its flags and times as the ORM reads them."""
+        made = cls(**row)
+        made.keep_going = bool(made.keep_going)
+        made.next_at = _time(made.next_at) or made.next_at
+        made.last_at = _time(made.last_at)
+        made.created_at = _time(made.created_at) or made.created_at
+        return made
+
+    def as_json(self) -> dict[str, Any]:
+        """The row as JSON values: times in ISO 8601 with ``Z`` for UTC."""
+        return _as_json(self)
+
+
+@dataclass
+class WatchCheckRow:
+    """One check of a watch: the run it made and what came of it."""
+
+    watch_id: int = field(metadata={"foreign_key": "watch.id", **INDEX})
+    status: str  # the run's status, or ``error`` when the check itself broke
+    id: int | None = field(default=None, metadata=KEY)
+    at: datetime = field(default_factory=utcnow)
+    run_id: str | None = None
+    answer: str = field(default="", metadata=TEXT)
+    extracted: str = "{}"  # JSON: the values read from the final page (``price``: 89.0)
+    final_url: str | None = None
+    llm_calls: int = 0
+    seconds: float = 0.0
+    changed: str | None = None  # what differs from the check before, said once
+    held: bool = False  # the watch's condition held on this check
+    notified: str | None = None  # how telling the notify hook went
+    error: str | None = None
+
+    @classmethod
+    def read(cls, row: dict[str, Any]) -> WatchCheckRow:
+        made = cls(**row)
+        made.held = bool(made.held)
+        made.at = _time(made.at) or made.at
+        return made
+
+    def as_json(self) -> dict[str, Any]:
+        """The row as JSON values, its values as an object."""
+        made = _as_json(self)
+        made["extracted"] = json.loads(self.extracted or "{}")
+        return made
+
+
+def _as_json(row: Any) -> dict[str, Any]:
+    return {
+        key: _json_time(value) if isinstance(value, datetime) else value
+        for key, value in asdict(row).items()
+    }
 
 
 def columns(row_type: type) -> list[str]:
