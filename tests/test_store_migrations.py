@@ -197,6 +197,7 @@ def test_a_store_made_with_the_harvested_sources_table_before_migrations_is_stam
         connection.exec_driver_sql("ALTER TABLE validation DROP COLUMN job_id")
         connection.exec_driver_sql("DROP TABLE skilloutcome")  # nor skill outcomes
         connection.exec_driver_sql("ALTER TABLE skill DROP COLUMN plan")  # nor skill plans
+        connection.exec_driver_sql("DROP TABLE decision")  # nor decisions
     legacy.dispose()
 
     done = upgrade(store_engine(settings))

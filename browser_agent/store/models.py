@@ -14,7 +14,7 @@ from sqlalchemy import Text
 from sqlmodel import Field, SQLModel
 from sqlmodel.main import SQLModelMetaclass
 
-from browser_agent.store.rows import RunRow, SkillRow, StepRow, utcnow
+from browser_agent.store.rows import DecisionRow, RunRow, SkillRow, StepRow, utcnow
 
 
 def _table(row: type) -> Any:
@@ -49,6 +49,7 @@ def _table(row: type) -> Any:
 Run = _table(RunRow)
 Step = _table(StepRow)
 Skill = _table(SkillRow)
+Decision = _table(DecisionRow)
 
 
 class RunLog(SQLModel, table=True):
