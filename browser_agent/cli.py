@@ -29,6 +29,7 @@ from browser_agent.completion import run_ids
 from browser_agent.console.serve import serve_command
 from browser_agent.demo import FIRST_COMMAND, SECOND_COMMAND
 from browser_agent.errors import BrowserError, UserError
+from browser_agent.feedback.cli import feedback_app
 from browser_agent.harvest.cli import harvest_command, skills_app
 from browser_agent.json_output import print_json, run_fields, step_fields
 from browser_agent.llm.choose import OFFLINE_MODEL, is_offline, make_llm
@@ -71,6 +72,7 @@ app.command("record")(record_command)
 app.command("serve")(serve_command)
 app.command("batch")(batch_command)
 app.add_typer(db_app, name="db", help="The store's schema revision; upgrading it.")
+app.add_typer(feedback_app, name="feedback")
 
 
 def _print_version(asked: bool) -> None:
