@@ -44,17 +44,22 @@ PRICES = json.dumps({"test-model": PRICE})
 
 
 def signing_up(messages: list[dict], tools: list[dict]) -> LLMReply:
-    """Open the start page, type the secret into the search box (the wrong field, for
-    the person to correct), click Subscribe, then finish with what the last answer said."""
+    """Open the start page, type the secret into the search box (the wrong field, for the
+    person to correct), click Subscribe, read the page (which shows the address: the
+    model's context holds the secret from here on), open the start page again, then finish
+    with what the last answer said."""
     answers = [m.get("content") or "" for m in messages if m.get("role") == "tool"]
-    if not answers:
-        start = re.search(r"starting at (\S+)\. Current", messages[1]["content"])
-        assert start
-        return call("open_url", {"url": start.group(1)})
-    if len(answers) == 1:
-        return call("enter_text", {"selector": "#search-box", "text": "{EMAIL}"})
-    if len(answers) == 2:
-        return call("click", {"selector": "#newsletter-submit"})
+    start = re.search(r"starting at (\S+)\. Current", messages[1]["content"])
+    assert start
+    script = [
+        ("open_url", {"url": start.group(1)}),
+        ("enter_text", {"selector": "#search-box", "text": "{EMAIL}"}),
+        ("click", {"selector": "#newsletter-submit"}),
+        ("get_dom", {"content_type": "text_only"}),
+        ("open_url", {"url": start.group(1)}),
+    ]
+    if len(answers) < len(script):
+        return call(*script[len(answers)])
     refused = answers[-1].startswith("Not executed")
     return call("finish", {"answer": answers[-1][:300], "success": not refused})
 
@@ -136,7 +141,10 @@ async def test_a_reviewed_run_is_approved_corrected_and_rejected_and_exported_wi
     await page.get_by_role("button", name="Correct").click()
 
     await expect(action).to_contain_text("Subscribe", timeout=WAIT_MS)
-    await page.get_by_label("Note").fill("not today")
+    await page.get_by_role("button", name="Approve").click()
+    await expect(action).to_contain_text("open_url", timeout=WAIT_MS)
+    await expect(page.locator("#context")).to_contain_text("Deals will go to")
+    await page.get_by_label("Note").fill("not today: stay on this page")
     await page.get_by_role("button", name="Reject").click()
     await expect(page.locator("#status")).to_have_text("failed", timeout=WAIT_MS)
     assert SECRET not in await page.content()
@@ -152,7 +160,8 @@ async def test_a_reviewed_run_is_approved_corrected_and_rejected_and_exported_wi
     assert [(d.step, d.verdict, d.tool, d.note) for d in kept] == [
         (1, "approved", "open_url", "the right start"),
         (2, "corrected", "enter_text", "the newsletter box, not the search"),
-        (3, "rejected", "click", "not today"),
+        (3, "approved", "click", ""),
+        (5, "rejected", "open_url", "not today: stay on this page"),
     ]
     assert json.loads(kept[1].arguments)["selector"] == "#search-box"
     assert (kept[1].corrected_tool, json.loads(kept[1].corrected_arguments)) == (
@@ -160,6 +169,7 @@ async def test_a_reviewed_run_is_approved_corrected_and_rejected_and_exported_wi
         corrected,
     )
     assert COMMAND in kept[0].context and "Subscribe" in kept[2].action
+    assert "Deals will go to ********" in kept[3].context  # the page said it: masked
     from sqlmodel import Session
 
     with Session(engine) as db:
@@ -173,7 +183,7 @@ async def test_a_reviewed_run_is_approved_corrected_and_rejected_and_exported_wi
 
     # the console shows the decisions and the cost, per run and in total
     await page.locator("#stored a").click()
-    await expect(page.locator("#decisions tbody tr")).to_have_count(3)
+    await expect(page.locator("#decisions tbody tr")).to_have_count(4)
     await expect(page.locator("#decisions tr.corrected .note")).to_have_text(kept[1].note)
     await expect(page.locator("#cost")).to_have_text(cost)
     await page.get_by_role("link", name="Runs").click()
@@ -196,7 +206,7 @@ async def test_a_reviewed_run_is_approved_corrected_and_rejected_and_exported_wi
     assert all(m.get("weight") == 0 for m in fixed["messages"][:-1] if m["role"] == "assistant")
     told = refused["messages"][-2]
     assert told["role"] == "tool" and "not today" in told["content"]
-    assert refused["messages"][-3]["weight"] == 0  # the rejected click is not taught
+    assert refused["messages"][-3]["weight"] == 0  # the rejected action is not taught
     assert refused["messages"][-1]["tool_calls"][0]["function"]["name"] == "finish"
     assert SECRET not in out.read_text()
     assert texts_holding(console.workspace / "logs", SECRET) == []
