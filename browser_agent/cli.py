@@ -333,6 +333,14 @@ def run(
             "a no (with a note for the agent) is not done.",
         ),
     ] = False,
+    review: Annotated[
+        bool,
+        typer.Option(
+            "--review",
+            help="As --approve, for every action that does something (not only weighty "
+            "ones); each decision is kept with the run.",
+        ),
+    ] = False,
 ) -> None:
     """Carry out a web command with the planner; every step is logged and stored.
 
@@ -379,7 +387,7 @@ def run(
                 channel=console_channel(interactive),
                 on_step=None if as_json else _print_step,
                 secrets=secrets,
-                approve=approver(ask_on_stdin) if approve else None,
+                approve=approver(ask_on_stdin, every=review) if approve or review else None,
                 leave=ask_on_stdin if interactive else None,
                 on_start=started.append,
             )

@@ -16,6 +16,7 @@ import pytest
 import pytest_asyncio
 from playwright.async_api import Browser, Page, expect
 
+from browser_agent.console.browse import find_runs
 from browser_agent.demo_site import DemoSite
 from browser_agent.llm.types import LLMReply
 from browser_agent.prices import cost_of_run, shown_cost
@@ -189,7 +190,9 @@ async def test_a_reviewed_run_is_approved_corrected_and_rejected_and_exported_wi
     await page.get_by_role("link", name="Runs").click()
     row = page.locator("#runs tbody tr").filter(has_text=run_id)
     await expect(row.locator(".cost")).to_have_text(cost)
-    await expect(page.locator("#total-cost")).to_have_text(cost)  # its only run
+    every = [stored_run(console, r.id) for r in find_runs(open_store(settings), None, None)]
+    total = sum(cost_of_run(r, {"test-model": PRICE}) or 0 for r in every)
+    await expect(page.locator("#total-cost")).to_have_text(shown_cost(total))
 
     # the export: the corrected step and the rejection with its note, no secret anywhere
     out = tmp_path / "feedback.jsonl"
@@ -227,6 +230,42 @@ async def test_the_start_form_says_which_secret_is_missing_and_never_shows_a_val
     await page.get_by_role("button", name="Run").click()
     await expect(page.locator(".problem")).to_contain_text("Secret 1: a name is letters")
     assert "never-shown-5512" not in await page.content()
+
+
+async def test_a_secret_the_command_gives_is_never_shown_on_the_run_page(
+    page: Page, console: Served, demo: DemoSite
+) -> None:
+    await page.get_by_label("Command").fill("sign up for the deals mail with PIN 99-5517-x")
+    await page.get_by_label("Start URL").fill(f"{demo.url}/")
+    await page.get_by_role("button", name="Run").click()
+    await expect(page.locator("h1")).to_have_text("sign up for the deals mail with PIN {PIN}")
+    await expect(page.locator("#status")).not_to_have_text("running", timeout=WAIT_MS)
+    assert "99-5517-x" not in await page.content()
+    await page.get_by_role("link", name="New run").click()
+    assert "99-5517-x" not in await page.content()
+
+
+def test_run_review_asks_before_every_action_and_keeps_each_decision(
+    tmp_path: Path, llm_server: LLMTestServer, demo: DemoSite
+) -> None:
+    done = subprocess.run(
+        [CLI, "run", COMMAND, "--url", f"{demo.url}/", "--review", "--secret", f"EMAIL={SECRET}"],
+        input="y\ny\ny\nn\nnot today\n",
+        capture_output=True,
+        text=True,
+        env=environment(tmp_path, llm_server),
+        timeout=120,
+    )
+    assert done.returncode == 1, done.stderr
+    assert done.stderr.count("The agent wants to:") == 4  # get_dom only looks: not asked
+    store = Store.of(open_store(workspace_settings(tmp_path)))
+    kept = [(d.tool, d.verdict, d.note) for d in decisions(store)]
+    assert kept == [
+        ("open_url", "approved", ""),
+        ("enter_text", "approved", ""),
+        ("click", "approved", ""),
+        ("open_url", "rejected", "not today"),
+    ]
 
 
 def test_feedback_export_refuses_a_since_it_cannot_read(
