@@ -560,8 +560,15 @@ def _corrected(call: ToolCall, decision: Decision) -> ToolCall | None:
     if decision.verdict != "corrected" or decision.call is None:
         return None
     changed = ToolCall(call.id, decision.call.name, decision.call.arguments)
-    same = (changed.name, changed.arguments) == (call.name, call.arguments)
-    return None if same else changed
+    return None if (changed.name, _parsed(changed)) == (call.name, _parsed(call)) else changed
+
+
+def _parsed(call: ToolCall) -> object:
+    """A call's arguments as their JSON value (as written when they are not JSON)."""
+    try:
+        return json.loads(call.arguments or "{}")
+    except json.JSONDecodeError:
+        return call.arguments
 
 
 def readable(text: str) -> str:
