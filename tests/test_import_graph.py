@@ -3,10 +3,10 @@ circle, and no module importing from a layer above its own.
 
 Every import counts, at the top of a module, inside a function or under TYPE_CHECKING: a
 lazy import is still a dependency. Layers, top to bottom: the command line, the surfaces
-(console, cluster, record, validate, feedback, the shipped test helpers, the demo), the agent (the
-planner with its router, and memory), the harvester (which writes skills), the skills (the
-primitives and the runtime generated skills import), the store, the browser, the page and
-the model clients, and the ground (settings, secrets, site policy, the errors)."""
+(console, cluster, record, validate, feedback, the shipped test helpers, the demo), the
+agent (the planner with its router, and memory), the harvester (which writes skills), the
+skills (the primitives and the runtime generated skills import), the store, the browser,
+the page and the model clients, and the ground (settings, secrets, site policy, the errors)."""
 
 from __future__ import annotations
 
