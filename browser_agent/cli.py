@@ -29,6 +29,7 @@ from browser_agent.completion import run_ids
 from browser_agent.console.serve import serve_command
 from browser_agent.demo import FIRST_COMMAND, SECOND_COMMAND
 from browser_agent.errors import BrowserError, UserError
+from browser_agent.feedback.cli import feedback_app
 from browser_agent.harvest.cli import harvest_command, skills_app
 from browser_agent.json_output import print_json, run_fields, step_fields
 from browser_agent.llm.choose import OFFLINE_MODEL, is_offline, make_llm
@@ -73,6 +74,7 @@ app.command("serve")(serve_command)
 app.command("batch")(batch_command)
 app.add_typer(watch_app, name="watch")
 app.add_typer(db_app, name="db", help="The store's schema revision; upgrading it.")
+app.add_typer(feedback_app, name="feedback")
 
 
 def _print_version(asked: bool) -> None:
@@ -333,6 +335,14 @@ def run(
             "a no (with a note for the agent) is not done.",
         ),
     ] = False,
+    review: Annotated[
+        bool,
+        typer.Option(
+            "--review",
+            help="As --approve, for every action that does something (not only weighty "
+            "ones); each decision is kept with the run.",
+        ),
+    ] = False,
 ) -> None:
     """Carry out a web command with the planner; every step is logged and stored.
 
@@ -379,7 +389,7 @@ def run(
                 channel=console_channel(interactive),
                 on_step=None if as_json else _print_step,
                 secrets=secrets,
-                approve=approver(ask_on_stdin) if approve else None,
+                approve=approver(ask_on_stdin, every=review) if approve or review else None,
                 leave=ask_on_stdin if interactive else None,
                 on_start=started.append,
             )

@@ -3,10 +3,10 @@ circle, and no module importing from a layer above its own.
 
 Every import counts, at the top of a module, inside a function or under TYPE_CHECKING: a
 lazy import is still a dependency. Layers, top to bottom: the command line, the surfaces
-(console, cluster, record, validate, the shipped test helpers, the demo), the agent (the
-planner with its router, and memory), the harvester (which writes skills), the skills (the
-primitives and the runtime generated skills import), the store, the browser, the page and
-the model clients, and the ground (settings, secrets, site policy, the errors)."""
+(console, cluster, record, validate, feedback, the shipped test helpers, the demo), the
+agent (the planner with its router, and memory), the harvester (which writes skills), the
+skills (the primitives and the runtime generated skills import), the store, the browser,
+the page and the model clients, and the ground (settings, secrets, site policy, the errors)."""
 
 from __future__ import annotations
 
@@ -37,6 +37,7 @@ LAYERS: list[tuple[str, ...]] = [
         "browser_agent.testing",
         "browser_agent.demo",
         "browser_agent.demo_site",
+        "browser_agent.feedback",
     ),
     ("browser_agent.planner", "browser_agent.memory"),  # the agent
     ("browser_agent.harvest",),

@@ -200,6 +200,7 @@ def test_a_store_made_with_the_harvested_sources_table_before_migrations_is_stam
         connection.exec_driver_sql("ALTER TABLE run DROP COLUMN cost_usd")  # nor run costs
         connection.exec_driver_sql("DROP TABLE watchcheck")  # nor watches
         connection.exec_driver_sql("DROP TABLE watch")
+        connection.exec_driver_sql("DROP TABLE decision")  # nor decisions
     legacy.dispose()
 
     done = upgrade(store_engine(settings))

@@ -24,13 +24,13 @@ from browser_agent.store.db import open_store, orm_engine
 from browser_agent.store.health import BROKEN, OK, count_use
 from browser_agent.store.migrate import current_revision
 from browser_agent.store.migrations import HEAD_REVISION
-from browser_agent.store.models import Run, Skill, Step
-from browser_agent.store.rows import RunRow, SkillRow, StepRow
+from browser_agent.store.models import Decision, Run, Skill, Step
+from browser_agent.store.rows import DecisionRow, RunRow, SkillRow, StepRow
 from browser_agent.store.run_rows import recent_runs
 from browser_agent.store.run_store import open_run_store
 from browser_agent.store.skill_use import current_skills, mark_stale
 
-PAIRS = ((RunRow, Run), (StepRow, Step), (SkillRow, Skill))
+PAIRS = ((RunRow, Run), (StepRow, Step), (SkillRow, Skill), (DecisionRow, Decision))
 
 
 def store_settings(tmp_path: Path, store_url: str) -> Settings:

@@ -30,12 +30,15 @@ from browser_agent.console.auth import (
 )
 from browser_agent.console.browse import (
     chat_log,
+    decisions_of,
     find_runs,
     iterations,
     run_with_steps,
     set_retired,
     skill_view,
+    totals_of,
 )
+from browser_agent.console.run_form import form_secrets, missing_secrets, review_mode
 from browser_agent.console.runs import (
     LiveRun,
     RunBoard,
@@ -47,6 +50,7 @@ from browser_agent.console.runs import (
 from browser_agent.console.validation import Validations
 from browser_agent.console.watches import DueWatches, watch_routes
 from browser_agent.llm.types import LLMClient
+from browser_agent.prices import cost_of_run, shown_cost
 from browser_agent.settings import Settings
 from browser_agent.store.run_logs import log_file
 from browser_agent.store.skills import runs_of
@@ -107,12 +111,15 @@ class Console:
         fields = await self.form(request)
         command = fields.get("command", "").strip()
         start_url = fields.get("start_url", "").strip() or None
-        problem = self._refused_start(command, start_url)
-        if problem:
+        given, problem = form_secrets(fields)
+        problem = problem or self._refused_start(command, start_url)
+        problem = problem or missing_secrets(command, given)
+        if problem:  # the form comes back without its secrets' values
             return self.page(
                 "home.html", 400, live=[], problem=problem, command=command, start_url=start_url
             )
-        live = self.board.start(command, start_url, approve=fields.get("approve") == "on")
+        approve, every = review_mode(fields)
+        live = self.board.start(command, start_url, approve, every, given)
         return RedirectResponse(f"/live/{live.key}", status_code=303)
 
     async def start_recording(self, request: Request) -> Response:
@@ -170,9 +177,16 @@ class Console:
         return RedirectResponse(f"/live/{live.key}", status_code=303)
 
     async def live_judge(self, request: Request) -> Response:
+        """Approve, reject or correct the action waiting (a refused correction is said on
+        the run's page, and the action still waits)."""
         live = self.live_run(request)
         fields = await self.form(request)
-        live.judge(fields.get("decision") == "approve", fields.get("note", ""))
+        live.judge(
+            fields.get("decision", "reject"),
+            fields.get("note", ""),
+            fields.get("tool", "").strip(),
+            fields.get("arguments", ""),
+        )
         return RedirectResponse(f"/live/{live.key}", status_code=303)
 
     async def live_answer(self, request: Request) -> Response:
@@ -199,8 +213,15 @@ class Console:
         status = request.query_params.get("status") or None
         text = request.query_params.get("q", "").strip() or None
         found = find_runs(self.engine, status, text)
+        prices = self.settings.prices
         return self.page(
-            "runs.html", runs=found, status=status, q=text or "", statuses=RUN_STATUSES
+            "runs.html",
+            runs=found,
+            costs={run.id: shown_cost(cost_of_run(run, prices)) for run in found},
+            totals=totals_of(self.engine, status, text, prices),
+            status=status,
+            q=text or "",
+            statuses=RUN_STATUSES,
         )
 
     async def run(self, request: Request) -> Response:
@@ -224,6 +245,8 @@ class Console:
         return self.page(
             "run.html",
             run=run,
+            cost=shown_cost(cost_of_run(run, self.settings.prices)),
+            decisions=decisions_of(self.engine, run.id),
             steps=shown,
             traced=traced,
             chat=chat_log(log),

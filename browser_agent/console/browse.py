@@ -6,18 +6,20 @@ never trusted."""
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from sqlalchemy import Engine
 from sqlmodel import Session, col, select
 
+from browser_agent.prices import run_cost, shown_cost
 from browser_agent.store.connection import Store
+from browser_agent.store.decisions import decisions
 from browser_agent.store.health import Health, health_of
 from browser_agent.store.models import Run, Skill, Step, Validation
-from browser_agent.store.rows import RunRow
-from browser_agent.store.run_rows import recent_runs
+from browser_agent.store.rows import DecisionRow, RunRow
+from browser_agent.store.run_rows import recent_runs, run_totals
 from browser_agent.store.run_steps import steps_of
 from browser_agent.store.skills import skill_by_name, update_skill, versions_of
 
@@ -32,6 +34,47 @@ def find_runs(engine: Engine, status: str | None, text: str | None) -> list[RunR
     """The newest runs, only those with ``status`` and whose command contains ``text``
     (any case) when given."""
     return recent_runs(Store.of(engine), RUNS_SHOWN, status, text)
+
+
+@dataclass
+class Totals:
+    """What the runs listed made and cost, added up; runs of a model with no price are
+    counted apart (their cost is unknown, never zero)."""
+
+    runs: int
+    llm_calls: int
+    tokens: int
+    cost: str
+    unpriced: int
+
+
+def totals_of(
+    engine: Engine,
+    status: str | None,
+    text: str | None,
+    prices: Mapping[str, tuple[float, float]],
+) -> Totals:
+    """The totals of every run with ``status`` whose command contains ``text``."""
+    by_model = run_totals(Store.of(engine), status, text)
+    cost, unpriced = 0.0, 0
+    for model in by_model:
+        spent = run_cost(model.model, model.prompt_tokens, model.completion_tokens, prices)
+        if spent is None:
+            unpriced += model.runs
+        else:
+            cost += spent
+    return Totals(
+        runs=sum(m.runs for m in by_model),
+        llm_calls=sum(m.llm_calls for m in by_model),
+        tokens=sum(m.prompt_tokens + m.completion_tokens for m in by_model),
+        cost=shown_cost(cost),
+        unpriced=unpriced,
+    )
+
+
+def decisions_of(engine: Engine, run_id: str) -> list[DecisionRow]:
+    """The person's decisions on the run's proposed actions, in order."""
+    return decisions(Store.of(engine), run_id=run_id)
 
 
 def run_with_steps(engine: Engine, run_id: str) -> tuple[Run, Sequence[Step]] | None:
@@ -59,10 +102,10 @@ def chat_log(log: Path) -> list[Said] | None:
         return None
     if not isinstance(messages, list):
         return None
-    return [_said(m) for m in messages if isinstance(m, dict) and m.get("role") != "system"]
+    return [said_of(m) for m in messages if isinstance(m, dict) and m.get("role") != "system"]
 
 
-def _said(message: dict) -> Said:
+def said_of(message: dict) -> Said:
     called = []
     for call in message.get("tool_calls") or []:
         function = call.get("function") if isinstance(call, dict) else None
@@ -88,7 +131,7 @@ def iterations(log: Path) -> list[Said] | None:
             continue
         if not isinstance(record, dict):
             continue
-        actions = _said({"tool_calls": record.get("actions") or []}).text
+        actions = said_of({"tool_calls": record.get("actions") or []}).text
         usage = record.get("usage") if isinstance(record.get("usage"), dict) else {}
         tokens = f"{usage.get('prompt')} + {usage.get('completion')} tokens"
         text = "\n".join([str(record.get("reasoning") or ""), actions]).strip()

@@ -6,19 +6,23 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-import secrets
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from secrets import token_hex
 from typing import Any
 
-from browser_agent.llm.types import LLMClient
+from browser_agent.console.browse import said_of
+from browser_agent.llm.types import LLMClient, ToolCall
+from browser_agent.planner.approval import Decision, Proposal
 from browser_agent.planner.people import Channel
+from browser_agent.prices import run_cost, shown_cost
 from browser_agent.settings import Settings
 from browser_agent.store.rows import StepRow
 
 logger = logging.getLogger("browser_agent.console")
 
+SHOWN_OF_A_MESSAGE = 2_000  # characters of each context message on the run page
 TARGET_KEYS = ("url", "selector", "text_selector", "content_type", "option", "keys", "question")
 
 
@@ -65,12 +69,16 @@ class LiveRun:
     run_id: str | None = None
     status: str = "running"
     llm_calls: int = 0
-    tokens: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cost: str = ""  # what its tokens cost so far, as shown ("" when its model has no price)
     question: asyncio.Future[str] | None = None
-    pending: asyncio.Future[str | None] | None = None  # an action waiting for approval
+    pending: asyncio.Future[Decision] | None = None  # an action waiting for the person
+    proposal: Proposal | None = None  # the action waiting, when it may be corrected
     shots: set[asyncio.Task[None]] = field(default_factory=set)
     changed: asyncio.Event = field(default_factory=asyncio.Event)
     recording: bool = False
+    price: Callable[[], float | None] = lambda: None  # the cost of its tokens so far
     on_stop: Callable[[], None] | None = None
 
     def publish(self, kind: str, **data: Any) -> None:
@@ -112,26 +120,79 @@ class LiveRun:
         self.publish("answered", text=text, timed_out=False)
         return True
 
-    async def decide(self, action: str, timeout_s: float) -> str | None:
-        """Show ``action`` for approval and wait: None when approved, else the note of the
-        rejection (an action nobody approves in time is rejected)."""
+    @property
+    def tokens(self) -> int:
+        return self.prompt_tokens + self.completion_tokens
+
+    def preview(self, context: list[dict[str, Any]]) -> None:
+        """Show the context a model call is about to get (masked), as it will be sent."""
+        shown = [said_of(message) for message in context]
+        self.publish(
+            "context",
+            messages=[{"who": m.who, "text": m.text[:SHOWN_OF_A_MESSAGE]} for m in shown],
+        )
+
+    async def decide(
+        self, action: str, timeout_s: float, proposal: Proposal | None = None
+    ) -> Decision:
+        """Show ``action`` for the person's decision and wait (an action nobody decides on
+        in time is rejected). A ``proposal`` may also be corrected: its call is shown, and
+        the tools it may become."""
         self.pending = asyncio.get_running_loop().create_future()
-        self.publish("approval", action=action)
+        self.proposal = proposal
+        shown = {}
+        if proposal is not None:
+            shown = {
+                "tool": proposal.call.name,
+                "arguments": _pretty(proposal.call.arguments),
+                "tools": proposal.tools,
+            }
+        self.publish("approval", action=action, **shown)
         try:
             return await asyncio.wait_for(self.pending, timeout_s)
         except TimeoutError:
-            self.publish("decided", approved=False, note="")
-            return "Nobody approved it in time."
+            self.publish("decided", verdict="rejected", note="")
+            return Decision("rejected", "Nobody approved it in time.")
         finally:
             self.pending = None
+            self.proposal = None
 
-    def judge(self, approved: bool, note: str) -> bool:
-        """Approve or reject the action waiting; False when none is."""
+    def judge(self, verdict: str, note: str, tool: str = "", arguments: str = "") -> str | None:
+        """Approve, reject or correct the action waiting; why not, when it cannot be (no
+        action waits, a correction that names no tool it may use or no JSON object)."""
         if self.pending is None or self.pending.done():
-            return False
-        self.pending.set_result(None if approved else note)
-        self.publish("decided", approved=approved, note=note)
-        return True
+            return "No action is waiting for a decision."
+        if verdict == "correct":
+            problem, call = self._correction(tool, arguments)
+            if call is None:
+                self.publish("refused", text=problem)
+                return problem
+            decision = Decision("corrected", note, call)
+        elif verdict == "approve":
+            decision = Decision("approved", note)
+        else:
+            decision = Decision("rejected", note)
+        self.pending.set_result(decision)
+        shown = {}
+        if decision.call is not None:
+            shown = {"tool": decision.call.name, "arguments": decision.call.arguments}
+        self.publish("decided", verdict=decision.verdict, note=note, **shown)
+        return None
+
+    def _correction(self, tool: str, arguments: str) -> tuple[str, ToolCall | None]:
+        """The corrected call the person wrote, or why it cannot run."""
+        proposal = self.proposal
+        if proposal is None:
+            return "Only an action the agent proposed can be corrected.", None
+        if tool not in proposal.tools:
+            return f"Not corrected: {tool[:60]!r} is not one of the agent's tools.", None
+        try:
+            parsed = json.loads(arguments or "{}")
+        except json.JSONDecodeError as exc:
+            return f"Not corrected: the arguments are not JSON ({exc.msg}).", None
+        if not isinstance(parsed, dict):
+            return "Not corrected: the arguments must be a JSON object.", None
+        return "", ToolCall(proposal.call.id, tool, json.dumps(parsed, ensure_ascii=False))
 
     def stop(self) -> bool:
         """Cancel the run (it is stored as interrupted), or end the recording (it is saved);
@@ -149,6 +210,14 @@ class LiveRun:
         return True
 
 
+def _pretty(arguments: str) -> str:
+    """A call's arguments indented for a person to read and edit (as sent when not JSON)."""
+    try:
+        return json.dumps(json.loads(arguments), indent=2, ensure_ascii=False)
+    except json.JSONDecodeError:
+        return arguments
+
+
 def _stored(live: LiveRun, run_id: str) -> None:
     """The run is in the store: its page can link it from the start."""
     live.run_id = run_id
@@ -163,13 +232,26 @@ class RunBoard:
         self.make_llm = make_llm
         self.runs: dict[str, LiveRun] = {}
 
-    def start(self, command: str, start_url: str | None, approve: bool = False) -> LiveRun:
+    def start(
+        self,
+        command: str,
+        start_url: str | None,
+        approve: bool = False,
+        every: bool = False,
+        secrets: dict[str, str] | None = None,
+    ) -> LiveRun:
         """Start ``command`` as a task of this process; its LiveRun follows it. With
-        ``approve``, actions that submit, buy, delete or send wait for the person."""
-        key = secrets.token_hex(8)
-        live = LiveRun(key, command, start_url, shots_root(self.settings.workspace))
+        ``approve``, actions that submit, buy, delete or send wait for the person (with
+        ``every``, every action that does something). ``secrets`` (by name) are for this
+        run alone, over the server's own: kept in its task's memory, never shown."""
+        from browser_agent.secrets import configured, masked_command
+
+        known = {**configured(), **(secrets or {})}
+        key = token_hex(8)
+        shown, _given = masked_command(command, known)  # the page never shows a value
+        live = LiveRun(key, shown, start_url, shots_root(self.settings.workspace))
         self.runs[key] = live
-        task = self._carry_out(live, approve)
+        task = self._carry_out(live, command, known, approve or every, every)
         live.task = asyncio.create_task(task, name=f"console-run-{key}")
         return live
 
@@ -182,10 +264,13 @@ class RunBoard:
         tasks = [live.task for live in self.runs.values() if live.stop() and live.task]
         await asyncio.gather(*tasks, return_exceptions=True)
 
-    async def _carry_out(self, live: LiveRun, approve: bool) -> None:
+    async def _carry_out(
+        self, live: LiveRun, command: str, secrets: dict[str, str], approve: bool, every: bool
+    ) -> None:
         """Run the command through the planner, publishing its steps and its end."""
+        from browser_agent.llm.model_window import served_locally
         from browser_agent.planner.agent import run_command  # the planner: not for --help
-        from browser_agent.planner.approval import approver
+        from browser_agent.planner.approval import Review
 
         loop = asyncio.get_running_loop()
         timeout_s = self.settings.ask_timeout_s
@@ -194,21 +279,34 @@ class RunBoard:
             future = asyncio.run_coroutine_threadsafe(live.ask(question, timeout_s), loop)
             return future.result()
 
+        async def decide(proposal: Proposal) -> Decision:
+            return await live.decide(proposal.action, timeout_s, proposal)
+
+        async def leave(action: str) -> str | None:
+            return (await live.decide(action, timeout_s)).refusal()
+
+        llm = self.make_llm()
+        live.price = lambda: run_cost(
+            llm.name,
+            live.prompt_tokens,
+            live.completion_tokens,
+            self.settings.prices,
+            local=served_locally(llm),
+        )
         channel = Channel(ask=ask, tell=lambda text: loop.call_soon_threadsafe(_tell, live, text))
         live.publish("started", command=live.command, start_url=live.start_url)
         try:
             result = await run_command(
-                live.command,
-                self.make_llm(),
+                command,
+                llm,
                 self.settings,
                 start_url=live.start_url,
                 channel=channel,
                 on_step=lambda step: self._on_step(live, step),
                 on_start=lambda run_id: _stored(live, run_id),
-                approve=approver(lambda action: live.decide(action, timeout_s))
-                if approve
-                else None,
-                leave=lambda action: live.decide(action, timeout_s),
+                secrets=secrets,
+                approve=Review(decide, every, live.preview) if approve else None,
+                leave=leave,
             )
         except asyncio.CancelledError:
             self._end(live, "interrupted", "Stopped from the console.")
@@ -219,7 +317,8 @@ class RunBoard:
             return
         live.run_id = result.run_id
         live.llm_calls = result.llm_calls
-        live.tokens = result.prompt_tokens + result.completion_tokens
+        live.prompt_tokens, live.completion_tokens = result.prompt_tokens, result.completion_tokens
+        live.cost = shown_cost(result.cost_usd)
         self._end(live, result.status, result.answer)
 
     def _end(self, live: LiveRun, status: str, answer: str) -> None:
@@ -236,6 +335,7 @@ class RunBoard:
             run_id=live.run_id,
             llm_calls=live.llm_calls,
             tokens=live.tokens,
+            cost=live.cost,
             trace=f"/runs/{live.run_id}/trace.zip" if traced else None,
         )
 
@@ -243,7 +343,9 @@ class RunBoard:
         """Publish a step as it is stored, then a screenshot of the page after it."""
         live.run_id = step.run_id
         live.llm_calls += step.llm_calls
-        live.tokens += step.prompt_tokens + step.completion_tokens
+        live.prompt_tokens += step.prompt_tokens
+        live.completion_tokens += step.completion_tokens
+        live.cost = shown_cost(live.price())
         live.publish(
             "step",
             index=step.index,
@@ -254,6 +356,7 @@ class RunBoard:
             run_id=step.run_id,
             llm_calls=live.llm_calls,
             tokens=live.tokens,
+            cost=live.cost,
         )
         shot = asyncio.ensure_future(self._screenshot(live, step.index))
         live.shots.add(shot)

@@ -27,7 +27,14 @@ from browser_agent.harvest.stored import load_skill
 from browser_agent.llm.model_window import served_locally
 from browser_agent.llm.types import LLMClient, LLMError, LLMReply, ToolCall
 from browser_agent.memory.context import ContextMemory
-from browser_agent.planner.approval import Approve
+from browser_agent.planner.approval import (
+    APPROVED_NOTE,
+    CORRECTED,
+    Decision,
+    Proposal,
+    Review,
+    rejected,
+)
 from browser_agent.planner.login_renewal import renewed_at_start
 from browser_agent.planner.people import Channel, ask_user, tell_user, use_channel
 from browser_agent.planner.prompts import prompt, task_message
@@ -37,6 +44,7 @@ from browser_agent.planner.skill_call import SkillOutcome, call_skill
 from browser_agent.planner.skill_tools import skill_tools
 from browser_agent.planner.step_help import MAX_HELP_CALLS, choose_element, step_messages
 from browser_agent.prices import run_cost
+from browser_agent.redact import redact
 from browser_agent.secrets import configured as configured_secrets
 from browser_agent.secrets import masked_command
 from browser_agent.settings import Settings
@@ -45,7 +53,7 @@ from browser_agent.skills.loader import SkillLoadError
 from browser_agent.skills.primitive import OBSERVATION_ONLY, PRIMITIVES, get_dom
 from browser_agent.skills.runtime import Target
 from browser_agent.store.connection import Store
-from browser_agent.store.rows import StepRow
+from browser_agent.store.rows import DecisionRow, StepRow
 from browser_agent.store.run_store import open_run_store
 from browser_agent.store.skill_use import current_skills
 from browser_agent.tools import tool_schema
@@ -192,7 +200,9 @@ class Agent:
     help_calls: int = 0  # model calls spent on single skill steps (see _help_step)
     bare_replies: int = 0  # replies in a row with no tool call (see _bare_reply)
     memory: ContextMemory | None = None  # None: the memory the settings describe
-    approve: Approve | None = None  # approval mode: weighty actions wait for a person's yes
+    approve: Review | None = None  # approval mode: actions wait for a person's decision
+    context: list[dict[str, Any]] = field(default_factory=list)  # sent with the last call
+    awaiting_reply: int | None = None  # a rejection whose next reply is kept with it
 
     def __post_init__(self) -> None:
         if self.memory is None:
@@ -315,10 +325,16 @@ class Agent:
         assert self.memory is not None  # set in __post_init__
         try:
             context = await self.memory.fit(self.messages, schemas)
+            self.context = context
+            if self.approve is not None and self.approve.preview is not None:
+                self.approve.preview(redact(context, self.recorder.secrets))
             reply = await self._complete(context, schemas)
         except LLMError as exc:
             raise RunFailed(f"The model call failed: {exc}") from exc
         self.messages.append(reply.to_message())
+        if self.awaiting_reply is not None:  # what the model did once it read the note
+            self.recorder.follow_decision(self.awaiting_reply, reply.to_message())
+            self.awaiting_reply = None
         return reply
 
     async def _complete(
@@ -377,9 +393,8 @@ class Agent:
     ) -> None:
         """Run one call (or take the outcome it already had), answer it and record it."""
         started = time.perf_counter()
-        if outcome is None and self.approve is not None:
-            rejected = await self.approve(call)
-            outcome = Outcome(rejected, False, "rejected") if rejected else None
+        if outcome is None and self.approve is not None and call.name in self.tools.functions:
+            call, outcome = await self._reviewed(call)
         outcome = outcome or await execute(call, self.tools)
         outcome, looping = self._check_loop(call, outcome)
         self._answer_call(call, outcome.text)
@@ -389,6 +404,60 @@ class Agent:
         self.failures = 0 if outcome.ok else self.failures + 1
         if self.failures >= MAX_CONSECUTIVE_FAILURES:
             raise RunFailed(f"{self.failures} tool calls in a row failed; the last: {outcome.text}")
+
+    async def _reviewed(self, call: ToolCall) -> tuple[ToolCall, Outcome | None]:
+        """Put ``call`` to the person when approval mode covers it, and keep their decision:
+        the call that runs (a correction replaces it, in the history too) and its outcome
+        (None: not run yet)."""
+        assert self.approve is not None
+        action = await self.approve.covers(call)
+        if action is None:
+            return call, None
+        context = redact(self.context, self.recorder.secrets)
+        tools = sorted(name for name in self.tools.functions if name != "finish")
+        decision = await self.approve.decide(Proposal(call, action, context, tools))
+        corrected = _corrected(call, decision)
+        if corrected:
+            verdict = "corrected"
+        else:  # a correction that changed nothing is an approval
+            verdict = "rejected" if decision.verdict == "rejected" else "approved"
+        kept = self.recorder.add_decision(
+            DecisionRow(
+                run_id=self.recorder.run.id,
+                step=self.recorder.step_count + 1,
+                verdict=verdict,
+                action=action,
+                tool=call.name,
+                arguments=call.arguments,
+                corrected_tool=corrected.name if corrected else None,
+                corrected_arguments=corrected.arguments if corrected else None,
+                note=decision.note,
+                context=json.dumps(context, ensure_ascii=False),
+                tools=json.dumps(self.tools.schemas(), ensure_ascii=False),
+            )
+        )
+        if decision.verdict == "rejected":
+            self.awaiting_reply = kept
+            return call, Outcome(rejected(action, decision.note), False, "rejected")
+        ran = corrected or call
+        if corrected:
+            self._replace_call(corrected)
+        outcome = await execute(ran, self.tools)
+        note = decision.note.strip()
+        if corrected:
+            outcome.text += CORRECTED.format(tool=call.name, note=note or "(none)")
+        elif note:
+            outcome.text += APPROVED_NOTE.format(note=note)
+        return ran, outcome
+
+    def _replace_call(self, corrected: ToolCall) -> None:
+        """The history shows the corrected call where the model's proposal was."""
+        for message in reversed(self.messages):
+            calls = message.get("tool_calls") or []
+            for index, item in enumerate(calls):
+                if item.get("id") == corrected.id:
+                    calls[index] = corrected.to_dict()
+                    return
 
     def _record(
         self,
@@ -485,6 +554,23 @@ def used_values(messages: list[dict[str, Any]]) -> list[str]:
     return found
 
 
+def _corrected(call: ToolCall, decision: Decision) -> ToolCall | None:
+    """The call a correction runs instead of ``call`` (with its id); None when the decision
+    corrects nothing, or names the same call."""
+    if decision.verdict != "corrected" or decision.call is None:
+        return None
+    changed = ToolCall(call.id, decision.call.name, decision.call.arguments)
+    return None if (changed.name, _parsed(changed)) == (call.name, _parsed(call)) else changed
+
+
+def _parsed(call: ToolCall) -> object:
+    """A call's arguments as their JSON value (as written when they are not JSON)."""
+    try:
+        return json.loads(call.arguments or "{}")
+    except json.JSONDecodeError:
+        return call.arguments
+
+
 def readable(text: str) -> str:
     """``text`` as it can be stored: bytes that were not UTF-8 (which Python keeps from the
     command line as lone surrogates) become U+FFFD."""
@@ -515,7 +601,7 @@ async def run_command(
     on_step: Callable[[StepRow], None] | None = None,
     on_start: Callable[[str], None] | None = None,
     secrets: dict[str, str] | None = None,
-    approve: Approve | None = None,
+    approve: Review | None = None,
     leave: Ask | None = None,
     read_page: Callable[[Page], Awaitable[None]] | None = None,
 ) -> RunResult:
@@ -525,7 +611,8 @@ async def run_command(
 
     ``secrets`` (by name; the configured ones when None) and the secret values the command
     gives reach no one: the command keeps their ``{NAME}`` placeholders, typing fills them.
-    ``approve`` (approval mode) sees each action first; its text rejects the action.
+    ``approve`` (approval mode) puts actions to a person first, who may approve, reject
+    or correct them; each decision is kept with the run.
     With no allow-list the run stays on its start site and the sites the command names;
     ``leave`` asks the person about another (None: nobody is there, it is refused).
     ``on_start`` is told the run's id as soon as its row is in the store; ``read_page`` is

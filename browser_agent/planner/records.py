@@ -19,8 +19,9 @@ from typing import TYPE_CHECKING, Any
 from browser_agent.redact import redact
 from browser_agent.store.abandoned import this_process
 from browser_agent.store.connection import Store
+from browser_agent.store.decisions import add_decision, follow_decision, rewrite_decisions
 from browser_agent.store.paths import from_store, to_store
-from browser_agent.store.rows import RunRow, StepRow
+from browser_agent.store.rows import DecisionRow, RunRow, StepRow
 from browser_agent.store.run_logs import add_to_log, keep_iteration, keep_iterations, keep_log
 from browser_agent.store.run_rows import add_step, rewrite_steps, save_run
 
@@ -159,6 +160,20 @@ class RunRecorder:
         if len(self.secrets) > self.masked:  # a password was just typed: mask it at once,
             self._mask_written()  # so a run killed now leaves no copy in clear
 
+    def add_decision(self, decision: DecisionRow) -> int:
+        """Keep a person's decision on a proposed action, masked, in a transaction of its
+        own; its id."""
+        for name in ("action", "arguments", "corrected_arguments", "note", "context"):
+            setattr(decision, name, redact(getattr(decision, name), self.secrets))
+        decision.run_id = self.run.id
+        with self.store.transaction() as execute:
+            return add_decision(execute, decision)
+
+    def follow_decision(self, decision_id: int, reply: dict[str, Any]) -> None:
+        """Keep the model's next reply after a rejection (its answer to the note), masked."""
+        text = json.dumps(redact(reply, self.secrets), ensure_ascii=False)
+        follow_decision(self.store, decision_id, text)
+
     def count_calls(self, llm_calls: int, prompt_tokens: int, completion_tokens: int) -> None:
         """Store the run's model calls and tokens so far, as each call is made: a run
         killed mid-way (SIGKILL, a lost machine) keeps what it made and spent."""
@@ -196,4 +211,5 @@ class RunRecorder:
             if self.log_in_store:
                 keep_iterations(self.store, self.run.id, text)
         rewrite_steps(self.store, self.run.id, lambda text: redact(text, self.secrets))
+        rewrite_decisions(self.store, self.run.id, lambda text: redact(text, self.secrets))
         self.store.forget_old_versions()

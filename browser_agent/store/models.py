@@ -14,7 +14,15 @@ from sqlalchemy import Text
 from sqlmodel import Field, SQLModel
 from sqlmodel.main import SQLModelMetaclass
 
-from browser_agent.store.rows import RunRow, SkillRow, StepRow, WatchCheckRow, WatchRow, utcnow
+from browser_agent.store.rows import (
+    DecisionRow,
+    RunRow,
+    SkillRow,
+    StepRow,
+    WatchCheckRow,
+    WatchRow,
+    utcnow,
+)
 
 
 def _table(row: type) -> Any:
@@ -51,6 +59,7 @@ Step = _table(StepRow)
 Skill = _table(SkillRow)
 Watch = _table(WatchRow)
 WatchCheck = _table(WatchCheckRow)
+Decision = _table(DecisionRow)
 
 
 class RunLog(SQLModel, table=True):

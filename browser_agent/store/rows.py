@@ -84,6 +84,37 @@ class StepRow:
 
 
 @dataclass
+class DecisionRow:
+    """A person's decision on an action the planner proposed (approval mode): approved,
+    rejected or corrected, with their note and the context the model had proposed it on.
+    The feedback a dataset is made from (``browser-agent feedback export``); masked as the
+    run's other rows are."""
+
+    run_id: str = field(metadata={"foreign_key": "run.id", **INDEX})
+    step: int  # the index of the step that recorded what came of it
+    verdict: str  # approved, rejected or corrected
+    action: str  # the action as the person was shown it
+    tool: str  # the proposed call
+    arguments: str
+    id: int | None = field(default=None, metadata=KEY)
+    corrected_tool: str | None = None  # corrected: the call that ran instead
+    corrected_arguments: str | None = None
+    note: str = ""
+    context: str = field(default="[]", metadata=TEXT)  # JSON: the messages the model got
+    tools: str = field(default="[]", metadata=TEXT)  # JSON: the tool schemas it was offered
+    # rejected: the model's next reply (JSON message), once it had read the note
+    followed_by: str = field(default="", metadata=TEXT)
+    decided_at: datetime = field(default_factory=utcnow, metadata=INDEX)
+
+    @classmethod
+    def read(cls, row: dict[str, Any]) -> DecisionRow:
+        """A row as the driver gives it, its time as the ORM reads it (UTC)."""
+        made = cls(**row)
+        made.decided_at = _time(made.decided_at) or made.decided_at
+        return made
+
+
+@dataclass
 class SkillRow:
     """One version of a harvested skill. JSON columns hold lists and objects as text."""
 

@@ -4,7 +4,7 @@ step, and the recent runs read back."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import asdict
+from dataclasses import asdict, dataclass
 
 from browser_agent.store.connection import Execute, Store
 from browser_agent.store.rows import RunRow, StepRow, columns
@@ -55,7 +55,43 @@ def recent_runs(
     """The ``limit`` most recent runs, newest first; only those with ``status``, and whose
     command contains ``text`` (any case, ``%`` and ``_`` as themselves), when given."""
     names = ", ".join(f'"{name}"' for name in _RUN_COLUMNS)
-    where, params = [], {"limit": limit}
+    filtered, params = _filter(status, text)
+    sql = f"SELECT {names} FROM run{filtered} ORDER BY started_at DESC LIMIT :limit"
+    return [RunRow.read(row) for row in store.execute(sql, limit=limit, **params).rows]
+
+
+@dataclass
+class ModelTotals:
+    """What the runs of one model made and spent, added up."""
+
+    model: str
+    runs: int
+    llm_calls: int
+    prompt_tokens: int
+    completion_tokens: int
+
+
+def run_totals(
+    store: Store, status: str | None = None, text: str | None = None
+) -> list[ModelTotals]:
+    """The runs (only those ``recent_runs`` would list with ``status`` and ``text``) added
+    up by model: each model's price applies to its own tokens."""
+    filtered, params = _filter(status, text)
+    sql = (
+        "SELECT model, COUNT(*) AS runs, SUM(llm_calls) AS llm_calls, "
+        "SUM(prompt_tokens) AS prompt_tokens, SUM(completion_tokens) AS completion_tokens "
+        f"FROM run{filtered} GROUP BY model ORDER BY model"
+    )
+    return [
+        ModelTotals(**{key: row[key] if key == "model" else int(row[key] or 0) for key in row})
+        for row in store.execute(sql, **params).rows
+    ]
+
+
+def _filter(status: str | None, text: str | None) -> tuple[str, dict[str, str]]:
+    """The WHERE clause (and its parameters) for runs with ``status`` whose command holds
+    ``text`` in any case (``%`` and ``_`` as themselves); empty for neither."""
+    where, params = [], {}
     if status:
         where.append("status = :status")
         params["status"] = status
@@ -63,9 +99,7 @@ def recent_runs(
         where.append("LOWER(command) LIKE :pattern ESCAPE '\\'")
         escaped = text.lower().replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
         params["pattern"] = f"%{escaped}%"
-    filtered = f" WHERE {' AND '.join(where)}" if where else ""
-    sql = f"SELECT {names} FROM run{filtered} ORDER BY started_at DESC LIMIT :limit"
-    return [RunRow.read(row) for row in store.execute(sql, **params).rows]
+    return (f" WHERE {' AND '.join(where)}" if where else ""), params
 
 
 def run_row(store: Store, run_id: str) -> RunRow | None:

@@ -15,6 +15,10 @@
   function counts(event) {
     if (event.llm_calls !== undefined) byId("llm").textContent = event.llm_calls;
     if (event.tokens !== undefined) byId("tokens").textContent = event.tokens;
+    if (event.cost) {
+      byId("cost").textContent = event.cost;
+      byId("cost-shown").hidden = false;
+    }
     if (event.run_id) byId("stored").replaceChildren(" · ", linkTo(event.run_id));
   }
 
@@ -53,13 +57,42 @@
 
   function approval(event) {
     byId("approval-action").textContent = event.action;
+    byId("approval-problem").hidden = true;
+    byId("note").value = "";
+    const correctable = event.tool !== undefined;
+    byId("correction").hidden = !correctable;
+    if (correctable) {
+      const tools = byId("tool");
+      tools.replaceChildren(...event.tools.map((name) => text("option", name)));
+      tools.value = event.tool;
+      byId("arguments").value = event.arguments;
+    }
     byId("approval").hidden = false;
   }
 
+  function refused(event) {
+    byId("approval-problem").textContent = event.text;
+    byId("approval-problem").hidden = false;
+  }
+
+  const VERDICTS = { approved: "Approved", rejected: "Rejected", corrected: "Corrected" };
+
   function decided(event) {
     byId("approval").hidden = true;
-    const said = event.approved ? "Approved" : "Rejected";
+    let said = VERDICTS[event.verdict] || event.verdict;
+    if (event.tool) said += " to " + event.tool + " " + event.arguments;
     steps.append(text("li", said + (event.note ? ": " + event.note : ""), "decided"));
+  }
+
+  function context(event) {
+    const shown = event.messages.map((message) => {
+      const div = text("div", "", "said");
+      div.append(text("span", message.who, "who"), text("pre", message.text));
+      return div;
+    });
+    byId("context-messages").replaceChildren(...shown);
+    byId("context-count").textContent = event.messages.length;
+    byId("context").hidden = false;
   }
 
   function end(event) {
@@ -92,7 +125,9 @@
     question: question,
     answered: () => { byId("question").hidden = true; },
     approval: approval,
+    refused: refused,
     decided: decided,
+    context: context,
     told: (event) => steps.append(text("li", "The agent says: " + event.text, "told")),
     end: end,
   };

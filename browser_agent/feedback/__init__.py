@@ -1,0 +1,1 @@
+"""The person's decisions on the agent's actions, as feedback to improve it."""
