@@ -22,12 +22,13 @@ from playwright.async_api import Browser
 from sqlmodel import Session
 
 from browser_agent.browser.session import BrowserSession
+from browser_agent.demo_site import DemoSite
 from browser_agent.harvest.harvester import harvest
 from browser_agent.harvest.plan import Param
 from browser_agent.llm.types import FunctionClient, LLMReply, ToolCall
 from browser_agent.planner.agent import run_command
 from browser_agent.settings import Settings
-from browser_agent.skills.end_state import command_values, end_state
+from browser_agent.skills.end_state import command_values, end_state, search_terms
 from browser_agent.skills.fresh import fresh_arguments, typed_only
 from browser_agent.skills.primitive import open_url
 from browser_agent.store.db import open_store
@@ -80,6 +81,50 @@ def test_the_values_of_a_command() -> None:
     assert command_values('log in with "{PASSWORD}"') == []
     # what the run typed that is words of the command: an unquoted search term
     assert command_values("search for trail shoes", ["trail shoes", "Enter"]) == ["trail shoes"]
+
+
+def test_the_terms_a_command_searches_for() -> None:
+    assert search_terms("search for trail shoes and sort by price low to high") == ["trail shoes"]
+    assert search_terms('search the wiki for "asyncio.gather", then open it') == ["asyncio.gather"]
+    assert search_terms("search for road shoes in the shop") == ["road shoes"]
+    assert search_terms("find trail shoes in the shop") == []  # "find" may not be a search
+    assert search_terms("research for me the price") == []
+    assert search_terms("search for trail shoes, then open the first", ["Trail Shoes"]) == []
+
+
+async def test_a_search_ends_on_the_results_of_its_term_not_of_one_of_its_words(
+    demo: DemoSite, settings: Settings, browser: Browser
+) -> None:
+    """The category "Trail" lists trail shoes, and its page's text says "trail shoes", but
+    it is the search for "Trail": a finish there is unverified; the real search succeeds."""
+    command = "search for trail shoes and sort by price low to high"
+    engine = open_store(settings)
+
+    async def finish_on(url: str):  # type: ignore[no-untyped-def]
+        calls = scripted(("open_url", {"url": url}), finish("Sorted the trail shoes."))
+        return await run_command(
+            command, calls, settings, start_url=demo.url, browser=browser, engine=engine
+        )
+
+    category = await finish_on(f"{demo.url}/search?q=Trail&sort=price_asc")
+    assert category.status == "unverified", category.answer
+    assert "is not the results of a search for 'trail shoes'" in category.answer
+    searched = await finish_on(f"{demo.url}/search?q=trail+shoes&sort=price_asc")
+    assert searched.status == "succeeded", searched.answer
+    typed = await run_command(  # typed, then gone on to a product page: the search was made
+        command.replace("sort by price low to high", "open the first result"),
+        scripted(
+            ("open_url", {"url": demo.url}),
+            ("enter_text", {"selector": "#search-box", "text": "trail shoes", "press_enter": True}),
+            ("open_url", {"url": f"{demo.url}/product/trail-blazer-2"}),
+            finish("Opened the first trail shoe."),
+        ),
+        settings,
+        start_url=demo.url,
+        browser=browser,
+        engine=engine,
+    )
+    assert typed.status == "succeeded", typed.answer
 
 
 def scripted(*calls: tuple[str, dict]) -> FunctionClient:

@@ -48,7 +48,7 @@ from browser_agent.redact import redact
 from browser_agent.secrets import configured as configured_secrets
 from browser_agent.secrets import masked_command
 from browser_agent.settings import Settings
-from browser_agent.skills.end_state import command_values, end_state
+from browser_agent.skills.end_state import command_values, end_state, search_terms
 from browser_agent.skills.loader import SkillLoadError
 from browser_agent.skills.primitive import OBSERVATION_ONLY, PRIMITIVES, get_dom
 from browser_agent.skills.runtime import Target
@@ -370,14 +370,17 @@ class Agent:
     ) -> str:
         """End the run with a finish call ``execute`` accepted: its answer; RunFailed when
         it says the task could not be done, RunUnverified when the page it ends on does not
-        show the values the command gave (see end_state)."""
+        show the values the command gave, or a search it did not type (see end_state)."""
         answer = answer.replace(TERMINATE, "").strip()
         self._answer_call(call, "Finished.")
         if json.loads(call.arguments)["success"] is False:
             raise RunFailed(answer or "The model gave up.", answer=answer)
-        values = command_values(command, used_values(self.messages))
+        used = used_values(self.messages)
+        values = command_values(command, used)
         try:
-            end = await end_state(active.current_page(), values, active.secrets)
+            end = await end_state(
+                active.current_page(), values, active.secrets, search_terms(command, used)
+            )
         except BrowserError as exc:
             raise RunUnverified(f"the final page could not be read: {exc}", answer=answer) from exc
         if not end.shown:

@@ -8,6 +8,12 @@ must be shown, not every one: a form that was sent may keep some to itself (a me
 an address given at checkout, while the page thanks the sender by name), and a command of
 several clauses ends on its last. Secrets and their ``{NAME}`` placeholders are never
 looked for: a password is not shown.
+
+A search is stricter: the term a command searches for ("search for X", "search the wiki
+for X") must have been typed by the run, or be what the final page holds as a results page
+does: in its address, its title, a field, or quoted in its text ('results for "X"'). A
+catalog's text names most words anyway; clicking a category named by one of the term's
+words is not searching for it.
 """
 
 from __future__ import annotations
@@ -59,6 +65,15 @@ _READ_PAGE = """() => {
 
 # Quoted parts of a command: "…", '…', “…”, ‘…’ (an apostrophe inside a word is no quote).
 _QUOTED = re.compile(r"\"([^\"]+)\"|“([^”]+)”|‘([^’]+)’|(?<!\w)'([^']+)'(?!\w)")
+# "search for X", "search the docs for X": X runs to the end of its clause.
+_SEARCH = re.compile(
+    r"\bsearch(?:\s+(?:the\s+|a\s+)?[\w-]+(?:\s+[\w-]+)?)?\s+for\s+(?P<term>.+)", re.IGNORECASE
+)
+_CLAUSE_END = re.compile(
+    r"[,;.!?]\s|[,;.!?]$|\s+(?:and|then)\s+|\s+(?:on|in|at)\s+(?:the\s+)?"
+    r"(?:site|shop|store|website)\b",
+    re.IGNORECASE,
+)
 
 
 class EndNotShown(ActionError):
@@ -74,16 +89,17 @@ class EndNotShown(ActionError):
 @dataclass(frozen=True)
 class EndState:
     """What the final page showed of the command's values: ``missing`` the values it does
-    not show (all of them, when it showed none), ``status`` its HTTP status when that is an
-    error (else None)."""
+    not show (all of them, when it showed none), ``unsearched`` the search terms it does
+    not hold, ``status`` its HTTP status when that is an error (else None)."""
 
     url: str
     missing: tuple[str, ...] = ()
     status: int | None = None
+    unsearched: tuple[str, ...] = ()
 
     @property
     def shown(self) -> bool:
-        return not self.missing and self.status is None
+        return not self.missing and not self.unsearched and self.status is None
 
     def said(self) -> str:
         """One line on why the end state does not show the command done ("" when it does)."""
@@ -91,6 +107,12 @@ class EndState:
             return ""
         if self.status is not None:
             return f"the final page {self.url} is an error page (HTTP {self.status})."
+        if self.unsearched:
+            terms = " or ".join(repr(term) for term in self.unsearched)
+            return (
+                f"the final page {self.url} is not the results of a search for {terms} (the "
+                "term is not in its address, title or fields, nor quoted in its text)."
+            )
         names = " or ".join(repr(value) for value in self.missing)
         return (
             f"the final page {self.url} does not show {names} (not in its title, text, "
@@ -120,6 +142,24 @@ def command_values(command: str, used: Iterable[str] = ()) -> list[str]:
     return _distinct(values)
 
 
+def search_terms(command: str, typed: Iterable[str] = ()) -> list[str]:
+    """The terms ``command`` searches for (quoted, or the words up to the clause's end) that
+    the run did not type: those its final page must hold."""
+    said = [normal(text) for text in typed]
+    terms = []
+    for match in _SEARCH.finditer(command):
+        term = match["term"].strip()
+        quoted = _QUOTED.match(term)
+        if quoted:
+            term = next(g for g in quoted.groups() if g)
+        else:
+            end = _CLAUSE_END.search(term)
+            term = term[: end.start()] if end else term
+        if not any(shows(text, normal(term)) for text in said):
+            terms.append(term.strip())
+    return _distinct(terms)
+
+
 def skill_values(values: Mapping[str, object]) -> list[str]:
     """The values a skill was given (its parameters, a list's items one by one)."""
     found: list[str] = []
@@ -139,22 +179,29 @@ def _distinct(values: Iterable[str]) -> list[str]:
     return list(kept.values())
 
 
-async def end_state(page: Page, values: Iterable[str], secrets: Iterable[str] = ()) -> EndState:
-    """What ``page`` shows of ``values`` (a value that is a secret is not looked for)."""
+async def end_state(
+    page: Page, values: Iterable[str], secrets: Iterable[str] = (), searched: Iterable[str] = ()
+) -> EndState:
+    """What ``page`` shows of ``values`` (a value that is a secret is not looked for), and
+    whether it holds every term ``searched`` for as a results page does."""
     hidden = {normal(secret) for secret in secrets if secret}
     wanted = [value for value in values if normal(value) not in hidden]
-    texts = [normal(unquote_plus(page.url))]
-    status = None
+    terms = [term for term in searched if normal(term) not in hidden]
+    address = normal(unquote_plus(page.url))
+    texts, held, status = [address], [address], None
     for frame in page.frames:
         try:
             seen = await frame.evaluate(_READ_PAGE)
         except PlaywrightError:  # a frame that went away or will not run scripts
             continue
-        texts += [normal(seen["title"]), normal(seen["text"])]
-        texts += [normal(str(field)) for field in seen["fields"]]
+        fields = [normal(str(field)) for field in seen["fields"]]
+        quoted = [normal(next(g for g in m.groups() if g)) for m in _QUOTED.finditer(seen["text"])]
+        texts += [normal(seen["title"]), normal(seen["text"]), *fields]
+        held += [normal(seen["title"]), *fields, *quoted]
         if frame == page.main_frame and int(seen["status"]) >= 400:
             status = int(seen["status"])
     missing = tuple(v for v in wanted if not any(shows(t, normal(v)) for t in texts))
     if len(missing) < len(wanted):  # one shown is enough (see above)
         missing = ()
-    return EndState(page.url, missing, status)
+    unsearched = tuple(t for t in terms if not any(shows(h, normal(t)) for h in held))
+    return EndState(page.url, missing, status, unsearched)
