@@ -60,6 +60,7 @@ async def watching(active: BrowserSession) -> AsyncIterator[Changes]:
     frames: list[str] = []
 
     requested: list[str] = []
+    framed: list[Frame] = []  # frames of the page asked to load another document
     leaving = asyncio.Event()  # the page asked for, or made, a navigation
 
     def on_navigated(frame: Frame) -> None:
@@ -70,9 +71,13 @@ async def watching(active: BrowserSession) -> AsyncIterator[Changes]:
             frames.append(frame.url)
 
     def on_request(request: Request) -> None:
-        if request.is_navigation_request() and request.frame == page.main_frame:
+        if not request.is_navigation_request():
+            return
+        if request.frame == page.main_frame:
             requested.append(request.url)
             leaving.set()
+        else:
+            framed.append(request.frame)
 
     dialogs_before = len(active.dialogs)
     notes_before = len(active.notes)
@@ -95,6 +100,13 @@ async def watching(active: BrowserSession) -> AsyncIterator[Changes]:
                 )
             except PlaywrightError:
                 changes.messages.append(ASKED_NOT_COME)
+        elif framed and not frames and not navigations:  # a frame's form sent, slow to answer
+            with suppress(PlaywrightError):
+                await page.wait_for_event(
+                    "framenavigated",
+                    predicate=lambda frame: frame in framed,
+                    timeout=active.settings.navigation_timeout_ms,
+                )
     finally:
         page.remove_listener("framenavigated", on_navigated)
         page.remove_listener("request", on_request)
