@@ -147,6 +147,8 @@ CASES: dict[str, tuple[Callable[[Settings, Path], None], str]] = {
     "no plan": (plan_blanked, BEFORE_PLANS),
     "hash blanked alone": (hash_blanked, BAD_HASH),
 }
+# The command line says a refusal the same way whatever changed: once for each reason.
+SAID_ONCE = {reason: case for case, (_, reason) in reversed(CASES.items())}.values()
 
 
 def cli(settings: Settings, *args: str) -> tuple[int, str]:
@@ -188,7 +190,7 @@ async def test_a_changed_row_is_refused_and_nothing_written_into_it_runs(
     assert report.exit_code() == 1
     assert skill_by_name(engine, skill.name).status == "healthy"  # type: ignore[union-attr]
     assert not marker.exists()  # nothing written into the row ever ran
-    if stored.database_url:  # the command line reads either store the same way: once is enough
+    if stored.database_url or case not in SAID_ONCE:  # either store, any change: read alike
         return
     code, output = cli(stored, "skills", "--json")
     assert code == 0, output
