@@ -254,21 +254,13 @@ async def shown(app: Running, task: Task, values: dict, settings: Settings, brow
     return save_recording(recording, task.command(values), settings, open_store(settings))
 
 
-# The verifying replay of "create a wiki page" runs with the demonstration's own values, on
-# the page the demonstration made: "Create this page" is gone, the skill stays a candidate.
-# Verifying with fresh values is the validator's (FIELD-NOTES: "Verifying on a changed world").
-VERIFIED_ON_A_CHANGED_WORLD = pytest.mark.xfail(
-    reason="the verifying replay re-creates the demonstration's page", strict=True
-)
-
-
 @pytest.mark.parametrize(
     "name",
     [
         "new-ticket",
         "comment",
         "assign",
-        pytest.param("wiki-page", marks=VERIFIED_ON_A_CHANGED_WORLD),
+        "wiki-page",  # verified with a fresh page name: the demonstration's page exists
     ],
 )
 async def test_a_task_shown_once_routes_a_fresh_instance_with_no_model(
