@@ -311,6 +311,72 @@ async def test_a_create_skill_taught_once_is_verified_with_fresh_values(
     assert typed_only(made.skill.source)  # the title: typed, so replayed with a fresh one
 
 
+class _NamedWiki(BaseHTTPRequestHandler):
+    """A wiki whose pages are named in their address: /wiki/NAME offers "Create this page"
+    until NAME is saved, then shows its text and no such button."""
+
+    pages: dict[str, str] = {}
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+    def do_GET(self) -> None:
+        name = self.path.removeprefix("/wiki/")
+        if name in self.pages:
+            body = f"<h1>{html.escape(name)}</h1><p>{html.escape(self.pages[name])}</p>"
+        else:
+            body = (
+                f"<h1>{html.escape(name)}</h1><p>The page does not exist.</p>"
+                f"<form method='post' action='/wiki/{html.escape(name)}'>"
+                "<textarea id='text' name='text'></textarea>"
+                "<input type='submit' id='save' value='Create this page'></form>"
+            )
+        data = f"<!doctype html><html><head><title>Wiki</title></head><body>{body}".encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "text/html; charset=utf-8")
+        self.end_headers()
+        self.wfile.write(data)
+
+    def do_POST(self) -> None:
+        length = int(self.headers.get("Content-Length") or 0)
+        text = parse_qs(self.rfile.read(length).decode()).get("text", [""])[0]
+        self.pages.setdefault(self.path.removeprefix("/wiki/"), text)
+        self.send_response(303)
+        self.send_header("Location", self.path)
+        self.end_headers()
+
+
+async def test_a_page_named_in_its_address_is_verified_with_a_fresh_name(
+    settings: Settings, browser: Browser
+) -> None:
+    """The demonstration created /wiki/VelvetTundra: replaying it there finds no "Create this
+    page". The name the skill only quotes into the address it opens gets a fresh value."""
+    _NamedWiki.pages = {}
+    for wiki in _serve(_NamedWiki):
+        engine = open_store(settings)
+        taught = await run_command(
+            'create a wiki page named VelvetTundra with the text "Runbook."',
+            scripted(
+                ("open_url", {"url": f"{wiki}/"}),
+                ("open_url", {"url": f"{wiki}/wiki/VelvetTundra"}),
+                ("enter_text", {"selector": "#text", "text": "Runbook."}),
+                ("click", {"selector": "#save"}),
+                finish("Created the page VelvetTundra."),
+            ),
+            settings,
+            start_url=wiki,
+            browser=browser,
+            engine=engine,
+        )
+        assert taught.status == "succeeded", taught.answer
+        (made,) = await harvest([Path(taught.log_path)], settings, engine, browser=browser)
+        assert made.skill is not None, made.error
+        assert made.verified and made.skill.status == "healthy", made.verify_error
+        fresh = set(_NamedWiki.pages) - {"VelvetTundra"}
+        assert len(fresh) == 1 and next(iter(fresh)).startswith("VelvetTundra"), fresh
+        assert _NamedWiki.pages[next(iter(fresh))].startswith("Runbook")
+
+
 def test_fresh_values_only_for_what_a_skill_types() -> None:
     source = OPEN_TITLED.replace(
         "    await click(selector=await find(LINK))\n",

@@ -101,6 +101,15 @@ FIELD = Target(
     tag="input",
     attributes={"id": "field_name", "name": "fields[name]", "type": "text"},
 )
+NEW_ROW = Target(
+    step=1,
+    selector='role=link[name="New row"]',
+    role="link",
+    name="New row",
+    tag="a",
+    text="New row",
+    attributes={"href": "/insert.html"},
+)
 GO = Target(step=2, selector="#go", role="button", name="Go", tag="input",
             attributes={"id": "go", "type": "submit"})  # fmt: skip
 
@@ -124,6 +133,26 @@ async def test_a_translated_control_with_its_id_name_and_role_is_the_same_contro
         answer
     )
     assert "the button 'Search' is now labelled 'Suchen' (the same name attribute)" in answer
+
+
+async def test_a_translated_link_to_the_same_address_is_the_same_link(
+    look: str, page_session: BrowserSession
+) -> None:
+    """The navigation's "New row" reads "Neue Zeile" and still goes to /insert.html: the
+    same link, found with no healing (as in validation); another address is another link."""
+    await open_url(f"{look}/de.html")
+    said = await click(await find(NEW_ROW))
+    await expect(NEW_ROW, said, navigated_to="/insert.html")
+    answer = await done("opened a new row")
+    assert page_session.page.url == f"{look}/insert.html", said
+    assert "the link 'New row' is now labelled 'Neue Zeile' (the same address /insert.html)" in (
+        answer
+    )
+    await open_url(f"{look}/moved.html")  # "Neue Zeile" there goes to /results.html
+    with pytest.raises(
+        SkillStale, match='no visible element matches role=link\\[name="New row"\\]'
+    ):
+        await find(NEW_ROW)
 
 
 @pytest.mark.parametrize(

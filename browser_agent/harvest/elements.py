@@ -166,6 +166,12 @@ def observed_elements(dom_text: str) -> dict[str, tuple[str, str]]:
     return {line.mmid: (line.kind, line.name) for line in lines if line is not None}
 
 
+def disabled_elements(dom_text: str) -> set[str]:
+    """The mmids of a get_dom answer's elements marked disabled."""
+    lines = element_lines((dom_text or "").splitlines())
+    return {line.mmid for line in lines if line is not None and "(disabled)" in line.rest}
+
+
 def looks_generated(identifier: str) -> bool:
     """True for ids that a framework or build made up (long hex or digit runs, prefixes)."""
     return bool(_GENERATED_ID.search(identifier))

@@ -19,6 +19,7 @@ from browser_agent.harvest.calls import Call, ChatLog
 from browser_agent.harvest.elements import (
     ElementRecord,
     Tag,
+    disabled_elements,
     element_record,
     find_tags,
     looks_generated,
@@ -254,12 +255,14 @@ def _label_name(label: str) -> str:
 
 def _attribute_name(value: str) -> str:
     """A name from a field's id or name attribute, without markup prefixes (``field-``);
-    empty when it holds index numbers (``fields[multi_edit][0][2]``), looks generated or
-    is too short to say anything."""
+    of a long one its last word, what the field holds (``action_reassign_reassign_owner``
+    gives ``owner``); empty when it holds index numbers (``fields[multi_edit][0][2]``),
+    looks generated or is too short to say anything."""
     if not value or looks_generated(value):
         return ""
     words = [w for w in re.findall(r"[a-z]+", value.lower()) if w not in _MARKUP_WORDS]
-    if not words or len(words) > 3 or re.search(r"\d", value) or len("".join(words)) < 3:
+    words = words[-1:] if len(words) > 3 else words
+    if not words or re.search(r"\d", value) or len("".join(words)) < 3:
         return ""  # "tt" or "f2" says nothing
     return snake(" ".join(words))
 
@@ -279,11 +282,14 @@ class _Builder:
     ended: str = RUN_ENDED
     failed: list[str] = field(default_factory=list)
     seen_on: dict[tuple[str, str], set[str]] = field(default_factory=dict)  # -> page paths
+    disabled: set[str] = field(default_factory=set)  # mmids last observed disabled
+    at: int = 0  # the index of the call being taken
 
     def build(self) -> SkillPlan:
         self.seen_on = _seen_on(self.log)
         left_out: list[str] = []
         for index, call in enumerate(self.log.calls):
+            self.at = index
             reason = self._take(call)
             if reason is None and call.name in ACTIONS and _ERROR.match(call.response or ""):
                 self.failed.append(
@@ -347,6 +353,7 @@ class _Builder:
         if call.name in OBSERVE:
             if call.name == "get_dom":
                 self.observed = observed_elements(call.response)
+                self.disabled = disabled_elements(call.response)
                 self.page_texts |= {_plain(name) for _role, name in self.observed.values()}
             return None
         if _ERROR.match(call.response):
@@ -393,7 +400,7 @@ class _Builder:
         )
         self.steps.append(step)
         if navigated:
-            self.observed = {}
+            self.observed, self.disabled = {}, set()
         return None
 
     def _bulk(self, call: Call) -> str | None:
@@ -422,7 +429,7 @@ class _Builder:
             url = self._url(loaded)
             self.steps.append(PlannedStep("open_url", {"url": url}))
         self.end_url = loaded
-        self.observed = {}
+        self.observed, self.disabled = {}, set()
         return None
 
     def _url(self, url: str) -> str | BuiltUrl:
@@ -576,6 +583,8 @@ class _Builder:
         option or tab; or an element with no role among others of its tag (suggestions,
         tree nodes), not the lone "Submit" a page drew as a div."""
         if record.role in CHOICE_ROLES:
+            if record.role in ("radio", "checkbox") and self._enables_next_field():
+                return False
             return not (mmid is not None and self._fixed_part(mmid.group(1), record))
         if record.role or mmid is None or mmid.group(1) not in self.observed:
             return False
@@ -602,6 +611,24 @@ class _Builder:
         element_id = record.attributes.get("id", "")
         in_page = record.attributes.get("href", "#").startswith("#")
         return in_page and bool(element_id) and not looks_generated(element_id)
+
+    def _enables_next_field(self) -> bool:
+        """Whether the next action types a value the command says into a field that was
+        disabled when last observed: choosing this radio or box is the step of the form
+        that opens the field for the command's value, not a choice among page content."""
+        for call in self.log.calls[self.at + 1 :]:
+            if call.name in OBSERVE:
+                continue
+            target = re.search(r"mmid\s*=\s*['\"]?(\d+)", str(call.arguments.get("selector", "")))
+            text = call.arguments.get("text")
+            return (
+                call.name == "enter_text"
+                and target is not None
+                and target.group(1) in self.disabled
+                and isinstance(text, str)
+                and _said(text, self.log.command) is not None
+            )
+        return False
 
     def _holds_a_value(self, *texts: str) -> bool:
         """Whether any of the texts holds a word of a value the command gave so far (a

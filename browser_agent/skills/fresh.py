@@ -2,10 +2,12 @@
 
 A skill that types a value (a title, a name, a comment) and submits it changes the
 application's state: replaying it with the demonstration's own value finds that value
-already there (the page exists, the user is taken). A parameter the skill only types (it
-never names an element to find or an option to choose) gets a value of the same kind that
-nobody used before: the example's text with a short unique suffix, a number nudged. A
-parameter that names something on the page keeps its example: it must exist.
+already there (the page exists, the user is taken). A parameter the skill only types or
+quotes into an address it opens (the name of a page it creates at /wiki/NAME), and never
+uses to name an element to find or an option to choose, gets a value of the same kind
+that nobody used before: the example's text with a short unique suffix, a number nudged.
+A parameter that names something on the page keeps its example: it must exist. (A fresh
+address that names nothing is no loss: the replay falls back to the example's values.)
 """
 
 from __future__ import annotations
@@ -25,7 +27,8 @@ _NUMBER = re.compile(r"-?\d+")
 
 def typed_only(source: str) -> set[str]:
     """Names of the skill function's parameters that its code types (as the ``text`` of a
-    typing primitive) and otherwise only reports (``done``) or checks as held (``expect``)."""
+    typing primitive) or quotes into an address, and otherwise only reports (``done``) or
+    checks as held (``expect``)."""
     try:
         tree = ast.parse(source)
     except SyntaxError:
@@ -40,14 +43,19 @@ def typed_only(source: str) -> set[str]:
     for node in ast.walk(function):
         if isinstance(node, ast.Name) and node.id in params and isinstance(node.ctx, ast.Load):
             uses.setdefault(node.id, set()).add(_use(node, parents))
-    return {name for name, used in uses.items() if "typed" in used and "other" not in used}
+    return {
+        name for name, used in uses.items() if used & {"typed", "addressed"} and "other" not in used
+    }
 
 
 def _use(node: ast.AST, parents: Mapping[ast.AST, ast.AST]) -> str:
-    """How ``node`` is used: typed (the text of a typing call), said (a value of ``done``,
-    or what ``expect`` checks a field holds) or other (a name to find, an option, ...)."""
+    """How ``node`` is used: typed (the text of a typing call), addressed (quoted into an
+    address), said (a value of ``done``, or what ``expect`` checks a field holds) or other
+    (a name to find, an option, ...)."""
     while node in parents:
         parent = parents[node]
+        if isinstance(parent, ast.Call) and _called(parent) == "quote" and parent.args:
+            return "addressed" if parent.args[0] is node else "other"
         if isinstance(parent, ast.keyword) and isinstance(parents.get(parent), ast.Call):
             name = _called(parents[parent])
             if name in ("done", "expect"):  # reported, or checked as held: neither decides
@@ -68,7 +76,8 @@ def _called(call: ast.AST) -> str:
 
 def fresh_value(value: Any, mark: str) -> Any:
     """A value of ``value``'s kind nobody typed before: a number nudged, a text marked with
-    ``mark`` (before an address's @, joined to one word, after a space to several)."""
+    ``mark`` (before an address's @, joined to one word before its closing marks, after
+    a space to several)."""
     if isinstance(value, bool) or not isinstance(value, int | str):
         return value
     if isinstance(value, int):
@@ -80,7 +89,10 @@ def fresh_value(value: Any, mark: str) -> Any:
     if "@" in value and " " not in value:
         local, _, domain = value.partition("@")
         return f"{local}{mark}@{domain}"
-    return f"{value} {mark}" if " " in value.strip() else f"{value}{mark}"
+    if " " in value.strip():
+        return f"{value} {mark}"
+    word, end = re.fullmatch(r"(.*?)(\W*)", value, re.DOTALL).groups()  # type: ignore[union-attr]
+    return f"{word}{mark}{end}"  # "Runbook." gives "Runbookab12c.", not a host's name
 
 
 def fresh_arguments(source: str, arguments: Mapping[str, Any]) -> dict[str, Any]:

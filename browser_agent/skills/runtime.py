@@ -284,11 +284,15 @@ async def find(target: Target, name: str | None = None, nth: str | None = None) 
             stages = [s for _how, s in heal_stages(target)] if healing else []
             asked = name is not None and _named(target, expected)
             marks = by_marks(target.role, expected) if asked else None
+            address = same_address(target) if name is None else None
+            extra = [s for s in (marks, address) if s]
             timeout = active.settings.action_timeout_ms
-            await _wait_visible(page, [selector, *stages, *([marks] if marks else [])], timeout)
+            await _wait_visible(page, [selector, *stages, *extra], timeout)
             waited = timeout / 1000
             if marks and not await _shown(page, selector) and await _shown(page, marks):
                 selector = marks  # the name asked for, with marks added ("count ▼")
+            elif address and not await _shown(page, selector) and await _shown(page, address):
+                selector = address  # the link to the same address, relabelled or not
         if name is not None:
             selector = await _choose(page, target, selector, expected)
     loose = name is not None
@@ -320,6 +324,18 @@ async def find(target: Target, name: str | None = None, nth: str | None = None) 
     repairs.done.append(repair)
     _found()[target.step] = (page, repair.found)
     return repair.found
+
+
+def same_address(target: Target) -> str | None:
+    """A selector for the visible link that goes where the recorded one went (the same
+    ``href``), for a link found by its role and name: under another label it is still
+    the same link if ``relabelled`` says so. None for a target that is no such link."""
+    href = target.attributes.get("href", "")
+    if target.role != "link" or not target.tag or not href or href.startswith("#"):
+        return None
+    if not target.selector.startswith("role="):
+        return None
+    return f"{target.tag}[href={json.dumps(href, ensure_ascii=False)}] >> visible=true"
 
 
 def _named(target: Target, name: str) -> bool:
@@ -520,7 +536,10 @@ async def relabelled(page: Page | Frame, locator: Any, target: Target) -> str:
     if href and urlsplit(href).path and seen.get("href") != urlsplit(href).path:
         return ""
     same = [a for a in IDENTIFYING if recorded.get(a)]
-    return f"{' and '.join(same)} {'attribute' if len(same) == 1 else 'attributes'}" if same else ""
+    if same:
+        return f"{' and '.join(same)} {'attribute' if len(same) == 1 else 'attributes'}"
+    # a link with nothing else to tell it by is the one that goes to the same address
+    return f"address {urlsplit(href).path}" if href and target.role == "link" else ""
 
 
 def heal_stages(target: Target) -> list[tuple[str, str]]:
