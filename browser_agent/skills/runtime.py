@@ -285,7 +285,8 @@ async def find(target: Target, name: str | None = None, nth: str | None = None) 
             asked = name is not None and _named(target, expected)
             marks = by_marks(target.role, expected) if asked else None
             address = same_address(target) if name is None else None
-            extra = [s for s in (marks, address) if s]
+            placed = await placed_submit(page, target) if name is None else None
+            extra = [s for s in (marks, address, placed) if s]
             timeout = active.settings.action_timeout_ms
             await _wait_visible(page, [selector, *stages, *extra], timeout)
             waited = timeout / 1000
@@ -293,6 +294,8 @@ async def find(target: Target, name: str | None = None, nth: str | None = None) 
                 selector = marks  # the name asked for, with marks added ("count ▼")
             elif address and not await _shown(page, selector) and await _shown(page, address):
                 selector = address  # the link to the same address, relabelled or not
+            elif placed and not await _shown(page, selector) and await _shown(page, placed):
+                selector = placed  # the button that sends the form the skill filled
         if name is not None:
             selector = await _choose(page, target, selector, expected)
     loose = name is not None
@@ -336,6 +339,19 @@ def same_address(target: Target) -> str | None:
     if not target.selector.startswith("role="):
         return None
     return f"{target.tag}[href={json.dumps(href, ensure_ascii=False)}] >> visible=true"
+
+
+async def placed_submit(page: Page | Frame, target: Target) -> str | None:
+    """A selector for the one visible button that submits the form an earlier step acted
+    in, for a submit button found by its role and name with nothing else to tell it by
+    (no id, name or test id): under another label it is still the same button if
+    ``relabelled`` says so. None for a target that is no such button, or no such form."""
+    if not target.selector.startswith("role=") or target.role != "button":
+        return None
+    if any(target.attributes.get(a) for a in IDENTIFYING):
+        return None
+    placed = await _in_form_of_earlier_step(page, target)
+    return placed[1] if placed else None
 
 
 def _named(target: Target, name: str) -> bool:
@@ -539,7 +555,22 @@ async def relabelled(page: Page | Frame, locator: Any, target: Target) -> str:
     if same:
         return f"{' and '.join(same)} {'attribute' if len(same) == 1 else 'attributes'}"
     # a link with nothing else to tell it by is the one that goes to the same address
-    return f"address {urlsplit(href).path}" if href and target.role == "link" else ""
+    if href and target.role == "link":
+        return f"address {urlsplit(href).path}"
+    # a submit button with nothing else to tell it by is the one that sends the form
+    placed = await placed_submit(page, target)
+    if placed and await _same_element(page, locator, placed):
+        return "place: the one button that submits the form the skill filled"
+    return ""
+
+
+async def _same_element(page: Page | Frame, locator: Any, selector: str) -> bool:
+    """Whether ``locator`` and ``selector`` name one and the same element."""
+    try:
+        other = await page.locator(selector).element_handle(timeout=1000)
+        return bool(other) and await locator.evaluate("(el, other) => el === other", other)
+    except PlaywrightError:
+        return False
 
 
 def heal_stages(target: Target) -> list[tuple[str, str]]:
