@@ -93,6 +93,8 @@ APPLY = Target(
     xpath="//input[@value='Apply']",
 )
 COLUMN = Target(step=1, selector='role=link[name="count"]', role="link", name="count", tag="a")
+HEADER = Target(step=1, selector='role=link[name="count"]', role="link", name="count", tag="a",
+                attributes={"href": "?_sort=count"})  # fmt: skip
 FIELD = Target(
     step=1,
     selector="#field_name",
@@ -193,6 +195,18 @@ async def test_a_relabelled_button_with_no_id_is_the_one_that_submits_the_form_f
     with repairing() as repairs, pytest.raises(SkillStale):
         await find(APPLY)
     assert repairs.done == []
+
+
+async def test_of_same_named_links_the_one_whose_address_takes_the_name_is_chosen(
+    look: str, page_session: BrowserSession
+) -> None:
+    """The header "count" was recorded going to ?_sort=count; asked for "species", the
+    link to ?_sort=species is chosen over the facet "species" that comes first."""
+    await open_url(f"{look}/faceted.html")
+    said = await click(await find(HEADER, name="species"))
+    assert page_session.page.url == f"{look}/faceted.html?_sort=species", said
+    answer = await done("sorted by {column}", column="species")
+    assert "the one whose address is the recorded one's with the name asked for" in answer
 
 
 async def test_a_column_named_with_a_sort_mark_is_found_by_the_name_asked_for(

@@ -20,7 +20,7 @@ from contextlib import contextmanager, suppress
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any
-from urllib.parse import urlsplit
+from urllib.parse import quote, quote_plus, urlsplit
 from weakref import WeakKeyDictionary
 
 from playwright.async_api import BrowserContext, Frame, Page
@@ -420,8 +420,10 @@ async def _choose(page: Page | Frame, target: Target, selector: str, name: str) 
         return selector
     if len(shown) < 2:
         return f"{selector} >> nth={shown[0]}" if shown else selector
-    chosen, how = None, ""
-    if target.near:  # the one the recorded text stands closest before
+    chosen, how = await _by_address(matches, shown, target, name), ""
+    if chosen is not None:
+        how = "the one whose address is the recorded one's with the name asked for"
+    if chosen is None and target.near:  # the one the recorded text stands closest before
         wanted = " ".join(target.near.split()).casefold()
         distances = {}
         for index in shown:
@@ -440,6 +442,25 @@ async def _choose(page: Page | Frame, target: Target, selector: str, name: str) 
         f"{target.step} used {how}."
     )
     return f"{selector} >> nth={chosen}"
+
+
+async def _by_address(matches: Any, shown: list[int], target: Target, name: str) -> int | None:
+    """Among same-named links, the one whose address is the recorded link's with the name
+    asked for in place of the recorded one ("?_sort_desc=count" for "count" is
+    "?_sort_desc=species" for "species"); None when not exactly one is."""
+    href, old, new = target.attributes.get("href", ""), _bare(target.name), _bare(name)
+    if target.role != "link" or not old or not new or old == new:
+        return None
+    spelled = [(old, new), (quote(old), quote(new)), (quote_plus(old), quote_plus(new))]
+    wanted = {href.replace(a, b) for a, b in spelled if a in href}
+    if not wanted:
+        return None
+    same = []
+    for index in shown:
+        with suppress(PlaywrightError):
+            if (await matches.nth(index).get_attribute("href") or "") in wanted:
+                same.append(index)
+    return same[0] if len(same) == 1 else None
 
 
 async def _shown(page: Page | Frame, selector: str) -> bool:
