@@ -207,6 +207,18 @@ async def test_of_same_named_links_the_one_whose_address_takes_the_name_is_chose
     assert page_session.page.url == f"{look}/faceted.html?_sort=species", said
     answer = await done("sorted by {column}", column="species")
     assert "the one whose address is the recorded one's with the name asked for" in answer
+    recorded = Target(
+        step=1,
+        selector='role=link[name="species"]',
+        role="link",
+        name="species",
+        tag="a",
+        attributes={"href": "?_sort=species"},
+        near="Suggested facets:",  # a nearby text that the facet stands closer after
+    )
+    await open_url(f"{look}/faceted.html")  # the recorded name: its recorded address wins
+    said = await click(await find(recorded, name="species"))
+    assert page_session.page.url == f"{look}/faceted.html?_sort=species", said
 
 
 async def test_a_column_named_with_a_sort_mark_is_found_by_the_name_asked_for(

@@ -447,12 +447,13 @@ async def _choose(page: Page | Frame, target: Target, selector: str, name: str) 
 async def _by_address(matches: Any, shown: list[int], target: Target, name: str) -> int | None:
     """Among same-named links, the one whose address is the recorded link's with the name
     asked for in place of the recorded one ("?_sort_desc=count" for "count" is
-    "?_sort_desc=species" for "species"); None when not exactly one is."""
+    "?_sort_desc=species" for "species"), or the recorded address itself for the recorded
+    name; None when not exactly one is."""
     href, old, new = target.attributes.get("href", ""), _bare(target.name), _bare(name)
-    if target.role != "link" or not old or not new or old == new:
+    if target.role != "link" or not href or not old or not new:
         return None
     spelled = [(old, new), (quote(old), quote(new)), (quote_plus(old), quote_plus(new))]
-    wanted = {href.replace(a, b) for a, b in spelled if a in href}
+    wanted = {href} if old == new else {href.replace(a, b) for a, b in spelled if a in href}
     if not wanted:
         return None
     same = []
