@@ -221,6 +221,25 @@ async def test_of_same_named_links_the_one_whose_address_takes_the_name_is_chose
     assert page_session.page.url == f"{look}/faceted.html?_sort=species", said
 
 
+async def test_a_name_recorded_with_marks_finds_the_marked_link_to_its_address(
+    look: str, page_session: BrowserSession
+) -> None:
+    """The sorted header "count ▼" went to ?_sort_desc=count; asked for "species" once
+    sorted by it, "species ▼" (to ?_sort_desc=species) is the one, not the facet link
+    named exactly "species"."""
+    sorted_header = Target(
+        step=2,
+        selector='role=link[name="count \\u25bc"]',
+        role="link",
+        name="count \u25bc",
+        tag="a",
+        attributes={"href": "?_sort_desc=count"},
+    )
+    await open_url(f"{look}/faceted-sorted.html")
+    said = await click(await find(sorted_header, name="species"))
+    assert page_session.page.url == f"{look}/faceted-sorted.html?_sort_desc=species", said
+
+
 async def test_a_column_named_with_a_sort_mark_is_found_by_the_name_asked_for(
     look: str, page_session: BrowserSession
 ) -> None:

@@ -227,6 +227,11 @@ def _bare(text: str) -> str:
     return words[start:end]
 
 
+def _marked(label: str) -> bool:
+    """Whether ``label`` has marks around its words ("count ▼", "• Home")."""
+    return bool(_bare(label)) and _bare(label) != " ".join(label.split()).casefold()
+
+
 def _same_words(a: str, b: str) -> bool:
     return _same(a, b) or (bool(_bare(b)) and _bare(a) == _bare(b))
 
@@ -273,6 +278,8 @@ async def find(target: Target, name: str | None = None, nth: str | None = None) 
         return await _find_nth(top, target, nth)
     expected = target.name if name is None else name
     selector = target.selector if name is None else by_name(target, expected)
+    if name is not None and _named(target, expected) and _marked(target.name):
+        selector = by_marks(target.role, expected)  # "count ▼" was recorded: marks or none
     page = await frame_for(top, selector)  # the iframe that holds it, if one does
     repairs = _repairs.get()
     healing = repairs is not None and name is None
