@@ -14,10 +14,18 @@ from sqlalchemy import Engine
 
 from browser_agent.browser.session import BrowserSession
 from browser_agent.demo_site import DemoSite
+from browser_agent.dom.find import SEARCH_HINT
 from browser_agent.llm.types import FunctionClient
 from browser_agent.planner.agent import RunResult, run_command
 from browser_agent.settings import Settings
-from browser_agent.skills.primitive import click, find_elements, get_dom, open_url, scroll
+from browser_agent.skills.primitive import (
+    click,
+    enter_text,
+    find_elements,
+    get_dom,
+    open_url,
+    scroll,
+)
 from browser_agent.store.db import open_store
 from tests.scripted import Script, mmid, spelled_out
 from tests.test_runtime_guards import pages  # noqa: F401 (the served tests/pages)
@@ -145,8 +153,17 @@ async def test_find_elements_takes_an_element_kind_in_plain_words(
         assert lines and lines[0].split("] ", 1)[1].startswith('searchbox "Search products"')
     assert not re.search(r"^\[\d+\] (link|button) ", await find_elements("text box"), re.M)
     # a near miss says so: no element has both words (a link "Trail" is not a search)
-    assert "None of them has every word" in await find_elements("trail shoes")
-    assert "None of them" not in await find_elements("search products")
+    near = await find_elements("trail shoes")
+    assert "None of them has every word" in near
+    # ...and what the page lacks, the site's search may find: its search box comes last
+    assert SEARCH_HINT in near
+    box = re.findall(r"^\[(\d+)\] (.*)$", near, re.M)[-1]
+    assert box[1].startswith('searchbox "Search products"')
+    said = await enter_text(f"[mmid='{box[0]}']", "trail shoes", press_enter=True)
+    assert said.startswith("Text 'trail shoes' entered") and "/search?q=trail+shoes" in said
+    whole = await find_elements("search products")
+    assert "None of them" not in whole and SEARCH_HINT not in whole
+    assert SEARCH_HINT in await find_elements("zebra")
 
 
 async def test_a_click_on_a_text_field_says_that_it_typed_nothing(

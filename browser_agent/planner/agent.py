@@ -76,6 +76,11 @@ BASIC_TOOLS = (
     "go_back",
     "finish",
 )
+MAX_REFUSED_FINISHES = 1  # an unverified finish said back; the next one ends the run
+NOT_FINISHED = (
+    "Not finished: {why} Do the part of the task that is missing, then call finish again."
+)
+AFTER_FINISH = "Not executed: it came after a finish in the same answer."
 BARE_REPLY = (
     "You answered without calling a tool. When the task is done or cannot be done, call "
     "finish with your answer and success true or false; otherwise call a tool to act."
@@ -199,6 +204,7 @@ class Agent:
     warned_loop: bool = False
     help_calls: int = 0  # model calls spent on single skill steps (see _help_step)
     bare_replies: int = 0  # replies in a row with no tool call (see _bare_reply)
+    refused_finishes: int = 0  # finishes whose end state was unverified (see _finish)
     memory: ContextMemory | None = None  # None: the memory the settings describe
     approve: Review | None = None  # approval mode: actions wait for a person's decision
     context: list[dict[str, Any]] = field(default_factory=list)  # sent with the last call
@@ -247,10 +253,18 @@ class Agent:
                 continue
             self.bare_replies = 0
             version = active.page_version
+            refused = False  # a finish said back: the calls after it are not run
             for index, call in enumerate(reply.tool_calls):
+                if refused:
+                    self._answer_call(call, AFTER_FINISH)
+                    continue
                 ending = await execute(call, self.tools) if call.name == "finish" else None
                 if ending is not None and ending.ok:
-                    return await self._finish(active, command, call, ending.text)
+                    answer = await self._finish(active, command, call, ending.text)
+                    if answer is not None:
+                        return answer
+                    refused = True
+                    continue
                 if active.page_version != version and call.name not in OBSERVATION_ONLY:
                     self._skip(call, active)  # acting blind on a changed page
                     continue
@@ -367,13 +381,15 @@ class Agent:
 
     async def _finish(
         self, active: BrowserSession, command: str, call: ToolCall, answer: str
-    ) -> str:
+    ) -> str | None:
         """End the run with a finish call ``execute`` accepted: its answer; RunFailed when
         it says the task could not be done, RunUnverified when the page it ends on does not
-        show the values the command gave, or a search it did not type (see end_state)."""
+        show the values the command gave, or a search it did not type (see end_state). The
+        first such finish is said back instead (None): the model may still do what is
+        missing."""
         answer = answer.replace(TERMINATE, "").strip()
-        self._answer_call(call, "Finished.")
         if json.loads(call.arguments)["success"] is False:
+            self._answer_call(call, "Finished.")
             raise RunFailed(answer or "The model gave up.", answer=answer)
         used = used_values(self.messages)
         values = command_values(command, used)
@@ -382,7 +398,13 @@ class Agent:
                 active.current_page(), values, active.secrets, search_terms(command, used)
             )
         except BrowserError as exc:
+            self._answer_call(call, "Finished.")
             raise RunUnverified(f"the final page could not be read: {exc}", answer=answer) from exc
+        if not end.shown and self.refused_finishes < MAX_REFUSED_FINISHES:
+            self.refused_finishes += 1
+            self._answer_call(call, NOT_FINISHED.format(why=end.said()))
+            return None
+        self._answer_call(call, "Finished.")
         if not end.shown:
             raise RunUnverified(end.said(), answer=answer)
         return answer
