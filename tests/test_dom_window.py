@@ -155,9 +155,9 @@ async def test_find_elements_takes_an_element_kind_in_plain_words(
     # a near miss says so: no element has both words (a link "Trail" is not a search)
     near = await find_elements("trail shoes")
     assert "None of them has every word" in near
-    # ...and what the page lacks, the site's search may find: its search box comes last
+    # ...and what the page lacks, the site's search may find: its search box comes first
     assert SEARCH_HINT in near
-    box = re.findall(r"^\[(\d+)\] (.*)$", near, re.M)[-1]
+    box = re.findall(r"^\[(\d+)\] (.*)$", near, re.M)[0]
     assert box[1].startswith('searchbox "Search products"')
     said = await enter_text(f"[mmid='{box[0]}']", "trail shoes", press_enter=True)
     assert said.startswith("Text 'trail shoes' entered") and "/search?q=trail+shoes" in said

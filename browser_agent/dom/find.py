@@ -65,7 +65,7 @@ def score(query: str, name: str, attributes: str, nearby: str, kind: str = "") -
 # find_elements looks on the page; a small model takes it for the site's own search
 SEARCH_HINT = (
     "find_elements only looks on this page. To search the site for something, type it into "
-    "its search box (the last line) with enter_text and press_enter true."
+    "its search box (the first line) with enter_text and press_enter true."
 )
 
 
@@ -95,8 +95,8 @@ def complete(query: str, entry: list) -> bool:
 async def find_on_page(active: BrowserSession, query: str, limit: int) -> str:
     """The best ``limit`` matches among every actionable element of the page, best first,
     numbered as get_dom numbers them, between the page-content markers; ``observed`` learns
-    them. When none has every word, the page's search box comes last, with a word on how
-    to search the site."""
+    them. When none has every word, the page's search box comes first, with a word on
+    how to search the site."""
     result = json.loads(await run_on_page(active.current_page(), "find"))
     scored = []
     for entry in result["found"]:
@@ -120,7 +120,7 @@ async def find_on_page(active: BrowserSession, query: str, limit: int) -> str:
         box = search_box(result["found"])  # what is not on the page, the site may find
         if box is not None and box[0] not in {mmid for _points, mmid, _line, _entry in best}:
             remember(active, [box[:4]])
-            lines.append(box[4])
+            lines.insert(0, box[4])  # first: a small model takes the first line it is given
             summary += f" {SEARCH_HINT}"
     body = "\n".join(lines)
     return f"{neutralised(header)}\n{neutralised(summary)}\n{fenced(body)}"
