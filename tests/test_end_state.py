@@ -168,6 +168,10 @@ async def test_an_unverified_finish_is_said_back_once_and_the_rest_can_be_done(
     said, skipped = answers[2][-2:]
     assert said.startswith("Not finished: the final page ")
     assert "is not the results of a search for 'trail shoes'" in said
+    assert said.endswith(
+        "To search for 'trail shoes', type it into the site's search box with "
+        "enter_text and press_enter true."
+    )
     assert skipped == "Not executed: it came after a finish in the same answer."
     assert (result.steps, result.llm_calls) == (2, 4)
 

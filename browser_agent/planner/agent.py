@@ -80,6 +80,10 @@ MAX_REFUSED_FINISHES = 1  # an unverified finish said back; the next one ends th
 NOT_FINISHED = (
     "Not finished: {why} Do the part of the task that is missing, then call finish again."
 )
+UNSEARCHED = (
+    " To search for {term!r}, type it into the site's search box with enter_text and "
+    "press_enter true."
+)
 AFTER_FINISH = "Not executed: it came after a finish in the same answer."
 BARE_REPLY = (
     "You answered without calling a tool. When the task is done or cannot be done, call "
@@ -402,7 +406,10 @@ class Agent:
             raise RunUnverified(f"the final page could not be read: {exc}", answer=answer) from exc
         if not end.shown and self.refused_finishes < MAX_REFUSED_FINISHES:
             self.refused_finishes += 1
-            self._answer_call(call, NOT_FINISHED.format(why=end.said()))
+            said = NOT_FINISHED.format(why=end.said())
+            if end.unsearched:  # the way to what is missing, on any site with a search box
+                said += UNSEARCHED.format(term=end.unsearched[0])
+            self._answer_call(call, said)
             return None
         self._answer_call(call, "Finished.")
         if not end.shown:
