@@ -208,6 +208,7 @@ class Agent:
     warned_loop: bool = False
     help_calls: int = 0  # model calls spent on single skill steps (see _help_step)
     bare_replies: int = 0  # replies in a row with no tool call (see _bare_reply)
+    call_ids: set[str] = field(default_factory=set)  # the ids of the run's calls so far
     refused_finishes: int = 0  # finishes whose end state was unverified (see _finish)
     memory: ContextMemory | None = None  # None: the memory the settings describe
     approve: Review | None = None  # approval mode: actions wait for a person's decision
@@ -355,12 +356,21 @@ class Agent:
             self.awaiting_reply = None
         return reply
 
+    def _give_unique_ids(self, reply: LLMReply) -> None:
+        """A call whose id the run used already (every text action is call_1) is given
+        one of its own: the log pairs each answer with its call by id."""
+        for index, call in enumerate(reply.tool_calls):
+            if call.id in self.call_ids:
+                call.id = f"call_{self.llm_calls}_{index + 1}"
+            self.call_ids.add(call.id)
+
     async def _complete(
         self, context: list[dict[str, Any]], schemas: list[dict[str, Any]]
     ) -> LLMReply:
         """One model call, counted and kept on disk as an iteration record."""
         reply = await self.llm.complete(context, schemas)
         self.llm_calls += 1
+        self._give_unique_ids(reply)
         self.prompt_tokens += reply.usage.prompt_tokens
         self.completion_tokens += reply.usage.completion_tokens
         memory = self.memory.usage if self.memory is not None else None
