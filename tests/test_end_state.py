@@ -27,7 +27,6 @@ from browser_agent.harvest.harvester import harvest
 from browser_agent.harvest.plan import Param
 from browser_agent.llm.types import FunctionClient, LLMReply, ToolCall
 from browser_agent.planner.agent import run_command
-from browser_agent.planner.prompts import task_message
 from browser_agent.settings import Settings
 from browser_agent.skills.end_state import command_values, end_state, search_terms
 from browser_agent.skills.fresh import fresh_arguments, typed_only
@@ -91,16 +90,6 @@ def test_the_terms_a_command_searches_for() -> None:
     assert search_terms("find trail shoes in the shop") == []  # "find" may not be a search
     assert search_terms("research for me the price") == []
     assert search_terms("search for trail shoes, then open the first", ["Trail Shoes"]) == []
-
-
-def test_the_task_message_says_how_to_make_the_search_a_command_names() -> None:
-    said = task_message("search for trail shoes and sort by price low to high", None)
-    assert said.startswith('Execute the user task "search for trail shoes and sort by')
-    assert said.endswith(
-        'It searches for "trail shoes": type that into the site\'s search box with enter_text '
-        "and press_enter true (a link named with one of its words is not that search)."
-    )
-    assert "It searches" not in task_message("find trail shoes in the shop", "http://x/")
 
 
 async def test_a_search_ends_on_the_results_of_its_term_not_of_one_of_its_words(
