@@ -64,8 +64,8 @@ def score(query: str, name: str, attributes: str, nearby: str, kind: str = "") -
 
 # find_elements looks on the page; a small model takes it for the site's own search
 SEARCH_HINT = (
-    "find_elements only looks on this page. To search the site for something, type it into "
-    "its search box (the first line) with enter_text and press_enter true."
+    "find_elements only looks on this page; to search the site for it, type it into its "
+    "search box: {call}"
 )
 
 
@@ -95,8 +95,8 @@ def complete(query: str, entry: list) -> bool:
 async def find_on_page(active: BrowserSession, query: str, limit: int) -> str:
     """The best ``limit`` matches among every actionable element of the page, best first,
     numbered as get_dom numbers them, between the page-content markers; ``observed`` learns
-    them. When none has every word, the page's search box comes first, with a word on
-    how to search the site."""
+    them. When none has every word and the page has a search box, only that box is listed,
+    with the call that searches the site for the query."""
     result = json.loads(await run_on_page(active.current_page(), "find"))
     scored = []
     for entry in result["found"]:
@@ -114,13 +114,18 @@ async def find_on_page(active: BrowserSession, query: str, limit: int) -> str:
         f"{json.dumps(query)}{more}."
     )
     lines = [line for _points, _mmid, line, _entry in best]
-    if not any(complete(query, entry) for *_scored, entry in best):
-        if best:
-            summary += " None of them has every word of it: each has only some."
-        box = search_box(result["found"])  # what is not on the page, the site may find
-        if box is not None and box[0] not in {mmid for _points, mmid, _line, _entry in best}:
-            remember(active, [box[:4]])
-            lines.insert(0, box[4])  # first: a small model takes the first line it is given
-            summary += f" {SEARCH_HINT}"
+    whole = any(complete(query, entry) for *_scored, entry in best)
+    box = None if whole else search_box(result["found"])  # the site may find what is not here
+    if box is not None:  # a small model clicks any partial match it is shown
+        remember(active, [box[:4]])
+        lines = [box[4]]
+        some = f"; {len(scored)} have some of them (fewer words list those)" if scored else ""
+        call = {"selector": f"[mmid='{box[0]}']", "text": query, "press_enter": True}
+        summary = (
+            f"No element of this page has every word of {json.dumps(query)}{some}. "
+            + SEARCH_HINT.format(call=json.dumps({"name": "enter_text", "arguments": call}))
+        )
+    elif best and not whole:
+        summary += " None of them has every word of it: each has only some."
     body = "\n".join(lines)
     return f"{neutralised(header)}\n{neutralised(summary)}\n{fenced(body)}"
