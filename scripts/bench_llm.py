@@ -8,7 +8,8 @@ steps, model calls, prompt and completion tokens, seconds per call, and parse fa
 answers with no call). Then the first protocol's demo-shop runs that succeeded are
 harvested and the same commands run again with skills on, with the command of the same
 shape as the search-and-sort one (sandals by rating) when it is not among them: a routed
-command makes 0 model calls. Prints one table. Only 127.0.0.1 is talked to: the model
+command makes 0 model calls (with nothing harvested the routed pass is skipped: it would
+be the planner again). Prints one table. Only 127.0.0.1 is talked to: the model
 server, the demo shop, the MiniWoB pages.
 
     scripts/local_model.sh                         # once: weights, llama-server, started
@@ -212,6 +213,9 @@ async def bench(protocols: list[str], shop: list[str], miniwob: list[str]) -> li
             for result in made:
                 said = f"{result.skill.name} ({result.skill.status})" if result.skill else ""
                 print(f"harvested {Path(result.source).name}: {said or result.error}", flush=True)
+            if not any(result.skill for result in made):  # the planner again, no routing
+                print("nothing harvested: the routed pass is skipped", flush=True)
+                return rows
             for name in shop:
                 rows.append(await shop_row("routed", name, CASES[name].command, settings))
             for name in [SAME_SHAPE[n] for n in shop if SAME_SHAPE.get(n, n) not in shop]:

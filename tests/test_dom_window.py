@@ -17,7 +17,14 @@ from browser_agent.demo_site import DemoSite
 from browser_agent.llm.types import FunctionClient
 from browser_agent.planner.agent import RunResult, run_command
 from browser_agent.settings import Settings
-from browser_agent.skills.primitive import click, find_elements, get_dom, open_url, scroll
+from browser_agent.skills.primitive import (
+    click,
+    enter_text,
+    find_elements,
+    get_dom,
+    open_url,
+    scroll,
+)
 from browser_agent.store.db import open_store
 from tests.scripted import Script, mmid, spelled_out
 from tests.test_runtime_guards import pages  # noqa: F401 (the served tests/pages)
@@ -132,7 +139,7 @@ async def test_find_elements_matches_labels_and_nearby_text_and_caps_its_list(
     email = await find_elements("you@example.com")  # placeholder
     assert re.search(r'^\[\d+\] textbox "Get deals by email"', email, re.M)
     nothing = await find_elements("zebra")
-    assert "0 of the page's" in nothing
+    assert 'No element of this page has every word of "zebra".' in nothing
 
 
 async def test_find_elements_takes_an_element_kind_in_plain_words(
@@ -144,9 +151,29 @@ async def test_find_elements_takes_an_element_kind_in_plain_words(
         lines = re.findall(r"^\[\d+\] .*$", found, re.M)
         assert lines and lines[0].split("] ", 1)[1].startswith('searchbox "Search products"')
     assert not re.search(r"^\[\d+\] (link|button) ", await find_elements("text box"), re.M)
-    # a near miss says so: no element has both words (a link "Trail" is not a search)
-    assert "None of them has every word" in await find_elements("trail shoes")
-    assert "None of them" not in await find_elements("search products")
+    # no element has both words (a link "Trail" is not a search): only the search box is
+    # listed, with the call that searches the site, since a small model clicks any match
+    near = await find_elements("trail shoes")
+    assert 'No element of this page has every word of "trail shoes"; 3 have some' in near
+    (box,) = re.findall(r"^\[(\d+)\] (.*)$", near, re.M)
+    assert box[1].startswith('searchbox "Search products"')
+    call = {"selector": f"[mmid='{box[0]}']", "text": "trail shoes", "press_enter": True}
+    assert near.split("\n")[1].endswith(json.dumps({"name": "enter_text", "arguments": call}))
+    said = await enter_text(**call)
+    assert said.startswith("Text 'trail shoes' entered") and "/search?q=trail+shoes" in said
+    whole = await find_elements("search products")
+    assert "No element" not in whole and "search box:" not in whole
+    assert "search box:" in await find_elements("zebra")
+
+
+async def test_a_near_miss_on_a_page_with_no_search_box_says_so(
+    page_session: BrowserSession,
+    pages: str,  # noqa: F811
+) -> None:
+    await open_url(f"{pages}/modal.html")
+    near = await find_elements("cancel order")
+    assert "None of them has every word of it" in near and "search box" not in near
+    assert re.search(r'^\[\d+\] button "Cancel subscription"', near, re.M)
 
 
 async def test_a_click_on_a_text_field_says_that_it_typed_nothing(

@@ -101,7 +101,8 @@ async def test_a_search_ends_on_the_results_of_its_term_not_of_one_of_its_words(
     engine = open_store(settings)
 
     async def finish_on(url: str):  # type: ignore[no-untyped-def]
-        calls = scripted(("open_url", {"url": url}), finish("Sorted the trail shoes."))
+        done = finish("Sorted the trail shoes.")
+        calls = scripted(("open_url", {"url": url}), done, done)  # an unverified one: twice
         return await run_command(
             command, calls, settings, start_url=demo.url, browser=browser, engine=engine
         )
@@ -127,6 +128,54 @@ async def test_a_search_ends_on_the_results_of_its_term_not_of_one_of_its_words(
     assert typed.status == "succeeded", typed.answer
 
 
+async def test_an_unverified_finish_is_said_back_once_and_the_rest_can_be_done(
+    demo: DemoSite, settings: Settings, browser: Browser
+) -> None:
+    """A model that opens the category named by one word of the term and finishes is told
+    why that page is not done (a call after that finish is not run); it then searches, and
+    the run succeeds. The finish said back is no step of the run."""
+    replies = iter(
+        [
+            [("open_url", {"url": f"{demo.url}/search?q=Trail"})],
+            [finish("Found the trail shoes."), ("get_dom", {})],
+            [
+                (
+                    "enter_text",
+                    {"selector": "#search-box", "text": "trail shoes", "press_enter": True},
+                )
+            ],
+            [finish("Searched for trail shoes.")],
+        ]
+    )
+    answers: list[list[str]] = []
+
+    def model(messages: list[dict], tools: list[dict]) -> LLMReply:
+        answers.append([m["content"] for m in messages if m["role"] == "tool"])
+        calls = next(replies)
+        return LLMReply(
+            None,
+            [ToolCall(f"c{len(messages)}_{i}", n, json.dumps(a)) for i, (n, a) in enumerate(calls)],
+        )
+
+    result = await run_command(
+        "search for trail shoes",
+        FunctionClient(model),
+        settings,
+        start_url=demo.url,
+        browser=browser,
+    )
+    assert result.status == "succeeded", result.answer
+    said, skipped = answers[2][-2:]
+    assert said.startswith("Not finished: the final page ")
+    assert "is not the results of a search for 'trail shoes'" in said
+    assert said.endswith(
+        "To search for 'trail shoes', type it into the site's search box with "
+        "enter_text and press_enter true."
+    )
+    assert skipped == "Not executed: it came after a finish in the same answer."
+    assert (result.steps, result.llm_calls) == (2, 4)
+
+
 def scripted(*calls: tuple[str, dict]) -> FunctionClient:
     """A model that makes ``calls`` in order, one per reply."""
     replies = iter(calls)
@@ -149,13 +198,18 @@ async def test_a_finish_on_another_page_than_named_ends_unverified(
     command = 'open the page titled "Beta Page"'
     wrong = await run_command(
         command,
-        scripted(("open_url", {"url": f"{pages}/wiki-alpha.html"}), finish("Opened it.")),
+        scripted(
+            ("open_url", {"url": f"{pages}/wiki-alpha.html"}),
+            finish("Opened it."),
+            finish("Opened it."),  # the first is said back, the second ends the run
+        ),
         settings,
         start_url=f"{pages}/wiki-index.html",
         browser=browser,
         engine=engine,
     )
     assert wrong.status == "unverified", wrong.answer
+    assert wrong.llm_calls == 3
     assert "does not show 'Beta Page'" in wrong.answer
     with Session(engine) as db:
         kept = db.get(Run, wrong.run_id)

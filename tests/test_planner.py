@@ -10,10 +10,12 @@ import pytest
 from playwright.async_api import Browser
 
 from browser_agent.demo_site import DemoSite
+from browser_agent.harvest.harvester import harvest
 from browser_agent.llm.openai_client import OpenAIClient
 from browser_agent.llm.types import FunctionClient, LLMReply, ToolCall
 from browser_agent.planner.agent import BASIC_TOOLS, run_command
 from browser_agent.settings import Settings
+from browser_agent.store.db import open_store
 from browser_agent.testing.openai_server import LLMTestServer, start_test_llm_server
 from tests.scripted import Script, mmid, search_and_sort
 
@@ -242,3 +244,33 @@ async def test_the_basic_tool_set_offers_a_small_model_only_what_most_tasks_need
 
     await run_command("where am I", FunctionClient(sees_all), settings, browser=browser)
     assert set(BASIC_TOOLS) < every[0] and {"hover", "ask_user"} <= every[0]
+
+
+async def test_a_run_whose_calls_share_one_id_and_that_looked_with_find_elements_is_harvested(
+    settings: Settings, browser: Browser, demo: DemoSite
+) -> None:
+    """Every text action comes back as call_1: the run gives each call an id of its own, so
+    the log pairs each answer with its call; find_elements is looking, as get_dom is."""
+    script = search_and_sort(demo.url, "trail shoes", "Price: low to high")
+    script.actions.insert(2, ("find_elements", lambda _dom: {"query": "search box"}))
+
+    def model(messages: list[dict], tools: list[dict]) -> LLMReply:
+        reply = script(messages, tools)
+        same = [ToolCall("call_1", call.name, call.arguments) for call in reply.tool_calls]
+        return LLMReply(reply.content, same, reply.usage)
+
+    command = "search for trail shoes and sort by price low to high"
+    result = await run_command(
+        command, FunctionClient(model), settings, start_url=demo.url, browser=browser
+    )
+    assert result.status == "succeeded", result.answer
+    log = json.loads(Path(result.log_path).read_text())
+    ids = [call["id"] for m in log if m.get("tool_calls") for call in m["tool_calls"]]
+    assert len(ids) == 7 and len(set(ids)) == 7
+    answered = [m["tool_call_id"] for m in log if m["role"] == "tool"]
+    assert answered == ids
+    (made,) = await harvest(
+        [Path(result.log_path)], settings, open_store(settings), browser=browser
+    )
+    assert made.skill is not None, made.error
+    assert made.skill.status == "healthy", made.verify_error

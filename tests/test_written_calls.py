@@ -22,9 +22,17 @@ JSON_BLOCK = (
 )
 TAGS = '<tool_call>\n{"name": "open_url", "arguments": {"url": "http://127.0.0.1:8811/"}}\n</tool_call>'
 
+# the 1.5B model's own shape with native tools: its template's tool list, one tag a call
+FUNCTION_TAGS = (
+    "<tools>\n"
+    '  <function name="open_url" arguments=\'{"url": "http://127.0.0.1:8811/"}\'/>\n'
+    '  <function name="click" arguments=\'{"selector": "[mmid=\'13\']"}\'/>\n'
+    "</tools>"
+)
+
 
 @pytest.mark.parametrize("text_actions", [False, True])
-@pytest.mark.parametrize("written", [JSON_BLOCK, TAGS])
+@pytest.mark.parametrize("written", [JSON_BLOCK, TAGS, FUNCTION_TAGS])
 async def test_a_call_written_as_text_is_read_as_a_call(written: str, text_actions: bool) -> None:
     with start_test_llm_server(lambda _m, _t: LLMReply(written)) as server:
         client = OpenAIClient("test-model", base_url=server.base_url, text_actions=text_actions)
@@ -42,6 +50,11 @@ def test_prose_and_page_data_are_not_calls() -> None:
     assert written_calls(data, {"finish"}) == (data, [])  # names no offered tool
     unknown = '```json\n{"name": "delete_everything", "arguments": {}}\n```'
     assert written_calls(unknown, {"open_url"})[1] == []
+    tag = '<function name="finish" arguments=\'{"answer": "It\'s done"}\'/>'
+    assert written_calls(tag, {"open_url"})[1] == []  # a tool it was not offered
+    assert written_calls(tag, {"finish"})[1] == [
+        ToolCall("written_1", "finish", '{"answer": "It\'s done"}')
+    ]
     whole = '{"name": "finish", "arguments": {"answer": "Done", "success": true}}'
     assert written_calls(whole, {"finish"}) == (
         "",

@@ -62,6 +62,24 @@ def score(query: str, name: str, attributes: str, nearby: str, kind: str = "") -
     return total / (3.0 * len(wanted)) + bonus
 
 
+# find_elements looks on the page; a small model takes it for the site's own search
+SEARCH_HINT = (
+    "find_elements only looks on this page; to search the site for it, type it into its "
+    "search box: {call}"
+)
+
+
+def search_box(found: list[list]) -> list | None:
+    """The page's first search field among its actionable elements (a searchbox, or a text
+    box whose name or attributes say search), or None."""
+    for entry in found:
+        _mmid, _tag, role, name, _line, attributes, _nearby = entry
+        said = f"{name} {attributes}".lower()
+        if role == "searchbox" or (role == "textbox" and re.search(r"\bsearch", said)):
+            return entry
+    return None
+
+
 def has_every_word(query: str, *texts: str) -> bool:
     """Whether every word of ``query`` starts a word of one of ``texts``."""
     joined = " ".join(texts).lower()
@@ -77,7 +95,8 @@ def complete(query: str, entry: list) -> bool:
 async def find_on_page(active: BrowserSession, query: str, limit: int) -> str:
     """The best ``limit`` matches among every actionable element of the page, best first,
     numbered as get_dom numbers them, between the page-content markers; ``observed`` learns
-    them."""
+    them. When none has every word and the page has a search box, only that box is listed,
+    with the call that searches the site for the query."""
     result = json.loads(await run_on_page(active.current_page(), "find"))
     scored = []
     for entry in result["found"]:
@@ -94,7 +113,19 @@ async def find_on_page(active: BrowserSession, query: str, limit: int) -> str:
         f"{len(scored)} of the page's {result['interactive']} actionable elements match "
         f"{json.dumps(query)}{more}."
     )
-    if best and not any(complete(query, entry) for *_scored, entry in best):
+    lines = [line for _points, _mmid, line, _entry in best]
+    whole = any(complete(query, entry) for *_scored, entry in best)
+    box = None if whole else search_box(result["found"])  # the site may find what is not here
+    if box is not None:  # a small model clicks any partial match it is shown
+        remember(active, [box[:4]])
+        lines = [box[4]]
+        some = f"; {len(scored)} have some of them (fewer words list those)" if scored else ""
+        call = {"selector": f"[mmid='{box[0]}']", "text": query, "press_enter": True}
+        summary = (
+            f"No element of this page has every word of {json.dumps(query)}{some}. "
+            + SEARCH_HINT.format(call=json.dumps({"name": "enter_text", "arguments": call}))
+        )
+    elif best and not whole:
         summary += " None of them has every word of it: each has only some."
-    body = "\n".join(line for _points, _mmid, line, _entry in best)
+    body = "\n".join(lines)
     return f"{neutralised(header)}\n{neutralised(summary)}\n{fenced(body)}"

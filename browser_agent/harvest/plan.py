@@ -32,7 +32,7 @@ from browser_agent.secrets import PLACEHOLDER
 from browser_agent.skills.primitive import NOT_REPLAYABLE, OBSERVATION_ONLY, PRIMITIVES
 from browser_agent.skills.selectors import ANY_ROLE, CLOSE_MARKS, text_selector
 
-OBSERVE = {"get_dom", "get_url", "tell_user"}
+OBSERVE = {"get_dom", "find_elements", "get_url", "tell_user"}
 # Names a generated module defines or imports; parameters and skills must not shadow them.
 RESERVED_NAMES = {"start_url", "said", "Annotated", "Target", "done", "expect", "find", "str"}
 RESERVED_NAMES |= {"answering_dialogs", "quote", "urljoin"}
@@ -355,6 +355,10 @@ class _Builder:
                 self.observed = observed_elements(call.response)
                 self.disabled = disabled_elements(call.response)
                 self.page_texts |= {_plain(name) for _role, name in self.observed.values()}
+            elif call.name == "find_elements":  # a few more elements of the same page
+                found = observed_elements(call.response)
+                self.observed |= found
+                self.page_texts |= {_plain(name) for _role, name in found.values()}
             return None
         if _ERROR.match(call.response):
             return None  # a failed attempt: the model tried again in a later call

@@ -41,6 +41,10 @@ WRITTEN_CALL = re.compile(
     re.DOTALL | re.IGNORECASE,
 )
 _CALL_LINE = re.compile(r"^[ \t]*(\{.*\})[ \t]*$", re.MULTILINE)
+# ...or as the template's tool list shows tools: <function name="x" arguments='{...}'/>
+_FUNCTION_TAG = re.compile(
+    r"""<function\s+name=["']([\w.-]+)["']\s+arguments=(["'])(\{.*?\})\2\s*/?>""", re.DOTALL
+)
 WRITTEN_CALL_END = "}}"  # how a JSON line {"name": ..., "arguments": {...}} ends
 # a chat template's own markup left around a written call: kept, the model would copy it
 _TEMPLATE_TAG = re.compile(r"^[ \t]*</?(?:tools|tool_call|tool_response)>[ \t]*$", re.MULTILINE)
@@ -102,13 +106,18 @@ def parse_text_action(text: str) -> tuple[str, ToolCall | None]:
 
 def written_calls(text: str, tool_names: set[str]) -> tuple[str, list[ToolCall]]:
     """The first tool call a model wrote as text (a JSON ``{"name", "arguments"}`` object in
-    a json block, in ``<tool_call>`` tags, or on a line of its own) naming one of
+    a json block, in ``<tool_call>`` tags, or on a line of its own, or a ``<function
+    name="..." arguments='{...}'/>`` tag) naming one of
     ``tool_names``, and the text before it; none when the text holds no such call, so
     prose is never taken for one. Only the first: a model that writes out a whole plan
     takes one step, then sees the page it led to. The call's id is ``written_1``."""
     text = _closed_last_line(text)
     found = [(m.start(), m.group(1) or m.group(2)) for m in WRITTEN_CALL.finditer(text)]
     found += [(m.start(), m.group(1)) for m in _CALL_LINE.finditer(text)]
+    found += [
+        (m.start(), f'{{"name": {json.dumps(m.group(1))}, "arguments": {m.group(3)}}}')
+        for m in _FUNCTION_TAG.finditer(text)
+    ]
     for start, body in sorted(found, key=lambda item: item[0]):
         call = _block_to_call(body)
         if call.name in tool_names:

@@ -76,6 +76,15 @@ BASIC_TOOLS = (
     "go_back",
     "finish",
 )
+MAX_REFUSED_FINISHES = 1  # an unverified finish said back; the next one ends the run
+NOT_FINISHED = (
+    "Not finished: {why} Do the part of the task that is missing, then call finish again."
+)
+UNSEARCHED = (
+    " To search for {term!r}, type it into the site's search box with enter_text and "
+    "press_enter true."
+)
+AFTER_FINISH = "Not executed: it came after a finish in the same answer."
 BARE_REPLY = (
     "You answered without calling a tool. When the task is done or cannot be done, call "
     "finish with your answer and success true or false; otherwise call a tool to act."
@@ -199,6 +208,8 @@ class Agent:
     warned_loop: bool = False
     help_calls: int = 0  # model calls spent on single skill steps (see _help_step)
     bare_replies: int = 0  # replies in a row with no tool call (see _bare_reply)
+    call_ids: set[str] = field(default_factory=set)  # the ids of the run's calls so far
+    refused_finishes: int = 0  # finishes whose end state was unverified (see _finish)
     memory: ContextMemory | None = None  # None: the memory the settings describe
     approve: Review | None = None  # approval mode: actions wait for a person's decision
     context: list[dict[str, Any]] = field(default_factory=list)  # sent with the last call
@@ -247,10 +258,18 @@ class Agent:
                 continue
             self.bare_replies = 0
             version = active.page_version
+            refused = False  # a finish said back: the calls after it are not run
             for index, call in enumerate(reply.tool_calls):
+                if refused:
+                    self._answer_call(call, AFTER_FINISH)
+                    continue
                 ending = await execute(call, self.tools) if call.name == "finish" else None
                 if ending is not None and ending.ok:
-                    return await self._finish(active, command, call, ending.text)
+                    answer = await self._finish(active, command, call, ending.text)
+                    if answer is not None:
+                        return answer
+                    refused = True
+                    continue
                 if active.page_version != version and call.name not in OBSERVATION_ONLY:
                     self._skip(call, active)  # acting blind on a changed page
                     continue
@@ -337,12 +356,21 @@ class Agent:
             self.awaiting_reply = None
         return reply
 
+    def _give_unique_ids(self, reply: LLMReply) -> None:
+        """A call whose id the run used already (every text action is call_1) is given
+        one of its own: the log pairs each answer with its call by id."""
+        for index, call in enumerate(reply.tool_calls):
+            if call.id in self.call_ids:
+                call.id = f"call_{self.llm_calls}_{index + 1}"
+            self.call_ids.add(call.id)
+
     async def _complete(
         self, context: list[dict[str, Any]], schemas: list[dict[str, Any]]
     ) -> LLMReply:
         """One model call, counted and kept on disk as an iteration record."""
         reply = await self.llm.complete(context, schemas)
         self.llm_calls += 1
+        self._give_unique_ids(reply)
         self.prompt_tokens += reply.usage.prompt_tokens
         self.completion_tokens += reply.usage.completion_tokens
         memory = self.memory.usage if self.memory is not None else None
@@ -367,13 +395,15 @@ class Agent:
 
     async def _finish(
         self, active: BrowserSession, command: str, call: ToolCall, answer: str
-    ) -> str:
+    ) -> str | None:
         """End the run with a finish call ``execute`` accepted: its answer; RunFailed when
         it says the task could not be done, RunUnverified when the page it ends on does not
-        show the values the command gave, or a search it did not type (see end_state)."""
+        show the values the command gave, or a search it did not type (see end_state). The
+        first such finish is said back instead (None): the model may still do what is
+        missing."""
         answer = answer.replace(TERMINATE, "").strip()
-        self._answer_call(call, "Finished.")
         if json.loads(call.arguments)["success"] is False:
+            self._answer_call(call, "Finished.")
             raise RunFailed(answer or "The model gave up.", answer=answer)
         used = used_values(self.messages)
         values = command_values(command, used)
@@ -382,7 +412,16 @@ class Agent:
                 active.current_page(), values, active.secrets, search_terms(command, used)
             )
         except BrowserError as exc:
+            self._answer_call(call, "Finished.")
             raise RunUnverified(f"the final page could not be read: {exc}", answer=answer) from exc
+        if not end.shown and self.refused_finishes < MAX_REFUSED_FINISHES:
+            self.refused_finishes += 1
+            said = NOT_FINISHED.format(why=end.said())
+            if end.unsearched:  # the way to what is missing, on any site with a search box
+                said += UNSEARCHED.format(term=end.unsearched[0])
+            self._answer_call(call, said)
+            return None
+        self._answer_call(call, "Finished.")
         if not end.shown:
             raise RunUnverified(end.said(), answer=answer)
         return answer
