@@ -76,7 +76,8 @@ class RetryLogTransport(httpx2.AsyncBaseTransport):
             self._failed(attempts, f"connection error ({exc})")
             raise
         if response.status_code >= 400:
-            self._failed(attempts, _status_reason(response.status_code))
+            why = _status_reason(response.status_code) + _asked_wait(response.headers)
+            self._failed(attempts, why)
         return response
 
     async def aclose(self) -> None:
@@ -84,6 +85,17 @@ class RetryLogTransport(httpx2.AsyncBaseTransport):
 
     def _failed(self, attempts: Attempts, why: str) -> None:
         attempts.failure, attempts.failed_at = why, monotonic()
+
+
+def _asked_wait(headers: httpx2.Headers) -> str:
+    """What the server asked the client to wait (``retry-after-ms`` or ``Retry-After`` in
+    seconds), as the SDK reads it; "" when it asked nothing readable."""
+    for name, scale in (("retry-after-ms", 1000.0), ("retry-after", 1.0)):
+        try:
+            return f"; the server asked to wait {float(headers[name]) / scale:g} s"
+        except (KeyError, ValueError):
+            continue
+    return ""
 
 
 def _status_reason(status: int) -> str:
