@@ -71,6 +71,11 @@ async def test_the_end_state_is_what_the_page_shows(
     missing = await end_state(page, ["Gamma Page", "Delta Page"])
     assert missing.missing == ("Gamma Page", "Delta Page")
     assert "does not show 'Gamma Page' or 'Delta Page'" in missing.said()
+    await open_url(f"{pages}/search-said.html")  # a term held quoted, another only said
+    said = page_session.current_page()
+    assert (await end_state(said, [], searched=["violet lamps"])).shown
+    unsearched = await end_state(said, [], searched=["blue socks"])
+    assert unsearched.unsearched == ("blue socks",), unsearched.said()
     await open_url(f"{pages}/wiki-gamma.html")  # not there: an error page names it
     gone = await end_state(page_session.current_page(), ["wiki-gamma"])
     assert not gone.shown and gone.status == 404

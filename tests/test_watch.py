@@ -264,6 +264,7 @@ def test_mistakes_are_one_line_with_exit_code_2(settings: Settings) -> None:
         (["watch", "remove", "7"], "no watch '7'"),
         (["watch", "--install", "upstart"], "write systemd or cron"),
         (["watch", "--install", "systemd", "--user", "root"], "not root"),
+        (["watch", "install", "cron", "--to", "/proc/no-such-folder"], "No such file"),
     ]
     for args, said in cases:
         done = cli(settings, *args)

@@ -136,10 +136,15 @@ def shows(haystack: str, value: str) -> bool:
 def command_values(command: str, used: Iterable[str] = ()) -> list[str]:
     """The values a command gives, as an end state shows them: its quoted parts, and what
     the run typed or chose that is words of the command (a search term given unquoted)."""
-    values = [next(g for g in m.groups() if g) for m in _QUOTED.finditer(command)]
+    values = _quoted(command)
     said = normal(command)
     values += [value for value in used if shows(said, normal(value))]
     return _distinct(values)
+
+
+def _quoted(text: str) -> list[str]:
+    """The quoted parts of ``text``, without their quotes (see ``_QUOTED``)."""
+    return [next(g for g in m.groups() if g) for m in _QUOTED.finditer(text)]
 
 
 def search_terms(command: str, typed: Iterable[str] = ()) -> list[str]:
@@ -195,9 +200,9 @@ async def end_state(
         except PlaywrightError:  # a frame that went away or will not run scripts
             continue
         fields = [normal(str(field)) for field in seen["fields"]]
-        quoted = [normal(next(g for g in m.groups() if g)) for m in _QUOTED.finditer(seen["text"])]
         texts += [normal(seen["title"]), normal(seen["text"]), *fields]
-        held += [normal(seen["title"]), *fields, *quoted]
+        if terms:  # a search's term as its results page holds it: quoted, not just said
+            held += [normal(seen["title"]), *fields, *map(normal, _quoted(seen["text"]))]
         if frame == page.main_frame and int(seen["status"]) >= 400:
             status = int(seen["status"])
     missing = tuple(v for v in wanted if not any(shows(t, normal(v)) for t in texts))

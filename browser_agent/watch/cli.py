@@ -8,11 +8,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-from rich.console import Console
 from rich.markup import escape
 from typer.core import TyperGroup
 
+from browser_agent.errors import UserError
 from browser_agent.json_output import print_json
+from browser_agent.terminal import console
 
 if TYPE_CHECKING:
     from browser_agent.settings import Settings
@@ -20,7 +21,6 @@ if TYPE_CHECKING:
     from browser_agent.store.rows import WatchRow
     from browser_agent.watch.runner import Checked
 
-console = Console()
 MODEL_HELP = "Model at the endpoint for checks no skill does; 'offline' for the built-in planner."
 JSON_HELP = "Print the result as JSON."
 
@@ -114,9 +114,11 @@ def add_command(
         print_json({"watch": watch.as_json()})
         return
     if not as_json:
-        console.print(f"Watch [bold]{escape(watch.name)}[/] (id {watch.id}) added: {_every(watch)}")
+        console().print(
+            f"Watch [bold]{escape(watch.name)}[/] (id {watch.id}) added: {_every(watch)}"
+        )
         for secret in given:
-            console.print(
+            console().print(
                 f"[yellow]The command's {secret} is kept out of the store: set "
                 f"BROWSER_AGENT_SECRET_{secret} for the checks.[/]"
             )
@@ -160,7 +162,7 @@ def _follow(settings: Settings, watch: WatchRow, model: str | None, as_json: boo
 
 def _print_checked(checked: Checked) -> None:
     colour = "red" if checked.failed else "green"
-    console.print(f"[{colour}]{escape(checked.said())}[/]", overflow="fold")
+    console().print(f"[{colour}]{escape(checked.said())}[/]", overflow="fold")
 
 
 @app.command("list")
@@ -177,7 +179,7 @@ def list_command(as_json: Annotated[bool, typer.Option("--json", help=JSON_HELP)
         print_json({"watches": [watch.as_json() for watch in watches]})
         return
     if not watches:
-        console.print('No watches yet: browser-agent watch "COMMAND" --every 15m')
+        console().print('No watches yet: browser-agent watch "COMMAND" --every 15m')
         return
     table = Table(
         Column("id", no_wrap=True, justify="right"),
@@ -200,7 +202,7 @@ def list_command(as_json: Annotated[bool, typer.Option("--json", help=JSON_HELP)
             escape(watch.command[:60])
             + (f"\n[dim]until {escape(watch.until)}[/]" if watch.until else ""),
         )
-    console.print(table)
+    console().print(table)
 
 
 def _set(name: str, status: str, as_json: bool) -> None:
@@ -214,7 +216,7 @@ def _set(name: str, status: str, as_json: bool) -> None:
     if as_json:
         print_json({"watch": watch.as_json()})
     else:
-        console.print(f"Watch {escape(watch.name)} (id {watch.id}): {status}")
+        console().print(f"Watch {escape(watch.name)} (id {watch.id}): {status}")
 
 
 WatchArgument = Annotated[str, typer.Argument(help="The watch's name or id (see watch list).")]
@@ -253,7 +255,7 @@ def remove_command(
     if as_json:
         print_json({"removed": watch.as_json()})
     else:
-        console.print(f"Watch {escape(watch.name)} (id {watch.id}) removed.")
+        console().print(f"Watch {escape(watch.name)} (id {watch.id}) removed.")
 
 
 @app.command("run-due")
@@ -281,7 +283,7 @@ def run_due_command(
     if as_json:
         print_json({"checks": [{"watch": c.watch.name, **c.check.as_json()} for c in done]})
     elif not done:
-        console.print("No watch is due.")
+        console().print("No watch is due.")
     failed = [c for c in done if c.failed]
     for checked in failed:
         typer.secho(f"watch {checked.watch.name}: {checked.check.error}", err=True)
@@ -304,13 +306,13 @@ def history_command(
     if as_json:
         print_json({"watch": watch.as_json(), "checks": [c.as_json() for c in checks]})
         return
-    console.print(f"[bold]{escape(watch.name)}[/]: {escape(watch.command)} ({_every(watch)})")
+    console().print(f"[bold]{escape(watch.name)}[/]: {escape(watch.command)} ({_every(watch)})")
     for check in checks:
         said = Checked(watch, check).said().partition(": ")[2]
         run = f" run {check.run_id}" if check.run_id else ""
-        console.print(f"{check.at:%Y-%m-%d %H:%M:%S}{run} {escape(said)}", overflow="fold")
+        console().print(f"{check.at:%Y-%m-%d %H:%M:%S}{run} {escape(said)}", overflow="fold")
     if not checks:
-        console.print("No checks yet.")
+        console().print("No checks yet.")
 
 
 @app.command("install")
@@ -338,10 +340,13 @@ def install_command(
     from browser_agent.watch.install import write_install
 
     settings = _settings()
-    written, steps = write_install(settings, kind, to, every, timeout, user, notify)
+    try:
+        written, steps = write_install(settings, kind, to, every, timeout, user, notify)
+    except OSError as exc:
+        raise UserError(f"--to {to or settings.workspace}: {exc.strerror or exc}") from None
     for path in written:
-        console.print(f"Wrote {path}")
-    console.print(steps)
+        console().print(f"Wrote {path}")
+    console().print(steps)
 
 
 @app.command("notify-failure", hidden=True)
