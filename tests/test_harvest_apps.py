@@ -401,3 +401,21 @@ def test_a_query_value_of_an_opened_address_is_a_parameter() -> None:
     url = plan.steps[1].arguments["url"]
     assert isinstance(url, BuiltUrl) and url.parts[1] is plan.params[0]
     assert url.parts[0].endswith("/search?q=") and url.parts[2] == "&page=1"
+
+
+def test_an_address_word_naming_the_next_value_stays_literal() -> None:
+    """`add the category "Trees"` opened ``?taxonomy=category``: "category" is said by the
+    command, but as the kind of the value that follows, so it stays in the address as it
+    was; were it a parameter, the template would hold two parameters with nothing between
+    them and no command could be routed to it."""
+    path = "/wp-admin/edit-tags.php?taxonomy=category"
+    plan = plan_of(
+        'add the category "Trees"',
+        opened("c1", path),
+        dom("c2", path, '[40] textbox "Name" id=tag-name', '[44] button "Add New Category"'),
+        typed("c3", 40, "Trees", '<input id="tag-name" name="tag-name">'),
+        click("c4", 44, '<input id="submit" type="submit" value="Add New Category">'),
+    )
+    assert plan.template == 'add the category "{name}"'
+    assert [p.name for p in plan.params] == ["name"]
+    assert plan.steps[1].arguments["url"] == SITE + path

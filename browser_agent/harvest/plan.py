@@ -277,6 +277,7 @@ class _Builder:
     observed: dict[str, tuple[str, str]] = field(default_factory=dict)
     page_texts: set[str] = field(default_factory=set)
     spans: dict[str, tuple[int, int]] = field(default_factory=dict)  # param -> command span
+    in_address: dict[str, str] = field(default_factory=dict)  # param -> its piece as opened
     start_url: str = ""
     end_url: str = ""
     ended: str = RUN_ENDED
@@ -301,6 +302,7 @@ class _Builder:
                 left_out = _not_taken(self.log.calls[index:], reason)
                 break
         self._group_lists()
+        self._keep_labels_literal()
         for step in self.steps:
             step.path_varies = step.navigated_to is not None and _path_varies(
                 step.navigated_to, self.params
@@ -327,6 +329,47 @@ class _Builder:
             done_template=self._template(done_upto),
             failed=self.failed,
         )
+
+    def _keep_labels_literal(self) -> None:
+        """An address value that is the word naming the command's next value ("category"
+        of `add the category "Trees"`, opened as ``?taxonomy=category``) is the kind of
+        thing, not a value: it stays literal, or the template would be two parameters
+        with nothing between them and no command could be routed to it."""
+        in_address = {
+            part.name
+            for step in self.steps
+            for value in step.arguments.values()
+            if isinstance(value, BuiltUrl)
+            for part in value.parts
+            if isinstance(part, Param)
+        }
+        elsewhere = {
+            param.name
+            for step in self.steps
+            for value in step.arguments.values()
+            if not isinstance(value, BuiltUrl)
+            for param in _params_in(value)
+        }
+        starts = sorted(span[0] for span in self.spans.values())
+        labels = set()
+        for name in in_address - elsewhere:
+            end = self.spans[name][1] if name in self.spans else None
+            following = next((s for s in starts if end is not None and s >= end), None)
+            if following is not None and _NAMING_GAP.fullmatch(self.log.command[end:following]):
+                labels.add(name)
+        if not labels:
+            return
+        for step in self.steps:
+            for key, value in step.arguments.items():
+                if isinstance(value, BuiltUrl):
+                    parts = [
+                        self.in_address[p.name] if isinstance(p, Param) and p.name in labels else p
+                        for p in value.parts
+                    ]
+                    step.arguments[key] = _built_or_plain(parts)
+        self.params = [p for p in self.params if p.name not in labels]
+        for name in labels:
+            self.spans.pop(name, None)
 
     def _lacks(self) -> tuple[str, int]:
         """The clauses of the command past the last one a step of the skill covers (by a
@@ -456,15 +499,7 @@ class _Builder:
                     pieces.append(self._url_value(plain, value, True, [key]))
         if parts.fragment:
             pieces.append(f"#{parts.fragment}")
-        if not any(isinstance(p, Param) for p in pieces):
-            return url
-        merged: list[str | Param] = []
-        for piece in pieces:
-            if isinstance(piece, str) and merged and isinstance(merged[-1], str):
-                merged[-1] += piece
-            elif piece != "":
-                merged.append(piece)
-        return BuiltUrl(merged)
+        return _built_or_plain(pieces)
 
     def _url_value(self, value: str, raw: str, deep: bool, before: list[str]) -> str | Param:
         """A parameter for a piece of an address the command says (``9`` of "ticket #9"),
@@ -477,7 +512,9 @@ class _Builder:
         search = "search_term" if key.lower() in {"q", "query", "search"} else ""
         name = near or search or _attribute_name(key) or "value"
         description = f"{name.replace('_', ' ')} in the address (example: {value})"
-        return self._param(name, description, said.group(0), "str", said)
+        param = self._param(name, description, said.group(0), "str", said)
+        self.in_address[param.name] = raw
+        return param
 
     def _target(
         self, step: PlannedStep, key: str, selector: str, response: str, tag: Tag | None
@@ -938,6 +975,35 @@ def _ordinal_value(match: re.Match[str]) -> int:
     if match["n"]:
         return int(match["n"])
     return _ORDINAL_WORDS.index(match["w"].lower()) + 1
+
+
+def _built_or_plain(pieces: list[str | Param]) -> str | BuiltUrl:
+    """An address from its pieces: plain when no parameter is left in it."""
+    if not any(isinstance(p, Param) for p in pieces):
+        return "".join(p for p in pieces if isinstance(p, str))
+    merged: list[str | Param] = []
+    for piece in pieces:
+        if isinstance(piece, str) and merged and isinstance(merged[-1], str):
+            merged[-1] += piece
+        elif piece != "":
+            merged.append(piece)
+    return BuiltUrl(merged)
+
+
+def _params_in(value: Any) -> list[Param]:
+    """The parameters a step's argument uses."""
+    if isinstance(value, Param):
+        return [value]
+    if isinstance(value, ByRoleName):
+        return [value.param]
+    if isinstance(value, BuiltUrl):
+        return [p for p in value.parts if isinstance(p, Param)]
+    return []
+
+
+# What may stand between a kind of thing and its value: `the category "Trees"`,
+# "the page named X".
+_NAMING_GAP = re.compile(r"[\s\"'\u201c:]*(?:(?:named|called|titled|labell?ed)[\s\"'\u201c:]*)?")
 
 
 def _by_name(step: PlannedStep) -> tuple[str, ByRoleName] | None:
