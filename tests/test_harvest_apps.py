@@ -419,3 +419,34 @@ def test_an_address_word_naming_the_next_value_stays_literal() -> None:
     assert plan.template == 'add the category "{name}"'
     assert [p.name for p in plan.params] == ["name"]
     assert plan.steps[1].arguments["url"] == SITE + path
+
+
+@pytest.mark.parametrize(
+    ("end", "expected"),
+    [("/wp-admin/users.php?id=4", ""), ("/wp-admin/users.php?role=author", None)],
+)
+def test_a_number_the_app_gave_in_the_end_address_is_not_where_replays_must_end(
+    end: str, expected: str | None
+) -> None:
+    """After "add a user" the app shows the new user's number in the query (``?id=4``):
+    every replay makes another user, so its end is not held to that number; a query value
+    of the app's own words is still where a replay must end."""
+    from browser_agent.harvest.harvester import _expected_end
+
+    path = "/wp-admin/user-new.php"
+    plan = plan_of(
+        "add a user kim with the email kim@example.org",
+        opened("c1", path),
+        dom(
+            "c2",
+            path,
+            '[40] textbox "Username (required)" id=user_login',
+            '[41] textbox "Email (required)" id=email',
+            '[44] button "Add New User" id=createusersub',
+        ),
+        typed("c3", 40, "kim", '<input id="user_login" name="user_login">'),
+        typed("c4", 41, "kim@example.org", '<input id="email" name="email" type="email">'),
+        click("c5", 44, '<input id="createusersub" type="submit" value="Add New User">', end),
+    )
+    assert plan.complete, plan.ended_because
+    assert _expected_end(plan) == (end if expected is None else expected)

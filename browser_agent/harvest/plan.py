@@ -11,7 +11,7 @@ import keyword
 import re
 from dataclasses import dataclass, field
 from typing import Any
-from urllib.parse import unquote, urlsplit
+from urllib.parse import parse_qsl, unquote, urlsplit
 
 from browser_agent.browser.dialogs import ANSWERED
 from browser_agent.errors import BrowserAgentError
@@ -1052,11 +1052,14 @@ def _path_varies(path: str, params: list[Param]) -> bool:
 
 
 def made_by_the_app(path: str, params: list[Param]) -> bool:
-    """Whether a path holds a number or generated key that no value of the command gave:
-    the app made it (``/ticket/12`` after "create a ticket"), so replays end elsewhere."""
+    """Whether a path or its query holds a number or generated key that no value of the
+    command gave: the app made it (``/ticket/12`` after "create a ticket", ``?id=4`` after
+    "add a user"), so replays end elsewhere."""
     values = {str(v) for p in params for v in _items(p)}
-    for segment in urlsplit(path).path.split("/"):
-        plain = unquote(segment)
+    parts = urlsplit(path)
+    pieces = [unquote(s) for s in parts.path.split("/")]
+    pieces += [value for _key, value in parse_qsl(parts.query)]
+    for plain in pieces:
         made = plain.isdigit() or (len(plain) > 7 and looks_generated(plain))
         if made and plain not in values:
             return True
