@@ -283,3 +283,39 @@ async def test_a_next_page_link_is_a_step_like_others_or_its_refusal_is_named(
         "Not harvested: no reusable actions (choosing the link 'Next page' was a choice "
         "among page content)"
     )
+
+
+async def test_an_editor_block_is_found_by_how_it_looked_before_it_was_typed_into(
+    settings: Settings,
+    browser: Browser,
+    pages: str,  # noqa: F811
+) -> None:
+    """Enter in the title makes a paragraph block whose id is new each time and whose
+    label changes once it holds text: the skill looks for the block as a replay meets
+    it, empty, not as the demonstration left it."""
+    editor = f"{pages}/editor-blocks.html"
+
+    async def person(page: Page) -> None:
+        await page.goto(editor)
+        await page.click(".title")
+        await page.keyboard.type("Quiet harbour")
+        await page.keyboard.press("Enter")
+        await page.keyboard.type("Boats at rest.")
+        await page.click("#publish")
+        await page.wait_for_url("**/published.html?*")
+
+    engine = open_store(settings)
+    command = 'publish a post titled "Quiet harbour" with the text "Boats at rest."'
+    _saved, result = await taught(browser, settings, engine, person, command)
+    assert result.skill is not None, result
+    assert result.skill.status == "healthy", result.skill.status
+    assert "Empty block; start writing" in result.skill.source
+    run = await routed(
+        'publish a post titled "Amber field" with the text "Wheat in the wind."',
+        settings,
+        browser,
+        engine,
+        editor,
+    )
+    assert run.status == "succeeded" and run.llm_calls == 0, run.answer
+    assert query(run.final_url) == {"title": ["Amber field"], "body": ["Wheat in the wind."]}

@@ -82,17 +82,29 @@ __LIBRARY__
 
   let typing = null; // the field being typed into, until its text is reported
   let enteredIn = null; // the editor box Enter was last pressed in
+  // An editor box as it was before the first keystroke into it: editors relabel a box
+  // once it holds text ("Empty block" becomes "Paragraph block"), and a replay looks
+  // for the box as it finds it, empty.
+  let before = null;
   const flush = (enter) => {
     const el = typing;
+    const where = before && before.el === el ? before.seen : null;
     typing = null;
+    before = null;
     if (!el || !el.isConnected) return;
     const text = isTextField(el) ? el.value : el.innerText.replace(/\n+$/, "");
     send({
-      kind: "type", text, password: isPassword(el), enter: !!enter, ...seen(pathOf(el)),
+      kind: "type", text, password: isPassword(el), enter: !!enter, ...(where || seen(pathOf(el))),
     });
   };
   window.__browserAgentFlush = () => flush(false);
 
+  addEventListener("beforeinput", (e) => {
+    const el = editorOf(e.composedPath()[0]);
+    if (!e.isTrusted || !el || el === typing || (before && before.el === el)) return;
+    if (typing) flush(false);
+    before = { el, seen: seen(pathOf(el)) };
+  }, true);
   addEventListener("input", (e) => {
     const path = e.composedPath();
     const el = isTextField(path[0]) ? path[0] : editorOf(path[0]);

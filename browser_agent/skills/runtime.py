@@ -129,6 +129,9 @@ _found_in: WeakKeyDictionary[BrowserContext, dict[int, tuple[Page | Frame, str]]
     WeakKeyDictionary()
 )
 _notes_in: WeakKeyDictionary[BrowserContext, list[str]] = WeakKeyDictionary()
+# step -> the editor box it found, held as the element itself: editors relabel a box
+# once it holds text, so its selector no longer finds it when the text is checked
+_pinned_in: WeakKeyDictionary[BrowserContext, dict[int, Any]] = WeakKeyDictionary()
 # step -> (the page's address, the clock) when the step found its element: what its
 # effect is awaited from
 _began_in: WeakKeyDictionary[BrowserContext, dict[int, tuple[str, float]]] = WeakKeyDictionary()
@@ -309,6 +312,7 @@ async def find(target: Target, name: str | None = None, nth: str | None = None) 
     problem = await _mismatch(page, target, selector, expected, waited, loose, look)
     if problem is None:
         _found()[target.step] = (page, selector)
+        await _pin_editor(page, target, selector)
         return selector
     if name is not None and problem.startswith("no visible element"):
         raise SkillNotApplicable(
@@ -334,6 +338,16 @@ async def find(target: Target, name: str | None = None, nth: str | None = None) 
     repairs.done.append(repair)
     _found()[target.step] = (page, repair.found)
     return repair.found
+
+
+async def _pin_editor(page: Page | Frame, target: Target, selector: str) -> None:
+    """Hold on to the editor box (contenteditable) a step found, for its check."""
+    pinned = _pinned_in.setdefault(session().context, {})
+    pinned.pop(target.step, None)
+    if target.attributes.get("contenteditable", "false").lower() in ("false", "inherit"):
+        return
+    with suppress(PlaywrightError):
+        pinned[target.step] = await page.locator(selector).element_handle(timeout=1000)
 
 
 def same_address(target: Target) -> str | None:
@@ -806,7 +820,8 @@ async def _expect_on_element(
     """The element the step acted on comes to hold what the step put there, within
     ``seconds``."""
     frame, selector = _found().get(target.step, (session().current_page(), target.selector))
-    locator = frame.locator(selector)
+    pinned = _pinned_in.get(session().context, {}).get(target.step)
+    locator = pinned if pinned is not None else frame.locator(selector)
     try:
         if value is not None:
             kind = await locator.get_attribute("type") or "text"
