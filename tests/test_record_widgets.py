@@ -292,7 +292,8 @@ async def test_an_editor_block_is_found_by_how_it_looked_before_it_was_typed_int
 ) -> None:
     """Enter in the title makes a paragraph block whose id is new each time and whose
     label changes once it holds text: the skill looks for the block as a replay meets
-    it, empty, not as the demonstration left it."""
+    it, empty, not as the demonstration left it. "Publish" opens a panel with another
+    "Publish": each is found as the toggle it is or is not."""
     editor = f"{pages}/editor-blocks.html"
 
     async def person(page: Page) -> None:
@@ -301,7 +302,8 @@ async def test_an_editor_block_is_found_by_how_it_looked_before_it_was_typed_int
         await page.keyboard.type("Quiet harbour")
         await page.keyboard.press("Enter")
         await page.keyboard.type("Boats at rest.")
-        await page.click("#publish")
+        await page.click(".toggle")
+        await page.click(".go")
         await page.wait_for_url("**/published.html?*")
 
     engine = open_store(settings)
@@ -310,6 +312,7 @@ async def test_an_editor_block_is_found_by_how_it_looked_before_it_was_typed_int
     assert result.skill is not None, result
     assert result.skill.status == "healthy", result.skill.status
     assert "Empty block; start writing" in result.skill.source
+    assert "button:not([aria-expanded])" in result.skill.source
     run = await routed(
         'publish a post titled "Amber field" with the text "Wheat in the wind."',
         settings,

@@ -172,6 +172,17 @@ def disabled_elements(dom_text: str) -> set[str]:
     return {line.mmid for line in lines if line is not None and "(disabled)" in line.rest}
 
 
+def toggle_elements(dom_text: str) -> dict[str, bool]:
+    """mmid -> expanded, for a get_dom answer's elements that open and close something
+    (shown as expanded or collapsed: a menu button, a panel's toggle)."""
+    lines = element_lines((dom_text or "").splitlines())
+    return {
+        line.mmid: "(expanded)" in line.rest
+        for line in lines
+        if line is not None and ("(expanded)" in line.rest or "(collapsed)" in line.rest)
+    }
+
+
 def looks_generated(identifier: str) -> bool:
     """True for ids that a framework or build made up (long hex or digit runs, prefixes)."""
     return bool(_GENERATED_ID.search(identifier))

@@ -25,6 +25,7 @@ from browser_agent.harvest.elements import (
     looks_generated,
     observed_elements,
     tag_for_selector,
+    toggle_elements,
 )
 from browser_agent.redact import MASK
 from browser_agent.request_tokens import refused_url
@@ -284,6 +285,7 @@ class _Builder:
     failed: list[str] = field(default_factory=list)
     seen_on: dict[tuple[str, str], set[str]] = field(default_factory=dict)  # -> page paths
     disabled: set[str] = field(default_factory=set)  # mmids last observed disabled
+    toggles: dict[str, bool] = field(default_factory=dict)  # mmid -> shown expanded
     at: int = 0  # the index of the call being taken
 
     def build(self) -> SkillPlan:
@@ -397,6 +399,7 @@ class _Builder:
             if call.name == "get_dom":
                 self.observed = observed_elements(call.response)
                 self.disabled = disabled_elements(call.response)
+                self.toggles = toggle_elements(call.response)
                 self.page_texts |= {_plain(name) for _role, name in self.observed.values()}
             elif call.name == "find_elements":  # a few more elements of the same page
                 found = observed_elements(call.response)
@@ -561,11 +564,33 @@ class _Builder:
             )
             step.arguments[key] = NthOfRole(record.role, param)
         record.context = {**record.context, **(self._context(mmid.group(1)) if mmid else {})}
-        if mmid:
+        if mmid and not self._apart_from_toggles(step, mmid.group(1), record):
             self._scope_to_form(step, mmid.group(1), record)
         step.targets[key] = record
         step.arguments.setdefault(key, record.selector)
         return None
+
+    def _apart_from_toggles(self, step: PlannedStep, mmid: str, record: ElementRecord) -> bool:
+        """A button named like a toggle the page also shows (a "Publish" that opens the
+        panel holding the "Publish" that publishes) is found as the one that toggles
+        nothing, and the toggle as the one that does. False when the page's same-named
+        buttons are not told apart so."""
+        if step.primitive != "click" or record.role != "button" or mmid not in self.observed:
+            return False
+        equals = [key for key, seen in self.observed.items() if seen == self.observed[mmid]]
+        if len(equals) < 2 or any((key in self.toggles) == (mmid in self.toggles)
+                                  for key in equals if key != mmid):  # fmt: skip
+            return False
+        if not record.selector.startswith("role="):
+            return False
+        if mmid in self.toggles:
+            state = "true" if self.toggles[mmid] else "false"
+            record.selector = f"{record.selector}[expanded={state}]"
+        elif record.tag:
+            record.selector = text_selector(f"{record.tag}:not([aria-expanded])", record.name)
+        else:
+            return False
+        return True
 
     def _scope_to_form(self, step: PlannedStep, mmid: str, record: ElementRecord) -> bool:
         """A button the page shows several times ("Go" under each form) is found within
