@@ -337,26 +337,15 @@ class _Builder:
         of `add the category "Trees"`, opened as ``?taxonomy=category``) is the kind of
         thing, not a value: it stays literal, or the template would be two parameters
         with nothing between them and no command could be routed to it."""
-        in_address = {
-            part.name
-            for step in self.steps
-            for value in step.arguments.values()
-            if isinstance(value, BuiltUrl)
-            for part in value.parts
-            if isinstance(part, Param)
-        }
-        elsewhere = {
-            param.name
-            for step in self.steps
-            for value in step.arguments.values()
-            if not isinstance(value, BuiltUrl)
-            for param in _params_in(value)
-        }
+        used: dict[bool, set[str]] = {True: set(), False: set()}  # in an address or not
+        for step in self.steps:
+            for value in step.arguments.values():
+                used[isinstance(value, BuiltUrl)] |= {p.name for p in _params_in(value)}
         starts = sorted(span[0] for span in self.spans.values())
         labels = set()
-        for name in in_address - elsewhere:
-            end = self.spans[name][1] if name in self.spans else None
-            following = next((s for s in starts if end is not None and s >= end), None)
+        for name in (used[True] - used[False]) & self.spans.keys():
+            end = self.spans[name][1]
+            following = next((start for start in starts if start >= end), None)
             if following is not None and _NAMING_GAP.fullmatch(self.log.command[end:following]):
                 labels.add(name)
         if not labels:
@@ -502,6 +491,8 @@ class _Builder:
                     pieces.append(self._url_value(plain, value, True, [key]))
         if parts.fragment:
             pieces.append(f"#{parts.fragment}")
+        if not any(isinstance(p, Param) for p in pieces):
+            return url
         return _built_or_plain(pieces)
 
     def _url_value(self, value: str, raw: str, deep: bool, before: list[str]) -> str | Param:
@@ -577,13 +568,13 @@ class _Builder:
         buttons are not told apart so."""
         if step.primitive != "click" or record.role != "button" or mmid not in self.observed:
             return False
-        equals = [key for key, seen in self.observed.items() if seen == self.observed[mmid]]
-        if len(equals) < 2 or any((key in self.toggles) == (mmid in self.toggles)
-                                  for key in equals if key != mmid):  # fmt: skip
+        seen, toggle = self.observed[mmid], mmid in self.toggles
+        others = [key for key, same in self.observed.items() if same == seen and key != mmid]
+        if not others or any((key in self.toggles) == toggle for key in others):
             return False
         if not record.selector.startswith("role="):
             return False
-        if mmid in self.toggles:
+        if toggle:
             state = "true" if self.toggles[mmid] else "false"
             record.selector = f"{record.selector}[expanded={state}]"
         elif record.tag:

@@ -344,7 +344,8 @@ async def _pin_editor(page: Page | Frame, target: Target, selector: str) -> None
     """Hold on to the editor box (contenteditable) a step found, for its check."""
     pinned = _pinned_in.setdefault(session().context, {})
     pinned.pop(target.step, None)
-    if target.attributes.get("contenteditable", "false").lower() in ("false", "inherit"):
+    editable = target.attributes.get("contenteditable")
+    if editable is None or editable.lower() not in ("", "true", "plaintext-only"):
         return
     with suppress(PlaywrightError):
         pinned[target.step] = await page.locator(selector).element_handle(timeout=1000)
