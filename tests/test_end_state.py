@@ -23,8 +23,9 @@ from sqlmodel import Session
 
 from browser_agent.browser.session import BrowserSession
 from browser_agent.demo_site import DemoSite
+from browser_agent.harvest.elements import ElementRecord
 from browser_agent.harvest.harvester import harvest
-from browser_agent.harvest.plan import Param
+from browser_agent.harvest.plan import ByRoleName, Param, PlannedStep
 from browser_agent.llm.types import FunctionClient, LLMReply, ToolCall
 from browser_agent.planner.agent import run_command
 from browser_agent.settings import Settings
@@ -447,3 +448,42 @@ def test_fresh_values_only_for_what_a_skill_types() -> None:
     fresh = fresh_arguments(source, {"comment": "nice", "title": "Alpha Page", "start_url": "x"})
     assert fresh["title"] == "Alpha Page" and fresh["start_url"] == "x"
     assert fresh["comment"].startswith("nice") and fresh["comment"] != "nice"
+
+
+async def test_a_removal_is_done_when_what_it_named_is_gone_from_its_page(
+    pages: str, settings: Settings, browser: Browser
+) -> None:
+    """A removing command's end cannot show the name it removed: it is done when the box
+    found by that name is gone from the page it was on, and unverified while it is shown."""
+    engine = open_store(settings)
+    start = f"{pages}/milestones.html"
+    name = Param("milestone", "The milestone.", "Sprint 1")
+    box = ElementRecord(
+        'input[type="checkbox"][name="sel"][value="Sprint 1"]', "checkbox", "Sprint 1",
+        "input", attributes={"name": "sel", "type": "checkbox", "value": "Sprint 1"},
+    )  # fmt: skip
+    check = PlannedStep("click", {"selector": ByRoleName("checkbox", name)}, {"selector": box})
+    add_version(
+        engine,
+        planned_skill(
+            "remove_milestone",
+            'remove the milestone "{milestone}"',
+            [opening(start), check, clicking("#remove", "button", "Remove selected", "button")],
+            params=[name],
+            status="healthy",
+            start_url=start,
+            example_args=json.dumps({"milestone": "Sprint 1"}),
+        ),
+    )  # fmt: skip
+    asked = {"settings": settings, "browser": browser, "engine": engine}
+    removed = await run_command(
+        'remove the milestone "Sprint 2"', FunctionClient(no_llm), start_url=start, **asked
+    )
+    assert removed.status == "succeeded" and removed.llm_calls == 0, removed.answer
+    assert "no longer on the page" in removed.answer
+    stuck = await run_command(
+        'remove the milestone "Sprint 3"', FunctionClient(no_llm), start_url=f"{start}?stuck",
+        **asked,
+    )  # fmt: skip
+    assert stuck.status == "unverified" and stuck.llm_calls == 0, stuck.answer
+    assert "still shows what it was to remove" in stuck.answer

@@ -287,6 +287,53 @@ async def test_a_task_shown_once_routes_a_fresh_instance_with_no_model(
     assert task.check(trac, fresh, routed.final_url), (routed.final_url, routed.answer)
 
 
+async def test_a_skill_that_removes_a_named_thing_is_verified_on_one_made_for_it(
+    trac: Running, settings: Settings, browser: Browser
+) -> None:
+    """Removing a milestone, shown once, leaves none of that name to replay on; the site's
+    healthy add-milestone skill makes one with a fresh name, the removal is replayed on
+    it (Trac has neither afterwards), and a fresh removal is routed with no model."""
+    settings = settings.with_overrides(
+        storage_state=trac.storage_state, action_timeout_ms=10_000, navigation_timeout_ms=30_000
+    )
+    engine, rng = open_store(settings), random.Random("remove-milestone")
+    add, remove = TASKS["milestone"], TASKS["remove-milestone"]
+    saved = await shown(trac, add, add.generate(rng, trac), settings, browser)
+    (maker,) = await harvest([Path(saved.log_path)], settings, engine, browser=browser)
+    assert maker.verified and maker.skill is not None, maker.verify_error
+    before = {name for (name,) in trac.state()["milestone"]}
+    first = remove.generate(rng, trac)
+    saved = await shown(trac, remove, first, settings, browser)
+    (made,) = await harvest([Path(saved.log_path)], settings, engine, browser=browser)
+    assert made.verified, made.verify_error
+    assert made.verified_on == maker.skill.name
+    after = {name for (name,) in trac.state()["milestone"]}
+    made_names = after - before  # the maker's own verification and the one made to remove
+    assert first["name"] in before and first["name"] not in after
+    assert not any(name.startswith(first["name"]) for name in after), after
+    assert all(not name.startswith("Sprint") for name in made_names), made_names
+    fresh = remove.generate(rng, trac)
+    routed = await run_command(
+        remove.command(fresh), FunctionClient(no_llm), settings, start_url=trac.url,
+        browser=browser, engine=engine,
+    )  # fmt: skip
+    assert routed.status == "succeeded" and routed.llm_calls == 0, routed.answer
+    assert remove.check(trac, fresh, routed.final_url), routed.answer
+
+
+def test_the_kind_of_a_value_is_read_from_the_words_before_it() -> None:
+    """What tells a maker for a removal: the words before each value, less articles and
+    naming words, since the verb or the value before."""
+    from browser_agent.harvest.made_state import kinds
+
+    assert kinds("drop the database {name}") == {"name": {"database"}}
+    assert kinds("create a database named {name}") == {"name": {"database"}}
+    assert kinds("add a user account {user} with the password {password}") == {
+        "user": {"user", "account"},
+        "password": {"password"},
+    }
+
+
 def test_a_mark_before_a_parameter_in_the_template_is_not_part_of_the_value() -> None:
     """ "ticket #{ticket}" takes 12 from "ticket #12"; a "#" the template does not put
     there stays in the value."""

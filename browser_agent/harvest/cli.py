@@ -228,6 +228,7 @@ def _result_fields(result: HarvestResult) -> dict[str, object]:
         "module_path": skill.module_path if skill else None,
         "verified": result.verified,
         "verify_error": result.verify_error,
+        "verified_on": result.verified_on,
         "reason": result.reason,
         "error": result.error,
         "earlier": result.earlier,
@@ -247,6 +248,8 @@ def _report(result: HarvestResult, said: Console | None = None) -> None:
         state = {True: "[green]verified, healthy[/]", False: "[yellow]not verified[/]"}
         note = state.get(result.verified, "candidate")
         reason = f" ({escape(result.verify_error)})" if result.verify_error else ""
+        if result.verified_on:
+            reason = f" (replayed on what {escape(result.verified_on)} made for it)"
         said.print(
             f"[bold]{skill.name}[/] v{skill.version} ({result.outcome}): {note}{reason}\n"
             f"  {escape(json.loads(skill.command_templates)[0])}\n  {skill.module_path}"

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import re
 from collections import deque
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 
 from bs4 import BeautifulSoup
@@ -248,6 +249,13 @@ def xpath_of(tag: Tag, name: str) -> str:
     return ""
 
 
+def by_value(role: str, attributes: Mapping[str, str]) -> bool:
+    """Whether a box with no label is known by its value: a list's row checkbox or radio
+    (``value="Sprint 4"``) stands for what its row shows; "on" is every box's default."""
+    value = attributes.get("value", "").strip()
+    return role in ("checkbox", "radio") and bool(value) and value.lower() != "on"
+
+
 STATIC_ATTRIBUTES = (
     "id",
     "name",
@@ -274,6 +282,9 @@ def element_record(tag: Tag, role: str | None, name: str | None) -> ElementRecor
         name = next((h for h in hints if h), "")
     if name is None:
         name = tag.attributes.get("aria-label") or tag.text or tag.attributes.get("placeholder", "")
+    kept = STATIC_ATTRIBUTES
+    if not name and by_value(role, tag.attributes):
+        name, kept = tag.attributes["value"], (*STATIC_ATTRIBUTES, "value")
     selector = stable_selector(tag, role, name)
     if selector is None:
         return None
@@ -283,6 +294,6 @@ def element_record(tag: Tag, role: str | None, name: str | None) -> ElementRecor
         name=name,
         tag=tag.tag,
         text=tag.text,
-        attributes={k: v for k, v in tag.attributes.items() if k in STATIC_ATTRIBUTES},
+        attributes={k: v for k, v in tag.attributes.items() if k in kept},
         xpath=xpath_of(tag, name),
     )

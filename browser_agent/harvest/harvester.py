@@ -45,6 +45,7 @@ from browser_agent.store.connection import Store
 from browser_agent.store.health import OK, record, recorded_pace
 from browser_agent.store.models import HarvestedSource, Skill
 from browser_agent.store.paths import to_store
+from browser_agent.store.skill_use import current_skills
 from browser_agent.store.skills import (
     TemplateConflict,
     add_source,
@@ -77,6 +78,7 @@ class HarvestResult:
     error: str | None = None
     verified: bool | None = None
     verify_error: str | None = None
+    verified_on: str | None = None  # the skill that made the state its replay needed
     outcome: str = ""
     name: str | None = None
     reason: str | None = None
@@ -432,13 +434,18 @@ async def _verify(
         return
     try:
         pace, again = recorded_pace(engine, skill), relogin(Store.of(engine))
-        outcome = await replay(skill, settings, browser, pace=pace, relogin=again)
-        passed, error = outcome.passed, outcome.error
+        healthy = current_skills(engine, "healthy")
+        outcome = await replay(
+            skill, settings, browser, pace=pace, relogin=again, candidates=healthy
+        )
+        passed, error, made_by = outcome.passed, outcome.error, outcome.made_by
         kind = OK if passed else outcome.kind or BROKEN
     except Exception as exc:  # the replay could not run: the skill stays unverified
         passed, error = False, f"the replay could not run: {type(exc).__name__}: {exc}"
+        made_by = None
         kind = LATE
     result.verified, result.verify_error = passed, error
+    result.verified_on = made_by if passed else None
     status = "healthy" if passed else "candidate"
     result.skill = update_skill(engine, skill.id, status=status, last_error=error)
     record(engine, skill.id, VERIFICATION, kind, window=settings.health_window, error=error)

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-import json
 import re
 import time
-from collections.abc import Awaitable, Callable, Mapping
+import uuid
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote_plus, urlsplit
@@ -17,12 +18,13 @@ from browser_agent.boundary import Boundary
 from browser_agent.browser.awaiting import paced
 from browser_agent.browser.session import BrowserSession, browser_session
 from browser_agent.errors import ActionError, BrowserError
-from browser_agent.failure_kinds import BROKEN, classify
+from browser_agent.failure_kinds import BROKEN, NOT_APPLICABLE, classify
+from browser_agent.harvest.made_state import Maker, makers
 from browser_agent.harvest.stored import load_skill, made_code
 from browser_agent.request_tokens import strip_tokens
 from browser_agent.secrets import configured, how_to_set, missing, placeholders
 from browser_agent.settings import Settings
-from browser_agent.skills.fresh import fresh_arguments
+from browser_agent.skills.fresh import example_arguments, fresh_arguments, fresh_value
 from browser_agent.skills.loader import SkillFunction, SkillLoadError
 
 if TYPE_CHECKING:
@@ -50,6 +52,7 @@ class Replay:
     trace: str | None = None  # a Playwright trace of the failed replay, when one was kept
     kind: str = ""  # of a failure: late, not_applicable or broken (see failure_kinds)
     arguments: dict[str, Any] | None = None  # the values it was replayed with
+    made_by: str | None = None  # the skill that made the state it was replayed on
 
     def findings(self) -> dict[str, Any]:
         """Where it failed, what it saw and how long it took, as a verdict or a stored
@@ -67,14 +70,6 @@ class Replay:
 def relative(url: str) -> str:
     parts = urlsplit(url)
     return parts.path + (f"?{parts.query}" if parts.query else "")
-
-
-def example_arguments(skill: Skill | SkillRow, start_url: str | None) -> dict[str, str]:
-    """The arguments the skill was learnt with (secrets as their ``{NAME}`` placeholders)."""
-    arguments = json.loads(skill.example_args or "{}")
-    if start_url:
-        arguments["start_url"] = start_url
-    return arguments
 
 
 def lacking_secret(skill: Skill | SkillRow, secrets: Mapping[str, str]) -> str | None:
@@ -111,6 +106,7 @@ async def replay(
     trace_path: Path | None = None,
     pace: float = 0.0,
     relogin: Relogin | None = None,
+    candidates: Sequence[Skill | SkillRow] = (),
 ) -> Replay:
     """Run ``skill`` in a fresh context with its example arguments, fresh ones for what it
     only types (see fresh); passed means its end showed the values it was given (see
@@ -120,7 +116,8 @@ async def replay(
     not run. With ``trace_path``, a failed replay keeps a Playwright trace there, unless
     the skill types a secret (a trace holds every value typed). With ``relogin``, a replay
     that met the site's login page because the kept session expired logs in again and
-    starts over."""
+    starts over. When no value it names is on the page, a healthy skill among
+    ``candidates`` that makes such a thing makes one first (see made_state)."""
     started = time.perf_counter()
     secrets = configured() if secrets is None else secrets
     lacking = lacking_secret(skill, secrets)
@@ -160,8 +157,37 @@ async def replay(
             pace,
             relogin,
         )
+    if not outcome.passed and outcome.kind == NOT_APPLICABLE and candidates:
+        found = makers(skill, candidates, settings.workspace, start_url)
+        run = partial(
+            _session_run, settings=settings, browser=browser, secrets=secrets,
+            trace_path=None, screenshot_dir=None, pace=pace, relogin=relogin,
+        )  # fmt: skip
+        outcome = await _on_made_state(skill, function, example, found, run) or outcome
     outcome.seconds = time.perf_counter() - started
     return outcome
+
+
+async def _on_made_state(
+    skill: Skill | SkillRow,
+    function: SkillFunction,
+    example: dict[str, str],
+    found: Sequence[Maker],
+    run: Callable[[SkillFunction, dict[str, str], Skill | SkillRow], Awaitable[Replay]],
+) -> Replay | None:
+    """The skill replayed on a thing a maker made for it with a fresh name (by the first
+    maker that made one); None when none did."""
+    for maker in found:
+        named = example[maker.param]  # a name, or the names of boxes to tick
+        first = named[0] if isinstance(named, list) and named else named
+        value = fresh_value(first, uuid.uuid4().hex[:5])
+        made = await run(maker.function, {**maker.arguments, maker.typed: value}, maker.skill)
+        if made.passed:
+            given = [value] if isinstance(named, list) else value
+            outcome = await run(function, {**example, maker.param: given}, skill)
+            outcome.made_by = maker.skill.name
+            return outcome
+    return None
 
 
 async def _session_run(

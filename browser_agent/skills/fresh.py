@@ -13,16 +13,29 @@ address that names nothing is no loss: the replay falls back to the example's va
 from __future__ import annotations
 
 import ast
+import json
 import re
 import uuid
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from browser_agent.secrets import placeholders
+
+if TYPE_CHECKING:
+    from browser_agent.store.models import Skill
+    from browser_agent.store.rows import SkillRow
 
 # The primitives whose ``text`` argument is typed into a field.
 TYPING = frozenset({"enter_text", "enter_text_and_click", "bulk_enter_text"})
 _NUMBER = re.compile(r"-?\d+")
+
+
+def example_arguments(skill: Skill | SkillRow, start_url: str | None) -> dict[str, str]:
+    """The arguments the skill was learnt with (secrets as their ``{NAME}`` placeholders)."""
+    arguments = json.loads(skill.example_args or "{}")
+    if start_url:
+        arguments["start_url"] = start_url
+    return arguments
 
 
 def typed_only(source: str) -> set[str]:

@@ -15,7 +15,7 @@ from __future__ import annotations
 import json
 import re
 import time
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import Awaitable, Callable, Iterable, Iterator
 from contextlib import contextmanager, suppress
 from contextvars import ContextVar
 from dataclasses import dataclass, field
@@ -135,6 +135,9 @@ _pinned_in: WeakKeyDictionary[BrowserContext, dict[int, Any]] = WeakKeyDictionar
 # step -> (the page's address, the clock) when the step found its element: what its
 # effect is awaited from
 _began_in: WeakKeyDictionary[BrowserContext, dict[int, tuple[str, float]]] = WeakKeyDictionary()
+# step -> (the page's address, the selector) of an element found by a value the command
+# gave: what a removing command must leave gone
+_named_in: WeakKeyDictionary[BrowserContext, dict[int, tuple[str, str]]] = WeakKeyDictionary()
 
 
 # step -> (notices, values typed earlier shown as text) on the page when the step began;
@@ -260,7 +263,18 @@ def by_name(target: Target, name: str) -> str:
     if not target.role or target.role == ANY_ROLE:
         return text_selector(target.tag, name)
     escaped = name.replace("\\", "\\\\").replace('"', '\\"')
+    if named_by_value(target):
+        group = target.attributes.get("name", "").replace("\\", "\\\\").replace('"', '\\"')
+        within = f'[name="{group}"]' if group else ""
+        return f'input[type="{target.role}"]{within}[value="{escaped}" i]'
     return f'role={target.role}[name="{escaped}"i]'
+
+
+def named_by_value(target: Target) -> bool:
+    """Whether the target is a box with no label, recorded by its value (a list's row
+    checkbox: see harvest.elements.by_value); a command names it by that value."""
+    value = target.attributes.get("value")
+    return target.role in ("checkbox", "radio") and bool(value) and value == target.name
 
 
 async def find(target: Target, name: str | None = None, nth: str | None = None) -> str:
@@ -312,6 +326,8 @@ async def find(target: Target, name: str | None = None, nth: str | None = None) 
     problem = await _mismatch(page, target, selector, expected, waited, loose, look)
     if problem is None:
         _found()[target.step] = (page, selector)
+        if name is not None:
+            _named_in.setdefault(active.context, {})[target.step] = (top.url, selector)
         await _pin_editor(page, target, selector)
         return selector
     if name is not None and problem.startswith("no visible element"):
@@ -538,6 +554,8 @@ async def _mismatch(
     if target.role != ANY_ROLE:  # else a selector the model wrote: one visible element
         if loose and by_name(target, expected).startswith("role=button[name=/"):
             expected = found_name  # an "x" that named the close button
+        if loose and named_by_value(target) and not found_name:
+            expected = found_name  # the selector matched its value, the name it goes by
         renamed = bool(expected) and not _same_words(found_name, expected)
         if renamed and role == target.role and not loose:
             kept = await relabelled(page, locator, target)
@@ -936,7 +954,37 @@ async def done(template: str, **values: str | list[str] | int) -> str:
     active = session()
     page = active.current_page()
     answer = f"{said}{notes} Final page: {page.url} (title {await page.title()!r})."
+    named = _named_in.pop(active.context, {})
+    if said.split(" ", 1)[0].lower() in REMOVING and named:
+        gone = await _gone(page, named.values())
+        if gone is not None:
+            raise EndNotShown(gone, answer, ())
+        return f"{answer} What it named is no longer on the page."
     end = await end_state(page, skill_values(values), active.secrets)
     if not end.shown:
         raise EndNotShown(end.said(), answer, end.missing)
     return answer
+
+
+# A command that starts with one of these removes what it names: its end is done when
+# what it named is gone from the page it was on, not when the page shows its name.
+REMOVING = frozenset(
+    {"remove", "delete", "drop", "erase", "trash", "discard", "uninstall", "unregister"}
+)
+
+
+async def _gone(page: Page, named: Iterable[tuple[str, str]]) -> str | None:
+    """Why the final page does not show the elements found by the command's values gone
+    (it is another page than theirs, an error page, or still shows one); None when it
+    shows them gone."""
+    status = await page.evaluate(
+        "() => (performance.getEntriesByType('navigation')[0] || {}).responseStatus || 0"
+    )
+    if status >= 400:
+        return f"the final page {page.url} is an error page (HTTP {status})."
+    for url, selector in named:
+        if urlsplit(url).path != urlsplit(page.url).path:
+            return f"the final page {page.url} is not {url}, where what it removes was shown."
+        if await (await frame_for(page, selector)).locator(selector).count():
+            return f"the final page {page.url} still shows what it was to remove ({selector})."
+    return None

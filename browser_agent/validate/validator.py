@@ -142,6 +142,7 @@ async def check_skill(skill: Skill, job: Job) -> Checked:
             secrets=job.place.secrets,
             pace=recorded_pace(job.engine, skill),
             relogin=relogin(Store.of(job.engine)),
+            candidates=current_skills(job.engine, "healthy"),
         )
     except Exception as exc:  # one crashing replay must not stop the others
         return Checked(skill.name, skill.version, ERROR, error=f"{type(exc).__name__}: {exc}")
@@ -179,6 +180,7 @@ async def check_candidate(candidate: Skill, job: Job) -> dict:
             secrets=job.place.secrets,
             pace=recorded_pace(job.engine, candidate),
             relogin=relogin(Store.of(job.engine)),
+            candidates=current_skills(job.engine, "healthy"),
         )
     except Exception as exc:  # the current version's verdict stands
         return {"version": candidate.version, "error": f"{type(exc).__name__}: {exc}"}

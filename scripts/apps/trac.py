@@ -49,6 +49,8 @@ SEED_TICKETS = [
     ]
 ]  # fmt: skip
 
+PAST_SPRINTS = [f"Sprint {n}" for n in range(1, 61)]
+
 
 def install() -> Path:
     """Trac and Babel in their own virtualenv (once); its bin folder."""
@@ -126,6 +128,10 @@ def start() -> Iterator[Running]:
                     "INSERT INTO session_attribute VALUES (?, 1, ?, ?)",
                     [(user, "name", user.capitalize()), (user, "email", f"{user}@example.org")],
                 )
+            db.executemany(  # past sprints, for the admin to clear away
+                "INSERT INTO milestone (name, due, completed, description) VALUES (?, 0, 0, '')",
+                [(name,) for name in PAST_SPRINTS],
+            )
         subprocess.run(
             [str(bin_dir / "python"), "-I", str(Path(__file__).with_name("trac_seed.py")), str(env),
              json.dumps(SEED_TICKETS)],
@@ -293,6 +299,22 @@ async def do_milestone(page, app: Running, v: Values) -> None:  # type: ignore[n
     await page.wait_for_load_state()
 
 
+def gen_unmilestone(rng: random.Random, app: Running) -> Values:
+    left = [row[0] for row in _rows(app, "SELECT name FROM milestone WHERE name LIKE 'Sprint %'")]
+    return {"name": rng.choice(sorted(left))}
+
+
+def check_unmilestone(app: Running, v: Values, final_url: str | None) -> bool:
+    return not _rows(app, "SELECT 1 FROM milestone WHERE name = ?", v["name"])
+
+
+async def do_unmilestone(page, app: Running, v: Values) -> None:  # type: ignore[no-untyped-def]
+    await page.goto(f"{app.url}/admin/ticket/milestones")
+    await page.check(f"#milestone_table input[name=sel][value='{v['name']}']")
+    await page.click("#milestone_table input[name=remove]")
+    await page.wait_for_load_state()
+
+
 TASKS = [
     Task("new-ticket", 'create a ticket titled "{summary}" with the description "{description}"',
          gen_ticket, check_ticket, do_ticket, frozenset({"ticket"})),
@@ -305,6 +327,8 @@ TASKS = [
          check_wiki, do_wiki, frozenset({"wiki"})),
     Task("milestone", 'add the milestone "{name}"', gen_milestone, check_milestone,
          do_milestone, frozenset({"milestone"})),
+    Task("remove-milestone", 'remove the milestone "{name}"', gen_unmilestone,
+         check_unmilestone, do_unmilestone, frozenset({"milestone"})),
 ]  # fmt: skip
 
 APP = App("trac", "Trac 1.6 (PyPI), SQLite, Python", start, TASKS, new_look, install)
