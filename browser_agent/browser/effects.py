@@ -14,6 +14,10 @@ from browser_agent.browser.session import BrowserSession
 from browser_agent.dom.library import run_on_page
 
 SETTLE_MS = 100
+# Said of an action during which the page sent a request that may change the site (a form
+# posted, a fetch that saves): such a run's end is not reached by opening its address.
+SENT_DATA = "The page sent data to the site."
+READ_ONLY = frozenset({"GET", "HEAD", "OPTIONS"})
 # Said when the page asked for a new one that had not come by the navigation timeout.
 ASKED_NOT_COME = "A new page was asked for but had not come yet."
 
@@ -28,6 +32,7 @@ class Changes:
     removed: int = 0
     examples: list[str] = field(default_factory=list)
     messages: list[str] = field(default_factory=list)
+    sent: bool = False  # a request other than GET, HEAD or OPTIONS went out (see SENT_DATA)
 
     @property
     def page_changed(self) -> bool:
@@ -48,6 +53,8 @@ class Changes:
             noun = "element was" if self.removed == 1 else "elements were"
             parts.append(f"{self.removed} {noun} removed.")
         parts.extend(self.messages)
+        if self.sent:
+            parts.append(SENT_DATA)
         return " ".join(parts)
 
 
@@ -71,6 +78,8 @@ async def watching(active: BrowserSession) -> AsyncIterator[Changes]:
             frames.append(frame.url)
 
     def on_request(request: Request) -> None:
+        if request.method.upper() not in READ_ONLY:
+            changes.sent = True
         if not request.is_navigation_request():
             return
         if request.frame == page.main_frame:

@@ -407,6 +407,7 @@ def generate_module(plan: SkillPlan, name: str) -> str:
     body: list[cst.BaseStatement] = [
         cst.SimpleStatementLine([cst.Expr(docstring(_function_doc(plan, summary), "    "))])
     ]
+    steps: list[cst.BaseStatement] = []
     for number, planned in enumerate(plan.steps, start=1):
         step_names = {}
         for key in planned.targets:
@@ -415,7 +416,20 @@ def generate_module(plan: SkillPlan, name: str) -> str:
             step_names[key] = constant
             constants.append(_target_constant(constant, number, key, planned))
         names.update({(number, k): v for k, v in step_names.items()})
-        body.extend(_step_statements(number, planned, step_names, plan.start_url, examples))
+        steps.extend(_step_statements(number, planned, step_names, plan.start_url, examples))
+    if plan.end_address is None:
+        body.extend(steps)
+    else:  # where its steps no longer fit the page, its end is opened by its address
+        address = cst.Call(
+            cst.Name("by_address"), [cst.Arg(_url(plan.end_address, plan.start_url))]
+        )
+        body.append(
+            cst.With(
+                [cst.WithItem(address)],
+                cst.IndentedBlock(steps),
+                asynchronous=cst.Asynchronous(),
+            )
+        )
     filled_in = [keyword_arg(p.name, identifier(p.name)) for p in plan.params]
     done_call = cst.Call(cst.Name("done"), [cst.Arg(string(summary)), *filled_in])
     body.append(cst.SimpleStatementLine([cst.Return(cst.Await(done_call))]))
@@ -434,7 +448,9 @@ def generate_module(plan: SkillPlan, name: str) -> str:
         used |= {"click", "hover"}
     used = sorted(used)
     in_body = cst.Module(body=body)
-    helpers = ("answering_dialogs", "done", "expect", "find", "path_items", "with_case")
+    helpers = (
+        "answering_dialogs", "by_address", "done", "expect", "find", "path_items", "with_case"
+    )  # fmt: skip
     runtime_names = [n for n in helpers if m.findall(in_body, m.Name(n))]
     if constants:
         runtime_names.insert(0, "Target")

@@ -14,6 +14,7 @@ from typing import Any
 from urllib.parse import parse_qsl, unquote, urlsplit
 
 from browser_agent.browser.dialogs import ANSWERED
+from browser_agent.browser.effects import SENT_DATA
 from browser_agent.errors import BrowserAgentError
 from browser_agent.harvest.calls import Call, ChatLog
 from browser_agent.harvest.elements import (
@@ -30,6 +31,7 @@ from browser_agent.harvest.elements import (
 from browser_agent.redact import MASK
 from browser_agent.request_tokens import refused_url
 from browser_agent.secrets import PLACEHOLDER
+from browser_agent.skills.fresh import TYPING
 from browser_agent.skills.primitive import NOT_REPLAYABLE, OBSERVATION_ONLY, PRIMITIVES
 from browser_agent.skills.selectors import ANY_ROLE, CLOSE_MARKS, text_selector
 
@@ -185,6 +187,9 @@ class SkillPlan:
     # Calls that failed and were tried again in a later call: not steps of the skill.
     failed: list[str] = field(default_factory=list)
     note: str = ""  # a line for the module's header (a healed version names its healed steps)
+    # The run's last address built from the command's values, when the run reached it
+    # sending nothing to the site (a search's results): opened when the steps no longer fit.
+    end_address: BuiltUrl | None = None
 
     @property
     def complete(self) -> bool:
@@ -330,7 +335,33 @@ class _Builder:
             lacks=lacks,
             done_template=self._template(done_upto),
             failed=self.failed,
+            end_address=self._end_address(),
         )
+
+    def _end_address(self) -> BuiltUrl | None:
+        """The address the run ended on, built from the command's values, when a step typed
+        them, the address holds every one of them, and no step sent data to the site (a
+        search's results page, a filtered table: a plain GET gives the same page). Only
+        this project's own runs say what a step sent; None for other logs."""
+        if self.ended != RUN_ENDED or not self.log.run_id or not self.end_url:
+            return None
+        if any(SENT_DATA in (call.response or "") for call in self.log.calls):
+            return None
+        typed = {
+            p.name
+            for step in self.steps
+            if step.primitive in TYPING
+            for p in _params_in(step.arguments.get("text"))
+        }
+        known = [p.name for p in self.params]
+        kept = (list(self.params), dict(self.spans), dict(self.in_address))
+        built = self._url(self.end_url)
+        self.params[:], self.spans, self.in_address = kept  # building it adds nothing
+        if not typed or not isinstance(built, BuiltUrl):
+            return None
+        if sorted({p.name for p in _params_in(built)}) != sorted(known):
+            return None  # a value the address does not hold, or one only the address does
+        return built
 
     def _keep_labels_literal(self) -> None:
         """An address value that is the word naming the command's next value ("category"

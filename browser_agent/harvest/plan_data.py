@@ -153,6 +153,7 @@ class PlanData(_Data):
     done_template: StrictStr = ""
     failed: list[StrictStr] = []
     note: StrictStr
+    end_address: BuiltUrlData | None = None
 
 
 def plan_text(plan: SkillPlan) -> str:
@@ -220,6 +221,8 @@ def plan_text(plan: SkillPlan) -> str:
         "failed": list(plan.failed),
         "note": plan.note,
     }
+    if plan.end_address is not None:
+        data["end_address"] = argument(plan.end_address)
     PlanData.model_validate(data)  # never store a plan that would not be read back
     return json.dumps(data, ensure_ascii=False)  # in order: arguments keep theirs
 
@@ -287,4 +290,5 @@ def read_plan(text: str) -> SkillPlan:
         done_template=data.done_template,
         failed=list(data.failed),
         note=data.note,
+        end_address=argument(data.end_address) if data.end_address else None,
     )

@@ -13,6 +13,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
+from browser_agent.browser.effects import SENT_DATA
 from browser_agent.dom.observe import window_line
 from browser_agent.harvest.elements import observed_elements
 from browser_agent.page_content import fenced, neutralised
@@ -38,6 +39,7 @@ class Action:
     observation: str | None = None  # the get_dom answer the element's mmid refers to
     navigated_to: str | None = None
     notes: list[str] = field(default_factory=list)  # dialogs, new tabs
+    sent: bool = False  # the page sent data to the site after it (see effects.SENT_DATA)
 
     def answer(self) -> str:
         """The response with what the action changed, as the primitive would say it."""
@@ -45,6 +47,8 @@ class Action:
         if self.navigated_to:
             said.append(f"Page navigated to {self.navigated_to}.")
         said.extend(self.notes)
+        if self.sent:
+            said.append(SENT_DATA)
         return " ".join(said)
 
 

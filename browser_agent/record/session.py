@@ -21,9 +21,10 @@ from hmac import compare_digest
 from importlib import resources
 from typing import Any
 
-from playwright.async_api import BrowserContext, CDPSession, Frame, Page
+from playwright.async_api import BrowserContext, CDPSession, Frame, Page, Request
 from playwright.async_api import Error as PlaywrightError
 
+from browser_agent.browser.effects import READ_ONLY
 from browser_agent.dom.library import page_library
 from browser_agent.record.actions import Action, action_for
 
@@ -152,6 +153,12 @@ class Recording:
         if not by_page:
             self.add(Action("open_url", {"url": url}, f"Page loaded: {url}.", url))
 
+    def on_sent(self) -> None:
+        """The page sent data to the site (a form posted, a fetch that saves): the last
+        action did, as far as anyone can tell."""
+        if self.recording and self.actions:
+            self.actions[-1].sent = True
+
     async def attach(self, page: Page, *, new_tab: bool = False) -> None:
         """Record in ``page``: its frames now and later, and who starts its navigations."""
         if new_tab:
@@ -178,6 +185,11 @@ class Recording:
             if params.get("frameId") == main:
                 later(self.on_navigated, page, str(params.get("url", "")), True)
 
+        def sent(request: Request) -> None:
+            if request.method.upper() not in READ_ONLY:
+                later(self.on_sent)
+
+        page.on("request", sent)
         cdp.on("Page.frameRequestedNavigation", requested)
         cdp.on("Page.frameNavigated", navigated)
         cdp.on("Page.navigatedWithinDocument", within)

@@ -121,6 +121,9 @@ class Repairs:
 
 
 _repairs: ContextVar[Repairs | None] = ContextVar("browser_agent_repairs", default=None)
+# The address a running skill falls back on (see by_address): the planner is not asked
+# for a step the address does without.
+_end_address: ContextVar[str] = ContextVar("browser_agent_end_address", default="")
 
 
 # Per browser context (one run or replay each, several may run at once): the element each
@@ -347,7 +350,7 @@ async def find(target: Target, name: str | None = None, nth: str | None = None) 
     if repairs is None:
         raise stale
     repair = await _heal(page, target, stale) if healing else None
-    if repair is None and repairs.helper is not None:
+    if repair is None and repairs.helper is not None and not _end_address.get():
         repair = await _ask_helper(repairs.helper, top, target, stale)
     if repair is None:
         raise stale
@@ -964,6 +967,42 @@ async def done(template: str, **values: str | list[str] | int) -> str:
     if not end.shown:
         raise EndNotShown(end.said(), answer, end.missing)
     return answer
+
+
+class by_address:  # noqa: N801 - used as `async with by_address(url):` in skill code
+    """The skill's steps, with its end address to fall back on: when a step no longer fits
+    the page (stale, and healing found nothing) while the skill runs for a command, the
+    address its run ended on, built from the command's values, is opened instead (the
+    run reached it sending nothing to the site: a search's results). It counts as a
+    repair, so the skill is still marked stale; a replay (validation) gets no fallback
+    and reports the step."""
+
+    def __init__(self, url: str) -> None:
+        self.url = url
+        self._set: Any = None
+
+    async def __aenter__(self) -> None:
+        self._set = _end_address.set(self.url)
+
+    async def __aexit__(self, kind: type[BaseException] | None, exc: Any, _tb: Any) -> bool:
+        _end_address.reset(self._set)
+        repairs = _repairs.get()
+        if not isinstance(exc, SkillStale) or repairs is None:
+            return False
+        from browser_agent.skills.primitive import open_url  # a primitive, as a step calls it
+
+        await open_url(url=self.url)
+        repairs.done.append(
+            Repair(
+                exc.step or 0,
+                exc.selector or "",
+                self.url,
+                "opening the address its run ended on, built from the command's values",
+                str(exc),
+                kept=False,
+            )
+        )
+        return True
 
 
 # A command that starts with one of these removes what it names: its end is done when
