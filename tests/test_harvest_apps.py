@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import ast
 import random
+import sqlite3
 from collections.abc import Iterator
+from contextlib import closing
 from pathlib import Path
 from urllib.parse import quote, urljoin
 
@@ -319,6 +321,35 @@ async def test_a_skill_that_removes_a_named_thing_is_verified_on_one_made_for_it
     )  # fmt: skip
     assert routed.status == "succeeded" and routed.llm_calls == 0, routed.answer
     assert remove.check(trac, fresh, routed.final_url), routed.answer
+
+
+async def test_a_button_relabelled_by_another_language_is_done_by_the_address_it_went_to(
+    trac: Running, settings: Settings, browser: Browser
+) -> None:
+    """Trac's "Create this page" (no id, no name) sends a form by GET; in German it reads
+    otherwise. The wiki-page skill opens the address the button went to, built from the
+    fresh page name, with no model, and Trac holds the page with its text."""
+    task, rng = TASKS["wiki-page"], random.Random("wiki-page in German")
+    settings = settings.with_overrides(
+        storage_state=trac.storage_state, action_timeout_ms=10_000, navigation_timeout_ms=30_000
+    )
+    engine = open_store(settings)
+    saved = await shown(trac, task, task.generate(rng, trac), settings, browser)
+    (made,) = await harvest([Path(saved.log_path)], settings, engine, browser=browser)
+    assert made.verified and made.skill is not None, made.verify_error
+    assert "async with by_address(" in made.skill.source
+    TRAC.new_look(trac)
+    try:
+        fresh = task.generate(rng, trac)
+        routed = await run_command(
+            task.command(fresh), FunctionClient(no_llm), settings, start_url=trac.url,
+            browser=browser, engine=engine,
+        )  # fmt: skip
+        assert routed.status == "succeeded" and routed.llm_calls == 0, routed.answer
+        assert task.check(trac, fresh, routed.final_url), routed.answer
+    finally:
+        with closing(sqlite3.connect(trac.home / "env/db/trac.db", timeout=30)) as db, db:
+            db.execute("DELETE FROM session_attribute WHERE name = 'language'")
 
 
 def test_the_kind_of_a_value_is_read_from_the_words_before_it() -> None:

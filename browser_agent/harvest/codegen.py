@@ -254,6 +254,13 @@ def _holds_value(path: str, examples: tuple[str, ...]) -> bool:
     return any(len(normal(v)) > 2 and shows(said, normal(v)) for v in examples)
 
 
+def _by_address(address: BuiltUrl, start_url: str, statements: list[cst.BaseStatement]) -> cst.With:
+    """``async with by_address(<address>):`` around ``statements`` (see skills.runtime)."""
+    call = cst.Call(cst.Name("by_address"), [cst.Arg(_url(address, start_url))])
+    block = cst.IndentedBlock(statements)
+    return cst.With([cst.WithItem(call)], block, asynchronous=cst.Asynchronous())
+
+
 def _step_statements(
     step: int,
     planned: PlannedStep,
@@ -264,6 +271,8 @@ def _step_statements(
     """The statements of one step, inside ``with answering_dialogs(...)`` when the step
     raised a dialog that asked, so the skill answers it as the recorded run did."""
     statements = _step_body(step, planned, names, start_url, examples)
+    if planned.address is not None:  # the button gone, where it went is opened instead
+        statements = [_by_address(planned.address, start_url, statements)]
     if planned.accept_dialogs is None:
         return statements
     answering = parse_template_expression(
@@ -420,16 +429,7 @@ def generate_module(plan: SkillPlan, name: str) -> str:
     if plan.end_address is None:
         body.extend(steps)
     else:  # where its steps no longer fit the page, its end is opened by its address
-        address = cst.Call(
-            cst.Name("by_address"), [cst.Arg(_url(plan.end_address, plan.start_url))]
-        )
-        body.append(
-            cst.With(
-                [cst.WithItem(address)],
-                cst.IndentedBlock(steps),
-                asynchronous=cst.Asynchronous(),
-            )
-        )
+        body.append(_by_address(plan.end_address, plan.start_url, steps))
     filled_in = [keyword_arg(p.name, identifier(p.name)) for p in plan.params]
     done_call = cst.Call(cst.Name("done"), [cst.Arg(string(summary)), *filled_in])
     body.append(cst.SimpleStatementLine([cst.Return(cst.Await(done_call))]))

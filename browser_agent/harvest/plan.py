@@ -163,6 +163,9 @@ class PlannedStep:
     appeared: bool = False
     checked: bool = False  # the step ticked a checkbox or chose a radio button
     accept_dialogs: bool | None = None  # a dialog that asked was accepted (True) or dismissed
+    # Where a button's click went, sending nothing to the site (a form sent by GET), built
+    # from the command's values: opened instead when the button is no longer found.
+    address: BuiltUrl | None = None
 
 
 @dataclass
@@ -338,6 +341,28 @@ class _Builder:
             end_address=self._end_address(),
         )
 
+    def _went_by_get(self, step: PlannedStep, url: str, response: str) -> BuiltUrl | None:
+        """The address a button's click went to, built from values the skill already
+        takes, when the click sent nothing to the site (this project's own runs say so);
+        a link finds its own address again when relabelled (see skills.runtime)."""
+        roles = {target.role for target in step.targets.values()}
+        if step.primitive != "click" or roles != {"button"} or not self.log.run_id:
+            return None
+        if SENT_DATA in response:
+            return None
+        return self._address_of(url)
+
+    def _address_of(self, url: str) -> BuiltUrl | None:
+        """``url`` built from the command's values the skill already takes (literal where
+        it holds none); None when it holds a value no step took."""
+        kept = (list(self.params), dict(self.spans), dict(self.in_address))
+        built = self._url(url)
+        self.params[:], self.spans, self.in_address = kept  # building it adds nothing
+        if isinstance(built, str):
+            return BuiltUrl([built])
+        known = {id(p) for p in self.params}
+        return built if all(id(p) in known for p in _params_in(built)) else None
+
     def _end_address(self) -> BuiltUrl | None:
         """The address the run ended on, built from the command's values, when a step typed
         them, the address holds every one of them, and no step sent data to the site (a
@@ -353,14 +378,11 @@ class _Builder:
             if step.primitive in TYPING
             for p in _params_in(step.arguments.get("text"))
         }
-        known = [p.name for p in self.params]
-        kept = (list(self.params), dict(self.spans), dict(self.in_address))
-        built = self._url(self.end_url)
-        self.params[:], self.spans, self.in_address = kept  # building it adds nothing
-        if not typed or not isinstance(built, BuiltUrl):
+        built = self._address_of(self.end_url)
+        if not typed or built is None:
             return None
-        if sorted({p.name for p in _params_in(built)}) != sorted(known):
-            return None  # a value the address does not hold, or one only the address does
+        if {p.name for p in _params_in(built)} != {p.name for p in self.params}:
+            return None  # a value the address does not hold
         return built
 
     def _keep_labels_literal(self) -> None:
@@ -370,7 +392,7 @@ class _Builder:
         with nothing between them and no command could be routed to it."""
         used: dict[bool, set[str]] = {True: set(), False: set()}  # in an address or not
         for step in self.steps:
-            for value in step.arguments.values():
+            for value in [*step.arguments.values(), step.address]:
                 used[isinstance(value, BuiltUrl)] |= {p.name for p in _params_in(value)}
         starts = sorted(span[0] for span in self.spans.values())
         labels = set()
@@ -381,14 +403,19 @@ class _Builder:
                 labels.add(name)
         if not labels:
             return
+
+        def literal(value: BuiltUrl) -> list[str | Param]:
+            return [
+                self.in_address[p.name] if isinstance(p, Param) and p.name in labels else p
+                for p in value.parts
+            ]
+
         for step in self.steps:
             for key, value in step.arguments.items():
                 if isinstance(value, BuiltUrl):
-                    parts = [
-                        self.in_address[p.name] if isinstance(p, Param) and p.name in labels else p
-                        for p in value.parts
-                    ]
-                    step.arguments[key] = _built_or_plain(parts)
+                    step.arguments[key] = _built_or_plain(literal(value))
+            if step.address is not None:
+                step.address = BuiltUrl(literal(step.address))
         self.params = [p for p in self.params if p.name not in labels]
         for name in labels:
             self.spans.pop(name, None)
@@ -461,6 +488,7 @@ class _Builder:
         if navigated:
             self.end_url = navigated
             step.navigated_to = _relative(navigated)
+            step.address = self._went_by_get(step, navigated, response)
         step.appeared = bool(_APPEARED.search(response))
         answered = ANSWERED.findall(response)
         if answered:

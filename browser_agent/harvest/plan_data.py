@@ -135,6 +135,7 @@ class StepData(_Data):
     appeared: StrictBool
     checked: StrictBool
     accept_dialogs: StrictBool | None
+    address: BuiltUrlData | None = None
 
 
 class PlanData(_Data):
@@ -207,6 +208,7 @@ def plan_text(plan: SkillPlan) -> str:
                 "appeared": s.appeared,
                 "checked": s.checked,
                 "accept_dialogs": s.accept_dialogs,
+                **({"address": argument(s.address)} if s.address is not None else {}),
             }
             for s in plan.steps
         ],
@@ -272,6 +274,7 @@ def read_plan(text: str) -> SkillPlan:
             s.appeared,
             s.checked,
             s.accept_dialogs,
+            argument(s.address) if s.address else None,
         )
         for s in data.steps
     ]

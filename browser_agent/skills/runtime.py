@@ -970,12 +970,13 @@ async def done(template: str, **values: str | list[str] | int) -> str:
 
 
 class by_address:  # noqa: N801 - used as `async with by_address(url):` in skill code
-    """The skill's steps, with its end address to fall back on: when a step no longer fits
-    the page (stale, and healing found nothing) while the skill runs for a command, the
-    address its run ended on, built from the command's values, is opened instead (the
-    run reached it sending nothing to the site: a search's results). It counts as a
-    repair, so the skill is still marked stale; a replay (validation) gets no fallback
-    and reports the step."""
+    """Steps with the address they reach to fall back on: when one no longer fits the page
+    (stale, and healing found nothing) while the skill runs for a command, that address,
+    built from the command's values, is opened instead, and the skill goes on from there.
+    The harvester wraps the steps of a run that reached its end sending nothing to the
+    site (a search's results), and a button whose click went on by GET (a form's "Create
+    this page"). It counts as a repair, so the skill is still marked stale; the planner
+    is not asked for such a step; a replay (validation) gets no fallback and reports it."""
 
     def __init__(self, url: str) -> None:
         self.url = url
@@ -997,7 +998,7 @@ class by_address:  # noqa: N801 - used as `async with by_address(url):` in skill
                 exc.step or 0,
                 exc.selector or "",
                 self.url,
-                "opening the address its run ended on, built from the command's values",
+                "opening the address it went to, built from the command's values",
                 str(exc),
                 kept=False,
             )
