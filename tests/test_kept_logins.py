@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 import zipfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -32,6 +33,8 @@ from browser_agent.store.db import open_store
 from browser_agent.store.rows import SkillRow
 from browser_agent.store.skill_use import current_skills
 from tests.login_site import PASSWORD, USER, NotesSite
+
+pytest_plugins = ["pytester"]
 
 LOGIN = f"log in as {USER} with password {{NOTES_PW}}"
 NOTE = "type {title} into the title field and click save"
@@ -286,3 +289,26 @@ def test_the_links_a_plan_keeps_lose_their_tokens() -> None:
     )
     assert link.attributes["href"] == "/post?id=7"
     assert kept.end_url == "http://127.0.0.1:9/posts?trashed=1"
+
+
+def test_the_pytest_plugins_replay_renews_an_expired_session(
+    settings: Settings, site: NotesSite, pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A skill's test in a project's pytest run meets the login page once the kept session
+    expired: it logs in through the site's login skill and passes, as validation does."""
+    learn(settings, site)
+    site.expire_sessions()
+    logins = site.logins
+    for name, value in {
+        "BROWSER_AGENT_WORKSPACE": str(settings.workspace),
+        "BROWSER_AGENT_ACTION_TIMEOUT_MS": "3000",
+        "BROWSER_AGENT_PROFILE": "notes",
+        "BROWSER_AGENT_SECRET_NOTES_PW": PASSWORD,
+    }.items():
+        monkeypatch.setenv(name, value)
+    result = pytester.runpytest_subprocess(
+        "-v", "-p", "browser_agent.testing", "--harvested-skills", timeout=300
+    )
+    passed = re.findall(r"^harvested-skills::(\S+) PASSED", result.stdout.str(), re.M)
+    assert len(passed) == 2 and result.ret == 0, result.stdout.str()
+    assert site.logins > logins and site.notes.count("Groceries") >= 1

@@ -16,8 +16,10 @@ from playwright.async_api import Browser
 
 from browser_agent.browser.session import launched_browser
 from browser_agent.errors import BrowserAgentError, BrowserError
+from browser_agent.harvest.logins import relogin
 from browser_agent.harvest.replay import Replay, replay, waits_for_secret
 from browser_agent.settings import Settings, SettingsError, load_settings
+from browser_agent.store.connection import Store
 from browser_agent.store.db import open_store
 from browser_agent.store.errors import StoreError
 from browser_agent.store.rows import SkillRow
@@ -107,6 +109,7 @@ class SkillTest(pytest.Item):
         settings = self.parent.settings  # type: ignore[union-attr]
         start_url = start_url_for(self.skill, base_url_of(self.config))
         kept = artifacts_folder(self.config, self.nodeid)
+        store = Store.of(open_store(settings))
         outcome = skill_browser(self.config, settings).run(
             lambda browser: replay(
                 self.skill,
@@ -115,6 +118,8 @@ class SkillTest(pytest.Item):
                 start_url=start_url,
                 screenshot_dir=kept,
                 trace_path=kept / "trace.zip",
+                relogin=relogin(store),  # a kept session that expired is renewed first
+                candidates=current_skills(store, "healthy"),
             )
         )
         if waits_for_secret(outcome.error):

@@ -28,13 +28,15 @@ from browser_agent.harvest.harvester import (
     source_key,
     write_skill,
 )
+from browser_agent.harvest.logins import relogin
 from browser_agent.harvest.replay import relative, replay
 from browser_agent.planner.templates import match_text
 from browser_agent.settings import Settings
 from browser_agent.skills.runtime import repairing
+from browser_agent.store.connection import Store
 from browser_agent.store.models import Run, Skill
 from browser_agent.store.run_logs import log_file
-from browser_agent.store.skill_use import loads
+from browser_agent.store.skill_use import current_skills, loads
 from browser_agent.store.skills import make_current, runs_of, update_skill, versions_of
 from browser_agent.validate.healed import merge, stored_healed, write_healed_version
 from browser_agent.validate.record import record_replay, start_url_for
@@ -127,6 +129,7 @@ async def from_healing(
             place.browser,
             start_url=start_url_for(skill, place.base_url),
             secrets=place.secrets,
+            relogin=relogin(Store.of(engine)),
         )
     healed = merge(stored_healed(skill), repairs.kept())
     update_skill(engine, skill.id, healed=json.dumps(healed))
@@ -155,6 +158,8 @@ async def renew(skill: Skill, settings: Settings, engine: Engine, place: Place) 
         start_url=start_url_for(new, place.base_url),
         screenshot_dir=place.screenshot_dir,
         secrets=place.secrets,
+        relogin=relogin(Store.of(engine)),
+        candidates=current_skills(engine, "healthy"),
     )
     record_replay(engine, new, outcome, failed_status="candidate", window=settings.health_window)
     if outcome.passed:
