@@ -11,8 +11,10 @@ built-in offline one, and every run starts from the admin's login kept in a stor
   (``record_session``), saved as a run and harvested ("taught"), or the harvest's refusal;
 - N fresh instances with skills (routed = 0 LLM calls), and N more with the planner alone
   (skills off): the same task, each with values of its own, as the apps keep state;
-- after the new look: ``validate`` on the skills (stale or not), and N fresh instances with
-  skills again.
+- after the new look: ``validate`` on the skills (stale or not); each skill run as written
+  on fresh values (its module's function, no healing, no fallback, no planner) and judged
+  by the app's check ("broken": really broken; "f.heal": validated healthy while really
+  broken); and N fresh instances with skills again.
 
 Success is the app's own check on its database or pages, never the product's verdict. A run
 the product calls "succeeded" that the check refuses is a false success; a run that changed
@@ -85,6 +87,7 @@ class TaskReport:
     harvest_said: str = ""
     runs: dict[str, list[Outcome]] = field(default_factory=dict)  # phase -> outcomes
     stale: str = ""  # after the new look: the validator's verdict on the task's skill
+    broken: str = ""  # after the new look: its code run as written, judged by the app's check
 
 
 def product(workspace: Path, app: Running, *args: str, use_skills: bool = True) -> dict:
@@ -224,10 +227,42 @@ def bench_app(app_def: App, fresh: int, tasks: list[str] | None, seed: int) -> l
                     if checked["verdict"] != "healthy"
                     else ""
                 )
+            if name:
+                values = task.generate(rng, app)
+                report.broken = asyncio.run(by_hand(workspace, app, task, name, values)) or "-"
             report.runs["after"] = [
                 attempt(workspace, app, task, task.generate(rng, app)) for _ in range(fresh)
             ]
     return reports
+
+
+async def by_hand(workspace: Path, app: Running, task: Task, name: str, values: Values) -> str:
+    """The task's skill run as written on fresh values, with no healing, address fallback
+    or planner (the module's function called in a browser with the admin's login), judged
+    by the app's check: "" when it did the task, else why it is really broken."""
+    from browser_agent.browser.session import browser_session
+    from browser_agent.harvest.stored import load_skill
+    from browser_agent.planner.router import route
+    from browser_agent.store.skill_use import current_skills
+
+    settings = load_settings().with_overrides(
+        workspace=workspace, storage_state=app.storage_state, llm_model="offline"
+    )
+    skills = [s for s in current_skills(open_store(settings)) if s.name == name]
+    found = route(task.command(values), skills, app.url + task.start) if skills else None
+    if found is None:
+        return "no route to its skill"
+    arguments = {**found.arguments, "start_url": app.url + task.start}
+    final, said = None, ""
+    async with browser_session(settings) as active:
+        try:
+            await load_skill(found.skill, workspace)(**arguments)
+        except Exception as exc:  # what a person replaying it would see fail
+            said = f"{type(exc).__name__}: {str(exc)[:120]}"
+        final = active.current_page().url
+    if task.check(app, values, final):
+        return ""
+    return said or f"ended on {final}, which the app's check refuses"
 
 
 def ratio(outcomes: list[Outcome], test) -> str:  # type: ignore[no-untyped-def]
@@ -238,7 +273,8 @@ def table(reports: list[TaskReport]) -> str:
     """The figures, per app and task, then in total."""
     head = (
         f"{'app/task':24} {'first':16} {'skill':10} {'routed':7} {'0-LLM ok':8} {'planner':7} "
-        f"{'stale':8} {'after ok':8} {'after 0':7} {'false+':6} {'wrong':5}"
+        f"{'stale':8} {'broken':6} {'f.heal':6} {'after ok':8} {'after 0':7} {'false+':6} "
+        f"{'wrong':5}"
     )
     lines = [head, "-" * len(head)]
 
@@ -249,12 +285,14 @@ def table(reports: list[TaskReport]) -> str:
         first = ",".join(f"{n} {k.split()[-1]}" for k, n in firsts.items())
         skills = sum(1 for r in group if r.skill)
         stale = sum(1 for r in group if r.stale.startswith("stale"))
+        broken = [r for r in group if r.broken not in ("", "-")]
+        false_healthy = sum(1 for r in broken if r.stale.startswith("healthy"))
         return (
             f"{label:24} {first[:16]:16} {skills:>3}/{len(group):<6} "
             f"{ratio(runs('skills'), lambda o: o.routed):7} "
             f"{ratio(runs('skills'), lambda o: o.routed and o.done):8} "
             f"{ratio(runs('planner'), lambda o: o.done):7} "
-            f"{stale:>3}/{skills:<4} "
+            f"{stale:>3}/{skills:<4} {len(broken):>6} {false_healthy:>6} "
             f"{ratio(runs('after'), lambda o: o.done):8} "
             f"{ratio(runs('after'), lambda o: o.done and o.llm_calls == 0):7} "
             f"{sum(o.false_success for o in every):6} {sum(bool(o.wrong) for o in every):5}"
@@ -277,6 +315,8 @@ def messages(reports: list[TaskReport]) -> str:
             lines.append(f"    harvest: {r.skill or '-'} {r.harvest_said}")
         if r.stale:
             lines.append(f"    after the new look, validate: {r.stale}")
+        if r.broken not in ("", "-"):
+            lines.append(f"    after the new look, run as written: really broken: {r.broken}")
         for phase, outcomes in r.runs.items():
             for o in outcomes:
                 if not o.done or o.wrong:
