@@ -37,6 +37,7 @@ from browser_agent.errors import ActionError
 from browser_agent.failure_kinds import SkillLate
 from browser_agent.secrets import filled
 from browser_agent.skills.end_state import EndNotShown, end_state, skill_values
+from browser_agent.skills.primitive import open_url
 from browser_agent.skills.selectors import ANY_ROLE, CLOSE_MARKS, text_selector
 
 # Static attributes that may still name the element after its id changed, in the order
@@ -990,8 +991,6 @@ class by_address:  # noqa: N801 - used as `async with by_address(url):` in skill
         repairs = _repairs.get()
         if not isinstance(exc, SkillStale) or repairs is None:
             return False
-        from browser_agent.skills.primitive import open_url  # a primitive, as a step calls it
-
         await open_url(url=self.url)
         repairs.done.append(
             Repair(
@@ -1017,9 +1016,11 @@ async def _gone(page: Page, named: Iterable[tuple[str, str]]) -> str | None:
     """Why the final page does not show the elements found by the command's values gone
     (it is another page than theirs, an error page, or still shows one); None when it
     shows them gone."""
-    status = await page.evaluate(
-        "() => (performance.getEntriesByType('navigation')[0] || {}).responseStatus || 0"
-    )
+    status = 0
+    with suppress(PlaywrightError):  # a page still on its way: judged by what it shows
+        status = await page.evaluate(
+            "() => (performance.getEntriesByType('navigation')[0] || {}).responseStatus || 0"
+        )
     if status >= 400:
         return f"the final page {page.url} is an error page (HTTP {status})."
     for url, selector in named:
