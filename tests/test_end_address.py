@@ -7,9 +7,11 @@ not. A person (Playwright) searches through the recorder on a small site on 127.
 from __future__ import annotations
 
 import html
+import json
 import threading
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
@@ -17,6 +19,7 @@ from playwright.async_api import Browser, Page
 
 from browser_agent.browser.effects import SENT_DATA
 from browser_agent.browser.session import BrowserSession
+from browser_agent.harvest.harvester import plan_from
 from browser_agent.llm.types import FunctionClient, LLMReply, ToolCall
 from browser_agent.planner.agent import run_command
 from browser_agent.settings import Settings
@@ -138,3 +141,28 @@ async def test_an_action_says_when_the_page_sent_data_to_the_site(
     said = await enter_text("#s", "harbour", press_enter=True)
     assert "/search?s=harbour" in said
     assert (SENT_DATA in said) == (method == "post"), said
+
+
+async def test_a_log_that_does_not_say_what_it_sent_gets_no_address_to_fall_back_on(
+    blog: str, settings: Settings, browser: Browser
+) -> None:
+    """Silence means nothing sent only in a log that says when something was: a run kept
+    by an older release (its metadata without the mark), or another agent's log, says
+    nothing either way, so it gets no fallback."""
+
+    async def person(page: Page) -> None:
+        await page.goto(blog)
+        await page.fill("#s", "harbour")
+        await page.press("#s", "Enter")
+        await page.wait_for_url("**/search?s=harbour")
+
+    saved, _result = await taught(
+        browser, settings, open_store(settings), person, "search the blog for harbour"
+    )
+    log = Path(saved.log_path)
+    assert plan_from(log).end_address is not None
+    meta = log.with_suffix(".meta.json")
+    kept = json.loads(meta.read_text(encoding="utf-8"))
+    del kept["sent_data_said"]
+    meta.write_text(json.dumps(kept), encoding="utf-8")
+    assert plan_from(log).end_address is None

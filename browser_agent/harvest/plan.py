@@ -343,10 +343,10 @@ class _Builder:
 
     def _went_by_get(self, step: PlannedStep, url: str, response: str) -> BuiltUrl | None:
         """The address a button's click went to, built from values the skill already
-        takes, when the click sent nothing to the site (this project's own runs say so);
-        a link finds its own address again when relabelled (see skills.runtime)."""
+        takes, when the click sent nothing to the site (as a log says, see _says_sent); a
+        link finds its own address again when relabelled (see skills.runtime)."""
         roles = {target.role for target in step.targets.values()}
-        if step.primitive != "click" or roles != {"button"} or not self.log.run_id:
+        if step.primitive != "click" or roles != {"button"} or not _says_sent(self.log):
             return None
         if SENT_DATA in response:
             return None
@@ -367,8 +367,8 @@ class _Builder:
         """The address the run ended on, built from the command's values, when a step typed
         them, the address holds every one of them, and no step sent data to the site (a
         search's results page, a filtered table: a plain GET gives the same page). Only
-        this project's own runs say what a step sent; None for other logs."""
-        if self.ended != RUN_ENDED or not self.log.run_id or not self.end_url:
+        logs that say what a step sent count (see _says_sent); None for others."""
+        if self.ended != RUN_ENDED or not _says_sent(self.log) or not self.end_url:
             return None
         if any(SENT_DATA in (call.response or "") for call in self.log.calls):
             return None
@@ -1063,6 +1063,12 @@ def _built_or_plain(pieces: list[str | Param]) -> str | BuiltUrl:
         elif piece != "":
             merged.append(piece)
     return BuiltUrl(merged)
+
+
+def _says_sent(log: ChatLog) -> bool:
+    """Whether the log says when a step sent data to the site (this project's runs since
+    they do, see planner.records.SAYS): only then does saying nothing mean nothing sent."""
+    return log.meta.get("sent_data_said") is True
 
 
 def _params_in(value: Any) -> list[Param]:

@@ -64,6 +64,11 @@ def _write_json(path: Path, data: Any) -> str:
     return text
 
 
+# What this release's logs say that older ones did not: each action's answer says when the
+# page sent data to the site (see browser.effects.SENT_DATA), so silence means it did not.
+SAYS = {"sent_data_said": True}
+
+
 @dataclass
 class RunRecorder:
     """Keeps a run's log files and store rows up to date, with secrets masked."""
@@ -120,7 +125,7 @@ class RunRecorder:
         """Rewrite the chat log and the metadata beside it (and their copy in the store)."""
         items = redact([log_message(m) for m in messages], self.secrets)
         log = _write_json(self.log_path, items)
-        meta = _write_json(self.meta_path, redact(self.run.as_json(), self.secrets))
+        meta = _write_json(self.meta_path, redact({**self.run.as_json(), **SAYS}, self.secrets))
         if self.log_in_store:
             self._keep_in_store(items, log, meta)
 
