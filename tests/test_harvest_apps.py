@@ -347,6 +347,13 @@ async def test_a_button_relabelled_by_another_language_is_done_by_the_address_it
         )  # fmt: skip
         assert routed.status == "succeeded" and routed.llm_calls == 0, routed.answer
         assert task.check(trac, fresh, routed.final_url), routed.answer
+        later = task.generate(rng, trac)  # the skill is stale now, at the step the address does
+        again = await run_command(
+            task.command(later), FunctionClient(no_llm), settings, start_url=trac.url,
+            browser=browser, engine=engine,
+        )  # fmt: skip
+        assert again.status == "succeeded" and again.llm_calls == 0, again.answer
+        assert task.check(trac, later, again.final_url), again.answer
     finally:
         with closing(sqlite3.connect(trac.home / "env/db/trac.db", timeout=30)) as db, db:
             db.execute("DELETE FROM session_attribute WHERE name = 'language'")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 import time
 import uuid
@@ -90,9 +91,40 @@ def waits_for_secret(error: str | None) -> bool:
 
 def routable(skill: SkillRow) -> bool:
     """A skill that may do a whole command: complete, and healthy or only unverified for
-    want of a secret that the command itself supplies."""
+    want of a secret that the command itself supplies, or stale at a step its address
+    does instead (see skills.runtime.by_address)."""
     waiting_for_secret = skill.status == "candidate" and waits_for_secret(skill.last_error)
-    return skill.complete and (skill.status == "healthy" or waiting_for_secret)
+    usable = skill.status == "healthy" or waiting_for_secret or by_address_past(skill)
+    return skill.complete and usable
+
+
+_STEP = re.compile(r"\bstep (\d+)\b", re.IGNORECASE)
+
+
+def by_address_past(skill: SkillRow) -> bool:
+    """Whether a stale skill's broken step (the first its last error names) is one an
+    address of its plan does instead: the run's end address wraps every step, a button's
+    address its own step."""
+    if skill.status != "stale" or not skill.plan:
+        return False
+    try:
+        plan = json.loads(skill.plan)
+    except json.JSONDecodeError:
+        return False
+    if not isinstance(plan, dict):
+        return False
+    if plan.get("end_address"):
+        return True
+    broken = _STEP.search(skill.last_error or "")
+    steps = plan.get("steps")
+    if broken is None or not isinstance(steps, list):
+        return False
+    index = int(broken.group(1)) - 1
+    return (
+        0 <= index < len(steps)
+        and isinstance(steps[index], dict)
+        and bool(steps[index].get("address"))
+    )
 
 
 async def replay(
