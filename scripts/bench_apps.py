@@ -37,7 +37,7 @@ import sys
 import tempfile
 import time
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -248,7 +248,9 @@ async def by_hand(workspace: Path, app: Running, task: Task, name: str, values: 
     settings = load_settings().with_overrides(
         workspace=workspace, storage_state=app.storage_state, llm_model="offline"
     )
-    skills = [s for s in current_skills(open_store(settings)) if s.name == name]
+    # matched to the command as routing would, whatever validation said of it
+    skills = [replace(s, status="healthy") for s in current_skills(open_store(settings))]
+    skills = [s for s in skills if s.name == name]
     found = route(task.command(values), skills, app.url + task.start) if skills else None
     if found is None:
         return "no route to its skill"
