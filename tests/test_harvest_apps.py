@@ -256,6 +256,25 @@ async def shown(app: Running, task: Task, values: dict, settings: Settings, brow
     return save_recording(recording, task.command(values), settings, open_store(settings))
 
 
+def on_trac(settings: Settings, trac: Running) -> Settings:
+    """The admin's kept login, and deadlines for a real application on a busy machine."""
+    return settings.with_overrides(
+        storage_state=trac.storage_state, action_timeout_ms=10_000, navigation_timeout_ms=30_000
+    )
+
+
+async def routed_with_no_model(  # type: ignore[no-untyped-def]
+    task: Task, values: dict, trac: Running, settings: Settings, browser: Browser, engine
+) -> None:
+    """``task`` on ``values`` routed to its skill with no model, done by Trac's account."""
+    routed = await run_command(
+        task.command(values), FunctionClient(no_llm), settings, start_url=trac.url + task.start,
+        browser=browser, engine=engine,
+    )  # fmt: skip
+    assert routed.status == "succeeded" and routed.llm_calls == 0, routed.answer
+    assert task.check(trac, values, routed.final_url), (routed.final_url, routed.answer)
+
+
 @pytest.mark.parametrize(
     "name",
     [
@@ -269,9 +288,7 @@ async def test_a_task_shown_once_routes_a_fresh_instance_with_no_model(
     name: str, trac: Running, settings: Settings, browser: Browser
 ) -> None:
     task, rng = TASKS[name], random.Random(name)
-    settings = settings.with_overrides(
-        storage_state=trac.storage_state, action_timeout_ms=10_000, navigation_timeout_ms=30_000
-    )  # a real application on a busy machine
+    settings = on_trac(settings, trac)
     engine = open_store(settings)
     first = task.generate(rng, trac)
     saved = await shown(trac, task, first, settings, browser)
@@ -281,12 +298,7 @@ async def test_a_task_shown_once_routes_a_fresh_instance_with_no_model(
     fresh = task.generate(rng, trac)
     while fresh == first:
         fresh = task.generate(rng, trac)
-    routed = await run_command(
-        task.command(fresh), FunctionClient(no_llm), settings, start_url=trac.url + task.start,
-        browser=browser, engine=engine,
-    )  # fmt: skip
-    assert routed.status == "succeeded" and routed.llm_calls == 0, routed.answer
-    assert task.check(trac, fresh, routed.final_url), (routed.final_url, routed.answer)
+    await routed_with_no_model(task, fresh, trac, settings, browser, engine)
 
 
 async def test_a_skill_that_removes_a_named_thing_is_verified_on_one_made_for_it(
@@ -295,9 +307,7 @@ async def test_a_skill_that_removes_a_named_thing_is_verified_on_one_made_for_it
     """Removing a milestone, shown once, leaves none of that name to replay on; the site's
     healthy add-milestone skill makes one with a fresh name, the removal is replayed on
     it (Trac has neither afterwards), and a fresh removal is routed with no model."""
-    settings = settings.with_overrides(
-        storage_state=trac.storage_state, action_timeout_ms=10_000, navigation_timeout_ms=30_000
-    )
+    settings = on_trac(settings, trac)
     engine, rng = open_store(settings), random.Random("remove-milestone")
     add, remove = TASKS["milestone"], TASKS["remove-milestone"]
     saved = await shown(trac, add, add.generate(rng, trac), settings, browser)
@@ -315,12 +325,7 @@ async def test_a_skill_that_removes_a_named_thing_is_verified_on_one_made_for_it
     assert not any(name.startswith(first["name"]) for name in after), after
     assert all(not name.startswith("Sprint") for name in made_names), made_names
     fresh = remove.generate(rng, trac)
-    routed = await run_command(
-        remove.command(fresh), FunctionClient(no_llm), settings, start_url=trac.url,
-        browser=browser, engine=engine,
-    )  # fmt: skip
-    assert routed.status == "succeeded" and routed.llm_calls == 0, routed.answer
-    assert remove.check(trac, fresh, routed.final_url), routed.answer
+    await routed_with_no_model(remove, fresh, trac, settings, browser, engine)
 
 
 async def test_a_button_relabelled_by_another_language_is_done_by_the_address_it_went_to(
@@ -330,9 +335,7 @@ async def test_a_button_relabelled_by_another_language_is_done_by_the_address_it
     otherwise. The wiki-page skill opens the address the button went to, built from the
     fresh page name, with no model, and Trac holds the page with its text."""
     task, rng = TASKS["wiki-page"], random.Random("wiki-page in German")
-    settings = settings.with_overrides(
-        storage_state=trac.storage_state, action_timeout_ms=10_000, navigation_timeout_ms=30_000
-    )
+    settings = on_trac(settings, trac)
     engine = open_store(settings)
     saved = await shown(trac, task, task.generate(rng, trac), settings, browser)
     (made,) = await harvest([Path(saved.log_path)], settings, engine, browser=browser)
@@ -340,20 +343,9 @@ async def test_a_button_relabelled_by_another_language_is_done_by_the_address_it
     assert "async with by_address(" in made.skill.source
     TRAC.new_look(trac)
     try:
-        fresh = task.generate(rng, trac)
-        routed = await run_command(
-            task.command(fresh), FunctionClient(no_llm), settings, start_url=trac.url,
-            browser=browser, engine=engine,
-        )  # fmt: skip
-        assert routed.status == "succeeded" and routed.llm_calls == 0, routed.answer
-        assert task.check(trac, fresh, routed.final_url), routed.answer
-        later = task.generate(rng, trac)  # the skill is stale now, at the step the address does
-        again = await run_command(
-            task.command(later), FunctionClient(no_llm), settings, start_url=trac.url,
-            browser=browser, engine=engine,
-        )  # fmt: skip
-        assert again.status == "succeeded" and again.llm_calls == 0, again.answer
-        assert task.check(trac, later, again.final_url), again.answer
+        await routed_with_no_model(task, task.generate(rng, trac), trac, settings, browser, engine)
+        # the skill is stale now, at the step the address does: still routed
+        await routed_with_no_model(task, task.generate(rng, trac), trac, settings, browser, engine)
     finally:
         with closing(sqlite3.connect(trac.home / "env/db/trac.db", timeout=30)) as db, db:
             db.execute("DELETE FROM session_attribute WHERE name = 'language'")
