@@ -7,7 +7,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from browser_agent.llm.types import LLMReply, ToolCall, Usage
+from browser_agent.llm.types import FunctionClient, LLMReply, ToolCall, Usage
 from browser_agent.page_lines import element_lines
 
 # A step of a script: a tool name and a function of the last get_dom text to its arguments.
@@ -100,3 +100,19 @@ def search_and_sort(start_url: str, term: str, sort_label: str) -> Script:
         ],
         answer=f"Searched for {term} and sorted by {sort_label}.",
     )
+
+
+def calls_in_order(*calls: tuple[str, dict]) -> FunctionClient:
+    """A model that makes ``calls`` (tool name, arguments) in order, one per reply."""
+    replies = iter(calls)
+
+    def model(messages: list[dict], tools: list[dict]) -> LLMReply:
+        name, arguments = next(replies)
+        return LLMReply(None, [ToolCall(f"c{len(messages)}", name, json.dumps(arguments))])
+
+    return FunctionClient(model)
+
+
+def finish(answer: str) -> tuple[str, dict]:
+    """A successful finish call, with ``answer``."""
+    return "finish", {"answer": answer, "success": True}

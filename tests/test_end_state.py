@@ -35,6 +35,7 @@ from browser_agent.skills.primitive import open_url
 from browser_agent.store.db import open_store
 from browser_agent.store.models import Run
 from browser_agent.store.skills import add_version, skill_by_name
+from tests.scripted import calls_in_order, finish
 from tests.stored_rows import clicking, opening, planned_skill
 
 PAGES = Path(__file__).parent / "pages"
@@ -108,7 +109,7 @@ async def test_a_search_ends_on_the_results_of_its_term_not_of_one_of_its_words(
 
     async def finish_on(url: str):  # type: ignore[no-untyped-def]
         done = finish("Sorted the trail shoes.")
-        calls = scripted(("open_url", {"url": url}), done, done)  # an unverified one: twice
+        calls = calls_in_order(("open_url", {"url": url}), done, done)  # an unverified one: twice
         return await run_command(
             command, calls, settings, start_url=demo.url, browser=browser, engine=engine
         )
@@ -120,7 +121,7 @@ async def test_a_search_ends_on_the_results_of_its_term_not_of_one_of_its_words(
     assert searched.status == "succeeded", searched.answer
     typed = await run_command(  # typed, then gone on to a product page: the search was made
         command.replace("sort by price low to high", "open the first result"),
-        scripted(
+        calls_in_order(
             ("open_url", {"url": demo.url}),
             ("enter_text", {"selector": "#search-box", "text": "trail shoes", "press_enter": True}),
             ("open_url", {"url": f"{demo.url}/product/trail-blazer-2"}),
@@ -182,21 +183,6 @@ async def test_an_unverified_finish_is_said_back_once_and_the_rest_can_be_done(
     assert (result.steps, result.llm_calls) == (2, 4)
 
 
-def scripted(*calls: tuple[str, dict]) -> FunctionClient:
-    """A model that makes ``calls`` in order, one per reply."""
-    replies = iter(calls)
-
-    def model(messages: list[dict], tools: list[dict]) -> LLMReply:
-        name, arguments = next(replies)
-        return LLMReply(None, [ToolCall(f"c{len(messages)}", name, json.dumps(arguments))])
-
-    return FunctionClient(model)
-
-
-def finish(answer: str) -> tuple[str, dict]:
-    return "finish", {"answer": answer, "success": True}
-
-
 async def test_a_finish_on_another_page_than_named_ends_unverified(
     pages: str, settings: Settings, browser: Browser
 ) -> None:
@@ -204,7 +190,7 @@ async def test_a_finish_on_another_page_than_named_ends_unverified(
     command = 'open the page titled "Beta Page"'
     wrong = await run_command(
         command,
-        scripted(
+        calls_in_order(
             ("open_url", {"url": f"{pages}/wiki-alpha.html"}),
             finish("Opened it."),
             finish("Opened it."),  # the first is said back, the second ends the run
@@ -216,14 +202,14 @@ async def test_a_finish_on_another_page_than_named_ends_unverified(
     )
     assert wrong.status == "unverified", wrong.answer
     assert wrong.llm_calls == 3
-    assert "does not show 'Beta Page'" in wrong.answer
+    assert "is not the page of 'Beta Page'" in wrong.answer
     with Session(engine) as db:
         kept = db.get(Run, wrong.run_id)
         assert kept is not None and kept.status == "unverified"
         assert kept.error and kept.error.startswith("The end state is unverified:")
     right = await run_command(
         command,
-        scripted(("open_url", {"url": f"{pages}/wiki-beta.html"}), finish("Opened it.")),
+        calls_in_order(("open_url", {"url": f"{pages}/wiki-beta.html"}), finish("Opened it.")),
         settings,
         start_url=f"{pages}/wiki-index.html",
         browser=browser,
@@ -286,7 +272,7 @@ async def test_a_routed_skill_that_ends_on_another_page_than_named_ends_unverifi
     assert right.status == "succeeded" and right.llm_calls == 0, right.answer
     wrong = await run_command("open the page titled Beta Page", FunctionClient(no_llm), **asked)
     assert wrong.status == "unverified" and wrong.llm_calls == 0, wrong.answer
-    assert "does not show 'Beta Page'" in wrong.answer
+    assert "is not the page of 'Beta Page'" in wrong.answer
     skill = skill_by_name(engine, "open_titled")
     assert skill is not None and skill.failures == 1  # its end was another state: broken
 
@@ -350,7 +336,7 @@ async def test_a_create_skill_taught_once_is_verified_with_fresh_values(
     command = 'create a page titled "Velvet Tundra"'
     taught = await run_command(
         command,
-        scripted(
+        calls_in_order(
             ("open_url", {"url": f"{wiki}/new"}),
             ("enter_text", {"selector": "#title", "text": "Velvet Tundra"}),
             ("click", {"selector": "#create"}),
@@ -416,7 +402,7 @@ async def test_a_page_named_in_its_address_is_verified_with_a_fresh_name(
         engine = open_store(settings)
         taught = await run_command(
             'create a wiki page named VelvetTundra with the text "Runbook."',
-            scripted(
+            calls_in_order(
                 ("open_url", {"url": f"{wiki}/"}),
                 ("open_url", {"url": f"{wiki}/wiki/VelvetTundra"}),
                 ("enter_text", {"selector": "#text", "text": "Runbook."}),

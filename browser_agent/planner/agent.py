@@ -313,6 +313,9 @@ class Agent:
             error = "skill_not_applicable" if outcome.not_applicable else "skill_failed"
         self._answer_call(call, outcome.text)
         self._record(active, call, Outcome(outcome.text, outcome.ok, error), None, started)
+        if outcome.unverified is not None and outcome.unverified.wrong:
+            said = f"The end state is wrong: {outcome.unverified.said}"
+            raise RunFailed(said, answer=f"{outcome.unverified.answer} {said}")
         if outcome.unverified is not None:
             raise RunUnverified(outcome.unverified.said, answer=outcome.unverified.answer)
         return outcome.text if outcome.ok else None
@@ -409,7 +412,11 @@ class Agent:
         values = command_values(command, used)
         try:
             end = await end_state(
-                active.current_page(), values, active.secrets, search_terms(command, used)
+                active.current_page(),
+                values,
+                active.secrets,
+                search_terms(command, used),
+                command=command,
             )
         except BrowserError as exc:
             self._answer_call(call, "Finished.")
@@ -422,6 +429,9 @@ class Agent:
             self._answer_call(call, said)
             return None
         self._answer_call(call, "Finished.")
+        if end.wrong or end.status is not None:
+            said = f"The end state is wrong: {end.said()}"
+            raise RunFailed(said, answer=f"{answer} {said}".strip())
         if not end.shown:
             raise RunUnverified(end.said(), answer=answer)
         return answer

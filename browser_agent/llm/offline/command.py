@@ -12,6 +12,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from browser_agent.asks import read_clause
 from browser_agent.llm.offline.words import content_words, unquote
 
 
@@ -242,6 +243,18 @@ _ROLE_NOUN = re.compile(
 
 #: Press.nth for "the textbox" when the page has just one: that one, else could not.
 ONLY = -1
+
+
+# The names a site gives the link to a view of a page that a command asks for.
+VIEW_LINKS = {
+    "history": ("history", "page history", "revisions", "revision history", "versions"),
+    "revisions": ("revisions", "history", "versions"),
+    "changes": ("changes", "history", "diff"),
+    "settings": ("settings", "preferences", "options"),
+    "edit": ("edit", "edit this page", "edit page"),
+    "source": ("source", "view source", "raw"),
+    "log": ("log", "history"),
+}
 
 
 def ordinal(text: str) -> int:
@@ -685,6 +698,12 @@ def _navigate(m: re.Match[str]) -> list[Task]:
     target = m["x"].strip()
     if is_url(target):
         return [Goto(_url(target))]
+    asked = read_clause(m.group(0))  # "the page titled X": X, never the words around it
+    if asked.kind == "open":
+        return [Reach(asked.target)]
+    if asked.kind == "view":
+        views = VIEW_LINKS.get(asked.view, (asked.view,))
+        return [Reach(asked.target), Press(views)]
     phrase = re.sub(
         r"^(?:the\s+)?(?:(?:product\s+)?(?:page|details)\s+(?:of|for)\s+)?", "", target, flags=re.I
     )

@@ -151,6 +151,8 @@ def _reach(task: Reach, situation: Situation) -> Outcome:
     if any(covers(h.name, task.phrase) for h in page.headings() if h.role == "h1"):
         return Done()
     link = _best_clickable(page, (task.phrase,), prefer=("link", "tab", "menuitem"))
+    if link is not None and _offers_to_make(link.name, task.phrase):
+        link = None  # "Create the page X" leads to a form for X, not to X
     if link is not None and not _points_here(link, page):
         return Action("click", {"selector": link.selector}, f"open {link.describe()}")
     searched = "search" in situation.prepared
@@ -165,6 +167,16 @@ def _reach(task: Reach, situation: Situation) -> Outcome:
         )
     tried = " (I searched the site for it)" if searched else ""
     return Blocked(f'could not find a link to "{task.phrase}" on {where(page)}{tried}')
+
+
+# Words of a link's name that make it an offer to make or change the thing it names.
+_MAKING = frozenset({"create", "new", "add", "make", "start", "edit", "write"})
+
+
+def _offers_to_make(name: str, phrase: str) -> bool:
+    """The link named ``name`` offers to make or edit ``phrase``, not to open it."""
+    extra = set(content_words(name)) - set(content_words(phrase))
+    return bool(extra & _MAKING)
 
 
 def _search(task: Search, situation: Situation) -> Outcome:
