@@ -17,7 +17,9 @@ built-in offline one, and every run starts from the admin's login kept in a stor
   broken); and N fresh instances with skills again.
 
 Success is the app's own check on its database or pages, never the product's verdict. A run
-the product calls "succeeded" that the check refuses is a false success; a run that changed
+the product calls "succeeded" that the check refuses is a false success ("false+"), one it
+calls failed or unverified that the check passes a false failure ("false-"); "unver" counts
+the runs it ended unverified. A run that changed
 a part of the app's state its task does not touch is a wrong action. Everything is on
 127.0.0.1.
 
@@ -70,6 +72,11 @@ class Outcome:
     @property
     def false_success(self) -> bool:
         return self.status == "succeeded" and not self.done
+
+    @property
+    def false_failure(self) -> bool:
+        """Said failed or unverified while the app's check passes."""
+        return self.status in ("failed", "unverified") and self.done
 
     @property
     def routed(self) -> bool:
@@ -276,7 +283,7 @@ def table(reports: list[TaskReport]) -> str:
     head = (
         f"{'app/task':24} {'first':16} {'skill':10} {'routed':7} {'0-LLM ok':8} {'planner':7} "
         f"{'stale':8} {'broken':6} {'f.heal':6} {'after ok':8} {'after 0':7} {'false+':6} "
-        f"{'wrong':5}"
+        f"{'wrong':5} {'false-':6} {'unver':5}"
     )
     lines = [head, "-" * len(head)]
 
@@ -297,7 +304,9 @@ def table(reports: list[TaskReport]) -> str:
             f"{stale:>3}/{skills:<4} {len(broken):>6} {false_healthy:>6} "
             f"{ratio(runs('after'), lambda o: o.done):8} "
             f"{ratio(runs('after'), lambda o: o.done and o.llm_calls == 0):7} "
-            f"{sum(o.false_success for o in every):6} {sum(bool(o.wrong) for o in every):5}"
+            f"{sum(o.false_success for o in every):6} {sum(bool(o.wrong) for o in every):5} "
+            f"{sum(o.false_failure for o in every):6} "
+            f"{sum(o.status == 'unverified' for o in every):5}"
         )
 
     for report in reports:
