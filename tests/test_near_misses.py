@@ -55,7 +55,8 @@ PAGES: dict[str, tuple[int, str]] = {
             "Beta Page – Team Wiki",
             SEARCH_BOX.format(q="")
             + "<h1>Beta Page</h1><p>What beta testers need.</p>"
-            + '<a href="/wiki/Beta_Page?action=history">History</a>',
+            + '<a href="/wiki/Beta_Page?action=history">History</a>'
+            + '<a id=away href="{elsewhere}/wiki/Beta_Page">Beta Page elsewhere</a>',
         ),
     ),
     "/wiki/Page_titled_Beta_Page?action=edit": (
@@ -202,7 +203,7 @@ class _Site(BaseHTTPRequestHandler):
                     f'<a href="/new-page?title={quote_plus(term)}">Create the page "{term}"</a>',
                 ),
             )
-        body = html.encode()
+        body = html.replace("{elsewhere}", ELSEWHERE).encode()
         self.send_response(status)
         self.send_header("Content-Type", "text/html; charset=utf-8")
         self.send_header("Content-Length", str(len(body)))
@@ -211,6 +212,9 @@ class _Site(BaseHTTPRequestHandler):
 
     def log_message(self, *args: object) -> None:
         pass
+
+
+ELSEWHERE = "http://127.0.0.1:9"  # another site: a run that started on the wiki may not go
 
 
 @pytest.fixture(scope="module")
@@ -300,3 +304,26 @@ async def test_the_embedded_planner_opens_the_thing_named_not_the_words_around_i
     )
     assert result.status == status, result.answer
     assert result.final_url and result.final_url.endswith(ends_on), result.final_url
+
+
+async def test_a_finish_right_after_a_refused_navigation_fails_the_run(
+    site: str, settings: Settings, browser: Browser
+) -> None:
+    """The link led off the run's site, the boundary refused it, the tab stayed on a page
+    that shows the values: the run did not get where it went, and says so."""
+    done = finish("Opened it.")
+    run = await run_command(
+        'open the page titled "Beta Page"',
+        calls_in_order(
+            ("open_url", {"url": f"{site}/wiki/Beta_Page"}),
+            ("click", {"selector": "#away"}),
+            done,
+            done,
+        ),
+        settings,
+        start_url=f"{site}/wiki/Beta_Page",
+        browser=browser,
+        engine=open_store(settings),
+    )
+    assert run.status == "failed", run.answer
+    assert "a navigation was refused" in run.answer

@@ -32,6 +32,7 @@ class Guarded(Protocol):
     context: BrowserContext
     page: Page
     notes: list[str]
+    refused: str
 
 
 async def navigation_refusal(active: Guarded, url: str, *, may_ask: bool = True) -> str | None:
@@ -73,6 +74,8 @@ async def guard_navigations(active: Guarded) -> None:
         if why is None:
             return
         active.notes.append(why)
+        if not _in_frame(route) and not _opens_tab(route):  # the tab stays where it was
+            active.refused = why
         if _opens_tab(route):
             openers.append(active.page)
             await route.abort("blockedbyclient")

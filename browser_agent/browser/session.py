@@ -13,7 +13,7 @@ from contextlib import asynccontextmanager, contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 
-from playwright.async_api import Browser, BrowserContext, Dialog, Page, Playwright
+from playwright.async_api import Browser, BrowserContext, Dialog, Frame, Page, Playwright
 
 from browser_agent.boundary import Boundary
 from browser_agent.browser.chromium import LAUNCH_ARGS, find_chromium
@@ -45,6 +45,7 @@ class BrowserSession:
     crashed: bool = False
     accept_dialogs: bool = False
     boundary: Boundary | None = None  # the sites the run may open, when no allow-list is set
+    refused: str = ""  # why the current tab's last navigation was refused, until it moves on
 
     @classmethod
     async def create(
@@ -86,6 +87,12 @@ class BrowserSession:
     def _watch(self, page: Page) -> None:
         page.on("dialog", self._on_dialog)
         page.on("crash", lambda _page: setattr(self, "crashed", True))
+        page.on("framenavigated", self._moved_on)
+
+    def _moved_on(self, frame: Frame) -> None:
+        """A page that loads in the tab ends the last refusal (the browser's error page not)."""
+        if frame.parent_frame is None and not frame.url.startswith("chrome-error:"):
+            self.refused = ""
 
     def _adopt(self, page: Page) -> None:
         """Follow a tab or popup the page opened: later actions happen there."""

@@ -417,6 +417,7 @@ class Agent:
                 active.secrets,
                 search_terms(command, used),
                 command=command,
+                refused=active.refused,
             )
         except BrowserError as exc:
             self._answer_call(call, "Finished.")

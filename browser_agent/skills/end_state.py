@@ -397,10 +397,12 @@ async def end_state(
     secrets: Iterable[str] = (),
     searched: Iterable[str] = (),
     command: str = "",
+    refused: str = "",
 ) -> EndState:
     """What ``page`` shows of what ``command`` asks (see the module's docstring) and of
     ``values`` (a value that is a secret is not looked for), and whether it holds every
-    term ``searched`` for as a results page does."""
+    term ``searched`` for as a results page does. ``refused`` says why the tab's last
+    navigation was refused, when it has not moved on since: the run did not get there."""
     hidden = {normal(secret) for secret in secrets if secret}
     wanted = [value for value in values if normal(value) not in hidden]
     terms = [term for term in searched if normal(term) not in hidden]
@@ -409,6 +411,8 @@ async def end_state(
     checked = [ask for ask in clauses if ask.kind != "values" and ask.target]
     status = seen.status if seen.status >= 400 else None
     wrong = _error(seen, page.url, [*wanted, *(ask.target for ask in checked)])
+    if refused:
+        wrong = f"is where the run stayed when a navigation was refused ({refused})"
     unconfirmed = ""
     for ask in checked:
         wrong_here, unconfirmed_here = _check(ask, seen, hidden)

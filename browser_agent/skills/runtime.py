@@ -964,7 +964,9 @@ async def done(template: str, **values: str | list[str] | int) -> str:
         if gone is not None:
             raise EndNotShown(gone, answer, ())
         return f"{answer} What it named is no longer on the page."
-    end = await end_state(page, skill_values(values), active.secrets, command=said)
+    end = await end_state(
+        page, skill_values(values), active.secrets, command=said, refused=active.refused
+    )
     if not end.shown:
         raise EndNotShown(end.said(), answer, end.missing, bool(end.wrong or end.status))
     return answer

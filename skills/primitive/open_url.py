@@ -20,6 +20,7 @@ async def open_url(
     target = normalize_url(url, active.settings)
     why = await navigation_refusal(active, target)  # another site: the person may be asked
     if why is not None:
+        active.refused = why
         raise ActionError(why, kind="refused", selector=None)
     page = active.current_page()
     notes_before = len(active.notes)
