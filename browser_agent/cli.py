@@ -273,7 +273,9 @@ STATUS_COLOURS = {"succeeded": "green", "unverified": "yellow"}
 
 
 def print_summary(result: RunResult) -> None:
-    """The answer and what the run cost."""
+    """The matching skills the run passed over and why, the answer and what the run cost."""
+    for passed in result.passed_over:
+        console().print(f"[yellow]{escape(passed.said())}[/]", overflow="fold")
     colour = STATUS_COLOURS.get(result.status, "red")
     console().print(f"\n[bold {colour}]{result.status}[/]: {escape(result.answer)}")
     console().print(

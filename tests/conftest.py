@@ -24,6 +24,16 @@ from tests.postgres_server import (
 STORES = ["sqlite", "postgresql"]
 
 
+@pytest.fixture(scope="session", autouse=True)
+def _user_state(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """The user's state folder (where the key of checked skills' marks is kept) in a
+    temporary place of the session's own, for this process and the commands it starts."""
+    with pytest.MonkeyPatch.context() as patch:
+        folder = tmp_path_factory.mktemp("user-state")
+        patch.setenv("XDG_STATE_HOME", str(folder))
+        yield folder
+
+
 @pytest.fixture
 def settings(tmp_path: Path) -> Settings:
     """Settings pointing at a fresh workspace, with short timeouts for error paths."""

@@ -19,20 +19,23 @@ version with a plan. A release whose codegen writes other code for the same plan
 older skills the same way, saying so.
 
 Making the code needs the code generator (libcst), which a routed run does not otherwise
-load: a workspace keeps a mark for each row it has checked (named by the hash of the row's
-every byte and the release), so a run routed to a skill checked before execs its code
-without generating it again. The marks are the workspace's own, as trusted as the rest of
-it; a row changed in a shared store has no mark anywhere and is checked in full.
+load: so a row found to check is marked in the workspace, and a run routed to a marked row
+execs its code without making it again. Nothing a workspace or a store holds vouches for
+code: a mark is named by an HMAC of the row's every byte and the release, under a key of
+the person's own kept outside every workspace (see harvest.check_key). Whoever writes the
+store or the workspace cannot make a mark; a workspace copied to another place or person,
+or a mark written by hand, names no row under that key, and the row is checked in full
+(made again and compared), as is a row changed in a shared store.
 """
 
 from __future__ import annotations
 
-import hashlib
 from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from browser_agent import __version__
+from browser_agent.harvest.check_key import mark_name, user_key
 from browser_agent.skills.loader import SkillFunction, SkillLoadError, module_function, source_hash
 
 if TYPE_CHECKING:
@@ -68,18 +71,22 @@ def _made(name: str, plan: str) -> str:
         raise SkillRefused(f"its plan makes no code ({type(exc).__name__}: {exc})") from None
 
 
-def _checked_mark(skill: Skill | SkillRow, workspace: Path) -> Path:
+def _checked_mark(skill: Skill | SkillRow, workspace: Path) -> Path | None:
     """Where this workspace notes that this exact row (every byte of its name, plan, code
-    and hash) was checked by this release: a routed run then needs no code generator."""
+    and hash) was checked by this release, named under the person's key so that no one
+    else can make it; None when there is no key to trust (every row is checked in full)."""
+    key = user_key(workspace)
+    if key is None:
+        return None
     row = "\0".join((__version__, skill.name, skill.plan, skill.source, skill.source_hash))
-    return workspace / CHECKED / hashlib.sha256(row.encode("utf-8")).hexdigest()
+    return workspace / CHECKED / mark_name(key, row.encode("utf-8"))
 
 
 def made_code(skill: Skill | SkillRow, workspace: Path | None = None) -> str:
     """The module made from the skill's stored plan, once the row's code and hash are
     found to be exactly it; SkillRefused (the reason in one line) otherwise. With
-    ``workspace``, a row this release checked there before is not made again (the mark
-    names the row's every byte: any change to it is checked afresh)."""
+    ``workspace``, a row this release checked there before, under the person's key, is
+    not made again (the mark names the row's every byte: any change is checked afresh)."""
     if not skill.plan:
         raise SkillRefused(BEFORE_PLANS)
     mark = _checked_mark(skill, workspace) if workspace is not None else None

@@ -39,7 +39,7 @@ from browser_agent.planner.login_renewal import renewed_at_start
 from browser_agent.planner.people import Channel, ask_user, tell_user, use_channel
 from browser_agent.planner.prompts import prompt, task_message
 from browser_agent.planner.records import RunRecorder
-from browser_agent.planner.router import Route, decide
+from browser_agent.planner.router import PassedOver, Route, decide
 from browser_agent.planner.skill_call import SkillOutcome, call_skill
 from browser_agent.planner.skill_tools import skill_tools
 from browser_agent.planner.step_help import MAX_HELP_CALLS, choose_element, step_messages
@@ -120,6 +120,8 @@ class RunResult:
     cost_usd: float | None = None  # None: the model has no known price
     model: str = ""  # the model's name (``offline`` for the built-in planner)
     trace_path: str | None = None  # the Playwright trace kept (see the trace setting)
+    # skills that match the command but were not run (refused, stale...), and why
+    passed_over: list[PassedOver] = field(default_factory=list)
 
 
 @dataclass
@@ -688,10 +690,11 @@ async def run_command(
         on_start(recorder.run.id)
     tools = Tools.default(settings.llm_tools)
     routed = None
+    passed_over: list[PassedOver] = []
     if settings.use_skills:
         routing = decide(command, current_skills(store), start_url, settings.workspace)
         tools.functions.update(skill_tools(store, routing.tools, settings.workspace))
-        routed = routing.route
+        routed, passed_over = routing.route, routing.passed_over
     agent = Agent(llm, settings, recorder, tools, max_steps, on_step, approve=approve)
     use_channel(channel or Channel(ask=None, tell=lambda _text: None))
     started = time.perf_counter()
@@ -778,4 +781,5 @@ async def run_command(
         trace_path=str(trace) if trace else None,
         cost_usd=recorder.run.cost_usd,
         model=llm.name,
+        passed_over=passed_over,
     )

@@ -11,14 +11,18 @@ the fewest characters taken by parameters, then the newest version. Each value i
 against its parameter's type in the skill's signature first (an integer must read as one,
 a list is split from "a, b and c"); a value that does not fit makes the skill not
 applicable to the command, which then goes to the planner.
+
+A skill that matches the command but is not taken (refused, stale, not yet verified,
+partial) is named in the decision with why, so that the run can tell the person instead of
+falling back to the planner without a word.
 """
 
 from __future__ import annotations
 
 import json
 import re
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -71,12 +75,31 @@ class Unfit(BrowserAgentError, ValueError):
 
 
 @dataclass
+class PassedOver:
+    """A skill that matches the command but was not run: its name and version, its state
+    (``refused``, or its status), why in one line, and what carries on instead."""
+
+    skill: str
+    version: int
+    state: str
+    why: str
+    instead: str
+
+    def said(self) -> str:
+        """The one line that tells the person."""
+        why = f" ({self.why})" if self.why else ""
+        skill = f"Skill {self.skill} v{self.version}"
+        return f"{skill} is {self.state}{why}; carrying on with {self.instead}."
+
+
+@dataclass
 class Routing:
     """What routing decided for a command: the skill to run first (None: the planner
-    starts) and the few skills the planner gets as tools."""
+    starts), the few skills the planner gets as tools, and the matching skills passed over."""
 
     route: Route | None
     tools: list[SkillRow]
+    passed_over: list[PassedOver] = field(default_factory=list)
 
 
 def decide(
@@ -89,16 +112,47 @@ def decide(
     (see :func:`route`) and the skills offered to the planner as tools (:func:`relevant`).
     A refused skill (its stored plan or code does not check, see harvest.stored) is
     neither: the next route that matches is taken instead (``workspace``: where rows
-    checked before are noted)."""
-    refused: set[int] = set()
-    while True:
-        kept = [s for s in skills if id(s) not in refused]
+    checked before are noted). The skills that match but are not taken are named, with
+    why: the refused ones, and when no skill is taken those not routable now."""
+    refused: list[tuple[SkillRow, str]] = []
+    kept = list(skills)
+    chosen = route(command, kept, start_url)
+    while chosen is not None and (why := refusal(chosen.skill, workspace)) is not None:
+        refused.append((chosen.skill, why))
+        kept = [s for s in kept if s is not chosen.skill]
         chosen = route(command, kept, start_url)
-        if chosen is None or refusal(chosen.skill, workspace) is None:
-            break
-        refused.add(id(chosen.skill))
     tools = [s for s in relevant(command, kept) if refusal(s, workspace) is None]
-    return Routing(chosen, tools)
+    instead = "the planner" if chosen is None else f"{chosen.skill.name} v{chosen.skill.version}"
+    passed = [PassedOver(s.name, s.version, "refused", why, instead) for s, why in refused]
+    if chosen is None:
+        unused = routes(command, skills, start_url, usable=_not_routable)
+        passed += [_passed(found.skill, instead) for found in _first_per_skill(unused)]
+    return Routing(chosen, tools, passed)
+
+
+def _not_routable(skill: SkillRow) -> bool:
+    """A skill that matches commands but may not do one now (retired ones are put aside)."""
+    return skill.status != "retired" and not routable(skill)
+
+
+def _first_per_skill(found: list[Route]) -> list[Route]:
+    """Each skill's most specific route, in order."""
+    first: dict[int, Route] = {}
+    for found_route in found:
+        first.setdefault(id(found_route.skill), found_route)
+    return list(first.values())
+
+
+def _passed(skill: SkillRow, instead: str) -> PassedOver:
+    """Why a matching skill that is not routable was passed over, in its own words."""
+    error = " ".join((skill.last_error or "").split())
+    if not skill.complete:
+        state, why = "partial", "it leaves out a step its command names"
+    elif skill.status == "candidate":
+        state, why = "not verified yet", error
+    else:
+        state, why = skill.status, error
+    return PassedOver(skill.name, skill.version, state, why, instead)
 
 
 def route(command: str, skills: Sequence[SkillRow], start_url: str | None = None) -> Route | None:
@@ -110,10 +164,16 @@ def route(command: str, skills: Sequence[SkillRow], start_url: str | None = None
     return found[0] if found else None
 
 
-def routes(command: str, skills: Sequence[SkillRow], start_url: str | None = None) -> list[Route]:
-    """Every routable skill and template that matches ``command`` with values that fit,
-    the most specific first: most literal words matched, then fewest characters taken by
-    parameters, then the newest version. The command is read once: linear in its length."""
+def routes(
+    command: str,
+    skills: Sequence[SkillRow],
+    start_url: str | None = None,
+    usable: Callable[[SkillRow], bool] = routable,
+) -> list[Route]:
+    """Every ``usable`` (by default routable) skill and template that matches ``command``
+    with values that fit, the most specific first: most literal words matched, then fewest
+    characters taken by parameters, then the newest version. The command is read once:
+    linear in its length."""
     if start_url and not site_of(start_url):
         return []  # a start page that names no site: no skill was learnt there
     index = index_of(skills)
@@ -121,7 +181,7 @@ def routes(command: str, skills: Sequence[SkillRow], start_url: str | None = Non
     found = []
     for filed in index.candidates(parsed):
         skill, template = filed.skill, filed.template
-        if not (routable(skill) and same_site(skill, start_url)):
+        if not (usable(skill) and same_site(skill, start_url)):
             continue
         matched = match_template(parsed, template, index.verbs)
         if matched is None:
