@@ -151,10 +151,11 @@ def console(
 
 @asynccontextmanager
 async def visiting(browser: Browser, served: Served) -> AsyncIterator[Page]:
-    """A fresh context that has visited the console's URL (and so holds its cookie)."""
+    """A fresh context that has visited the console's URL (and so holds its session)."""
     context = await browser.new_context()
     opened = await context.new_page()
     await opened.goto(served.url)
+    await opened.wait_for_url(f"{served.origin}/")  # the session is kept, the token dropped
     try:
         yield opened
     finally:
@@ -191,7 +192,7 @@ async def run_id_of(page: Page) -> str:
 async def test_a_shop_command_from_the_form_shows_its_steps_and_succeeds(
     page: Page, console: Served, demo: DemoSite
 ) -> None:
-    assert urlsplit(page.url).query == ""  # the token went into the cookie, out of the URL
+    assert urlsplit(page.url).query == ""  # the token is out of the URL
     await start_run(page, SHOP_COMMAND, f"{demo.url}/")
     await expect(page.locator("#status")).to_have_text("succeeded", timeout=WAIT_MS)
     steps = page.locator("li.step")
@@ -338,8 +339,15 @@ async def test_stop_interrupts_the_run_and_the_store_says_so(
     assert run.status == "interrupted"
     trace = page.locator("#trace")  # not succeeded: its Playwright trace was kept
     await expect(trace).to_have_text("Playwright trace")
-    got = await page.request.get(console.origin + (await trace.get_attribute("href") or ""))
-    assert got.status == 200 and (await got.body()).startswith(b"PK")
+    got = await page.evaluate(  # fetched as the page does, through the console's session
+        """async (href) => {
+            const answer = await fetch(href);
+            const start = new Uint8Array(await answer.arrayBuffer()).slice(0, 2);
+            return [answer.status, String.fromCharCode(...start)];
+        }""",
+        await trace.get_attribute("href"),
+    )
+    assert got == [200, "PK"]
 
 
 async def test_runs_are_listed_by_status_and_command_and_show_their_steps(
@@ -447,7 +455,7 @@ async def test_stopping_the_server_stores_its_runs_as_interrupted(
     assert (run.status, run.error) == ("interrupted", "Interrupted by the user.")
 
 
-# Protections: the token, the cookie's flags, same-origin POSTs and the form's CSRF token.
+# Protections: the token, the browser's session, same-origin POSTs and the form's CSRF token.
 
 
 def request(
@@ -463,9 +471,9 @@ def request(
 
 
 def csrf_of(console: Served) -> str:
-    cookie = {"Cookie": f"browser_agent_console={console.token}"}
+    bearer = {"Authorization": f"Bearer {console.token}"}
     connection = http.client.HTTPConnection(urlsplit(console.origin).netloc, timeout=30)
-    connection.request("GET", "/", headers=cookie)
+    connection.request("GET", "/", headers=bearer)
     html = connection.getresponse().read().decode()
     match = re.search(r'name="csrf" value="(\w+)"', html)
     assert match
@@ -492,51 +500,29 @@ PAGES = [
 def test_no_page_answers_without_the_token(console: Served, path: str) -> None:
     assert request(console, "GET", path).status == 401
     assert request(console, "GET", f"{path}?token=wrong").status == 401
-    wrong_cookie = {"Cookie": "browser_agent_console=wrong"}
-    assert request(console, "GET", path, wrong_cookie).status == 401
+    wrong_session = {"X-Console-Session": "wrong"}
+    assert request(console, "GET", path, wrong_session).status == 401
+    token_as_cookie = {"Cookie": f"browser_agent_console={console.token}"}
+    assert request(console, "GET", path, token_as_cookie).status == 401
     assert request(console, "POST", "/runs/new", body="command=x").status == 401
     bearer = {"Authorization": f"Bearer {console.token}"}
     assert request(console, "GET", "/", bearer).status == 200
 
 
-async def test_the_token_becomes_an_http_only_same_site_strict_cookie(
+async def test_the_token_leaves_the_url_and_the_browser_keeps_no_cookie(
     page: Page, console: Served
 ) -> None:
-    (cookie,) = await page.context.cookies()
-    assert (cookie["value"], cookie["httpOnly"], cookie["sameSite"]) == (
-        console.token,
-        True,
-        "Strict",
-    )
+    assert await page.context.cookies() == []
     assert "token=" not in page.url
-
-
-def test_a_post_from_another_origin_is_refused_even_with_the_cookie_and_form_token(
-    console: Served,
-) -> None:
-    csrf = csrf_of(console)
-    cookie = {"Cookie": f"browser_agent_console={console.token}"}
-    body = f"csrf={csrf}&command="  # an empty command: accepted, it only shows the form again
-    assert request(console, "POST", "/runs/new", cookie, body).status == 400
-    evil = {**cookie, "Origin": "http://evil.example"}
-    assert request(console, "POST", "/runs/new", evil, body).status == 403
-    fetched = {**cookie, "Sec-Fetch-Site": "cross-site"}
-    assert request(console, "POST", "/runs/new", fetched, body).status == 403
-    same_site = {**cookie, "Sec-Fetch-Site": "same-site"}  # another port of 127.0.0.1
-    assert request(console, "POST", "/runs/new", same_site, body).status == 403
-
-
-def test_a_post_without_the_form_token_is_refused(console: Served) -> None:
-    cookie = {"Cookie": f"browser_agent_console={console.token}", "Origin": console.origin}
-    assert request(console, "POST", "/runs/new", cookie, "command=").status == 403
-    assert request(console, "POST", "/runs/new", cookie, "csrf=wrong&command=").status == 403
+    await page.reload()  # the service worker still carries the session
+    await expect(page.get_by_label("Command")).to_be_visible()
 
 
 async def test_a_form_on_another_site_cannot_start_a_run(
     page: Page, console: Served, demo: DemoSite
 ) -> None:
-    """A page of another origin (the shop, on another port of 127.0.0.1: the same site, so
-    the browser sends the SameSite cookie) posting a form to the console is refused."""
+    """A page of another origin (the shop, on another port of 127.0.0.1) posting a form to
+    the console, in a browser that holds the console's session, is refused."""
     csrf = csrf_of(console)  # as if the form token had leaked
     await page.goto(f"{demo.url}/")
     await page.evaluate(

@@ -30,6 +30,7 @@ from tests.test_console import (
     stored_run,
     visiting,
 )
+from tests.test_console_session import session_of
 from tests.test_record import files_holding, free_port, routed
 
 PASSWORD = "secret123"  # the demo shop's password for demo
@@ -202,10 +203,10 @@ async def test_a_start_page_that_does_not_open_is_one_line(
 def test_a_record_post_without_the_form_token_or_from_elsewhere_is_refused(
     recorder: Served,
 ) -> None:
-    cookie = {"Cookie": f"browser_agent_console={recorder.token}", "Origin": recorder.origin}
+    session = {**session_of(recorder), "Origin": recorder.origin}
     body = f"csrf={csrf_of(recorder)}&command="  # an empty command: only the form again
-    assert request(recorder, "POST", "/recordings/new", cookie, body).status == 400
-    assert request(recorder, "POST", "/recordings/new", cookie, "command=x").status == 403
-    evil = {**cookie, "Origin": "http://evil.example"}
+    assert request(recorder, "POST", "/recordings/new", session, body).status == 400
+    assert request(recorder, "POST", "/recordings/new", session, "command=x").status == 403
+    evil = {**session, "Origin": "http://evil.example"}
     assert request(recorder, "POST", "/recordings/new", evil, body).status == 403
     assert request(recorder, "POST", "/recordings/new", body="command=x").status == 401

@@ -7,6 +7,7 @@ import json
 import re
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
+from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
@@ -23,10 +24,14 @@ from starlette.staticfiles import StaticFiles
 
 from browser_agent.console.auth import (
     CSRF_FIELD,
+    SECURITY_HEADERS,
+    SESSION_SCRIPT,
+    WORKER_SCRIPT,
     CsrfRefused,
     TokenGuard,
     checked_form,
     csrf_token,
+    new_token,
 )
 from browser_agent.console.browse import (
     chat_log,
@@ -55,14 +60,6 @@ from browser_agent.settings import Settings
 from browser_agent.store.run_logs import log_file
 from browser_agent.store.skills import runs_of
 
-SECURITY_HEADERS = {
-    # only the console's own scripts, styles and images; no frame may hold its pages
-    "Content-Security-Policy": "default-src 'self'; img-src 'self'; frame-ancestors 'none'; "
-    "form-action 'self'; base-uri 'none'",
-    "X-Content-Type-Options": "nosniff",
-    "Referrer-Policy": "same-origin",  # no-referrer would make form posts say Origin: null
-    "Cache-Control": "no-store",
-}
 RUN_STATUSES = ("running", "succeeded", "unverified", "failed", "interrupted", "abandoned")
 RUN_ID = re.compile(r"[0-9A-Za-z_-]+")
 
@@ -303,6 +300,16 @@ class Console:
         return RedirectResponse(f"/skills/{quote(name)}", status_code=303)
 
 
+def _session_script(name: str) -> Route:
+    """A route for one of the console's session scripts (generic code, open to all)."""
+    path = Path(__file__).parent / "static" / name.lstrip("/")
+
+    async def script(_request: Request) -> Response:
+        return FileResponse(path, media_type="text/javascript", headers=SECURITY_HEADERS)
+
+    return Route(name, script)
+
+
 async def _refused(request: Request, exc: Exception) -> Response:
     """Errors as one line of plain text, with the security headers."""
     assert isinstance(exc, HTTPException)
@@ -312,7 +319,8 @@ async def _refused(request: Request, exc: Exception) -> Response:
 def create_app(
     settings: Settings, engine: Engine, token: str, make_llm: Callable[[], LLMClient]
 ) -> Starlette:
-    """The console for ``settings``' workspace; every request needs ``token``."""
+    """The console for ``settings``' workspace; every request needs ``token``, or the
+    browser session its first visit with the token started."""
     console = Console(settings, engine, token, make_llm)
     routes = [
         Route("/", console.home),
@@ -335,6 +343,8 @@ def create_app(
         Route("/validations/new", console.validate, methods=["POST"]),
         Route("/validations/{key:str}/shots/{index:int}", console.validation_shot),
         *watch_routes(console),
+        _session_script(SESSION_SCRIPT),
+        _session_script(WORKER_SCRIPT),
         Mount("/static", StaticFiles(packages=[("browser_agent.console", "static")])),
     ]
 
@@ -348,7 +358,7 @@ def create_app(
 
     app = Starlette(
         routes=routes,
-        middleware=[Middleware(TokenGuard, token=token)],
+        middleware=[Middleware(TokenGuard, token=token, session=new_token())],
         exception_handlers={HTTPException: _refused},
         lifespan=lifespan,
     )

@@ -6,12 +6,12 @@ runs, so ``--help`` stays fast.
 
 from __future__ import annotations
 
-import ipaddress
 import socket
 from typing import Annotated
 
 import typer
 
+from browser_agent.console.hosts import is_loopback
 from browser_agent.errors import UserError
 
 MODEL_HELP = "Model at the endpoint; 'offline' for the built-in planner (the default without one)."
@@ -19,16 +19,6 @@ MISSING = (
     "The web console needs its extra: pip install 'browser-agent[console]' "
     "(starlette, uvicorn, jinja2, python-multipart, sse-starlette)."
 )
-
-
-def is_loopback(host: str) -> bool:
-    """True for localhost and loopback addresses (127.0.0.0/8, ::1)."""
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host.strip("[]")).is_loopback
-    except ValueError:
-        return False
 
 
 def bound_socket(host: str, port: int) -> socket.socket:
@@ -70,8 +60,8 @@ def serve_command(
 ) -> None:
     """Serve the web console: start and watch runs, answer the agent, browse runs and skills.
 
-    It prints its URL with a random access token; every page needs it (a cookie after the
-    first visit). Stop it with Ctrl-C."""
+    It prints its URL with a random access token; every page needs it (after the first
+    visit, a session the browser keeps for this console alone). Stop it with Ctrl-C."""
     if not is_loopback(host) and not allow_remote:
         raise UserError(
             f"--host {host} is not a loopback address: anyone who can reach it and has the "
