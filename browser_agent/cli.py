@@ -28,7 +28,7 @@ from browser_agent.cluster.cli import batch_command
 from browser_agent.completion import run_ids
 from browser_agent.console.serve import serve_command
 from browser_agent.demo import FIRST_COMMAND, SECOND_COMMAND
-from browser_agent.errors import BrowserError, UserError
+from browser_agent.errors import BrowserError, UserError, one_line
 from browser_agent.feedback.cli import feedback_app
 from browser_agent.harvest.cli import harvest_command, skills_app
 from browser_agent.json_output import print_json, run_fields, step_fields
@@ -228,10 +228,10 @@ def dom(
     try:
         typer.echo(asyncio.run(show()))
     except (BrowserError, ValueError) as exc:
-        typer.secho(f"Error: {exc}", fg="red", err=True)
+        typer.secho(f"Error: {one_line(exc)}", fg="red", err=True)
         raise typer.Exit(2) from exc
-    except Exception as exc:  # an ActionError from open_url, worded for people
-        typer.secho(f"Error: {exc}", fg="red", err=True)
+    except Exception as exc:  # an ActionError from open_url or the page read, for people
+        typer.secho(f"Error: {one_line(exc)}", fg="red", err=True)
         raise typer.Exit(1) from exc
 
 
@@ -401,6 +401,10 @@ def run(
         if as_json and loaded and started:
             print_json(interrupted_json(loaded[0], started[0], str(exc)))
         raise typer.Exit(exc.exit_code) from None
+    except Exception as exc:  # said in one line (cli_group); --json still prints the run
+        if as_json and loaded and started:
+            print_json(interrupted_json(loaded[0], started[0], one_line(exc)))
+        raise
     if as_json:
         print_json(asdict(result))
     else:
@@ -409,8 +413,8 @@ def run(
 
 
 def interrupted_json(settings: Settings, run_id: str, said: str) -> dict[str, object]:
-    """What ``run --json`` prints for a run stopped by a signal: the run as it was stored
-    (status ``interrupted``, the steps and model calls it made)."""
+    """What ``run --json`` prints for a run stopped by a signal or an error: the run as it
+    was stored (status ``interrupted`` or ``failed``, the steps and model calls it made)."""
     from browser_agent.store.run_rows import run_row
     from browser_agent.store.run_store import open_run_store
 

@@ -42,3 +42,10 @@ class ActionError(BrowserAgentError, RuntimeError):
         super().__init__(message)
         self.kind = kind
         self.selector = selector
+
+
+def one_line(exc: BaseException) -> str:
+    """``exc`` said in one line: the first line of its message (Playwright's go on with a
+    call log), else the name of its kind, so what is stored or shown is never empty."""
+    lines = [line.strip() for line in str(exc).splitlines() if line.strip()]
+    return lines[0] if lines else type(exc).__name__

@@ -61,6 +61,15 @@ async def guard_navigations(active: Guarded) -> None:
     closing: set[asyncio.Task[None]] = set()
 
     async def on_route(route: Route) -> None:
+        """Check one request; one whose page, frame or browser went away meanwhile (a page
+        that refreshes itself, a run that ends) is let go quietly, refused if unchecked."""
+        try:
+            await check(route)
+        except PlaywrightError:
+            with suppress(PlaywrightError):
+                await route.abort("blockedbyclient")
+
+    async def check(route: Route) -> None:
         request = route.request
         if not request.is_navigation_request():
             await route.fallback()
@@ -151,6 +160,11 @@ async def _follow_redirects(route: Route, active: Guarded) -> str | None:
     if response is not first:
         await response.dispose()
     if why is None:
-        await route.fulfill(response=first)
-    await first.dispose()
+        try:
+            await route.fulfill(response=first)
+        except PlaywrightError:  # the request or its response went away meanwhile
+            with suppress(PlaywrightError):
+                await route.fallback()  # every hop was checked: the browser may do it
+    with suppress(PlaywrightError):
+        await first.dispose()
     return why

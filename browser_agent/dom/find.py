@@ -6,7 +6,7 @@ import json
 import re
 
 from browser_agent.browser.session import BrowserSession
-from browser_agent.dom.library import run_on_page
+from browser_agent.dom.library import read_page
 from browser_agent.dom.observe import remember
 from browser_agent.page_content import fenced, neutralised
 
@@ -97,7 +97,7 @@ async def find_on_page(active: BrowserSession, query: str, limit: int) -> str:
     numbered as get_dom numbers them, between the page-content markers; ``observed`` learns
     them. When none has every word and the page has a search box, only that box is listed,
     with the call that searches the site for the query."""
-    result = json.loads(await run_on_page(active.current_page(), "find"))
+    result = json.loads(await read_page(active.current_page(), "find"))
     scored = []
     for entry in result["found"]:
         mmid, tag, role, name, line, attributes, nearby = entry

@@ -11,6 +11,8 @@ from typing import Any
 from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Frame, Locator, Page
 
+from browser_agent.errors import ActionError
+
 #: What the page answers instead of a result when the locator matches no or several elements.
 _COUNT = "browserAgentMatches"
 
@@ -27,15 +29,21 @@ ATTEMPTS = 4  # evaluations of one operation on a page that keeps being replaced
 SETTLE_S = 0.1  # the first wait for the new page to commit; each next wait is 3 times longer
 
 
-async def run_on_page(page: Page | Frame, op: str, **options: Any) -> Any:
-    """Run one page-level operation of the library (observe, watch, changes). A page that
-    a navigation replaced meanwhile is waited for and asked again: the operation is about
-    the page as it is now, and the page it was sent to is gone."""
-    for attempt in range(1, ATTEMPTS + 1):
+def replaced(exc: BaseException) -> bool:
+    """Whether ``exc`` is Playwright's error for a page a navigation replaced meanwhile."""
+    return isinstance(exc, PlaywrightError) and any(words in str(exc) for words in _REPLACED)
+
+
+async def settled_evaluate(page: Page | Frame, expression: str, arg: Any = None) -> Any:
+    """``page.evaluate(expression, arg)`` on the page as it is now: a page that a
+    navigation replaced meanwhile is waited for and asked again, up to ATTEMPTS times
+    (a page that reloads or moves on by itself is read between its moves); the last
+    PlaywrightError is raised when it never holds still."""
+    for attempt in range(1, ATTEMPTS):
         try:
-            return await page.evaluate(page_library(), {"op": op, **options})
+            return await page.evaluate(expression, arg)
         except PlaywrightError as exc:
-            if attempt == ATTEMPTS or not any(words in str(exc) for words in _REPLACED):
+            if not replaced(exc):
                 raise
             # the old page is gone before the new one is in place: give it time to commit
             await asyncio.sleep(SETTLE_S * 3 ** (attempt - 1))
@@ -43,6 +51,34 @@ async def run_on_page(page: Page | Frame, op: str, **options: Any) -> Any:
                 await page.wait_for_load_state("domcontentloaded")
             except PlaywrightError:
                 raise exc from None
+    return await page.evaluate(expression, arg)
+
+
+async def run_on_page(page: Page | Frame, op: str, **options: Any) -> Any:
+    """Run one page-level operation of the library (observe, watch, changes). A page that
+    a navigation replaced meanwhile is waited for and asked again: the operation is about
+    the page as it is now, and the page it was sent to is gone."""
+    return await settled_evaluate(page, page_library(), {"op": op, **options})
+
+
+async def read_page(page: Page | Frame, op: str, **options: Any) -> Any:
+    """:func:`run_on_page` for a read the planner asked for (observe, find): a page that
+    never held still long enough to be read is an ActionError saying so in one line, the
+    answer of the tool, instead of Playwright's error."""
+    try:
+        return await run_on_page(page, op, **options)
+    except PlaywrightError as exc:
+        if not replaced(exc):
+            raise
+        raise ActionError(kept_moving(page.url), kind="navigation") from None
+
+
+def kept_moving(url: str) -> str:
+    """The sentence for a page that navigated every time it was read."""
+    return (
+        f"The page kept navigating while it was read ({ATTEMPTS} tries): {url} reloads or "
+        "moves on by itself, so it could not be read."
+    )
 
 
 @cache

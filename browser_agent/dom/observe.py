@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from browser_agent.browser.session import BrowserSession
-from browser_agent.dom.library import run_on_page
+from browser_agent.dom.library import read_page
 from browser_agent.page_content import fenced, neutralised
 
 ContentType = Literal["text_only", "input_fields", "all_fields"]
@@ -44,7 +44,7 @@ async def observe_page(
             f"page={page}: windows are numbered from 1 (0 starts at the viewport, -1 is the last)."
         )
     result = json.loads(
-        await run_on_page(
+        await read_page(
             active.current_page(),
             "observe",
             contentType=content_type,

@@ -22,7 +22,14 @@ from browser_agent.boundary import Ask, Boundary
 from browser_agent.browser.dialogs import command_accepts_dialogs
 from browser_agent.browser.session import BrowserSession, browser_session
 from browser_agent.browser.tracing import RunTrace
-from browser_agent.errors import ActionError, BrowserAgentError, BrowserError, NoBrowser
+from browser_agent.errors import (
+    ActionError,
+    BrowserAgentError,
+    BrowserError,
+    NoBrowser,
+    UserError,
+    one_line,
+)
 from browser_agent.harvest.stored import load_skill
 from browser_agent.llm.model_window import served_locally
 from browser_agent.llm.types import LLMClient, LLMError, LLMReply, ToolCall
@@ -744,6 +751,11 @@ async def run_command(
     except (asyncio.CancelledError, KeyboardInterrupt) as exc:  # Ctrl-C, or SIGTERM (see cli)
         status, error = "interrupted", str(exc) or "Interrupted by the user."
         raise
+    except Exception as exc:  # a page that kept moving, a browser gone: said in one line
+        status, error = "failed", one_line(exc)
+        answer = f"Could not finish: {error}"
+        if isinstance(exc, UserError):  # the person's mistake: exit code 2 (see cli)
+            raise
     finally:
         prompt_tokens = agent.prompt_tokens + agent.memory.usage.prompt_tokens
         completion_tokens = agent.completion_tokens + agent.memory.usage.completion_tokens
