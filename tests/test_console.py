@@ -295,7 +295,9 @@ async def test_another_site_a_page_asks_for_waits_for_the_person(
         question = page.locator("#approval-action")
         await expect(question).to_contain_text(f"open {evil}, on another site", timeout=WAIT_MS)
         await page.get_by_role("button", name=decision).click()
-        await expect(page.locator("#status")).to_have_text("succeeded", timeout=WAIT_MS)
+        # refused, the run stayed where it was: it did not do what it was asked
+        ended = "failed" if decision == "Reject" else "succeeded"
+        await expect(page.locator("#status")).to_have_text(ended, timeout=WAIT_MS)
         opened = page.locator("li.step[data-tool=open_url]").nth(1)
         if decision == "Reject":
             await expect(opened).to_contain_text("The person was asked and said no")

@@ -217,10 +217,13 @@ async def test_page_text_cannot_send_the_run_to_another_site(
     assert evil.hits == []
     assert result.final_url is not None and result.final_url.startswith(f"{home}/notice")
     log = json.loads(Path(result.log_path).read_text())
-    (refusal,) = [
+    refusal, *said_back = [
         m["content"] for m in log if m.get("role") == "tool" and "refused" in m["content"]
     ]
     assert refusal.startswith("Error:") and evil.server.server_address[0] in refusal
+    # a finish where the tab stayed is not done: said back once, then the run fails
+    assert all("where the run stayed when a navigation was refused" in m for m in said_back)
+    assert result.status == "failed", log
 
 
 def on_a_terminal(args: list[str], typed: str, env: dict[str, str]) -> tuple[int, str]:
@@ -263,7 +266,8 @@ def test_run_on_a_terminal_asks_before_another_site(
             timeout=180,
         )
     assert f"The agent wants to: open {at(other_host)}, on another site" in said
-    assert code == 0, said
+    # refused, the run stayed where it was: it did not do what the notice asked
+    assert code == (1 if typed.startswith("n") else 0), said
     if typed.startswith("n"):
         assert other_host.hits == []
         told = [log.read_text() for log in (tmp_path / "logs").glob("*.json")]

@@ -38,10 +38,15 @@ def wrong_login(demo: DemoSite) -> Script:
 
 
 async def run(
-    script: Script, settings: Settings, browser: Browser, mode: str, **options: object
+    script: Script,
+    settings: Settings,
+    browser: Browser,
+    mode: str,
+    command: str = "log in as demo",
+    **options: object,
 ) -> RunResult:
     return await run_command(
-        "log in as demo",
+        command,
         FunctionClient(script),
         settings.with_overrides(trace=mode),
         browser=browser,
@@ -83,12 +88,13 @@ async def test_a_succeeded_run_keeps_a_trace_only_when_always(
     settings: Settings, browser: Browser, demo: DemoSite
 ) -> None:
     shop = f"{demo.url}/"
+    command = "search for trail and sort by price low to high"
     script = search_and_sort(shop, "trail", "Price: low to high")
-    kept = await run(script, settings, browser, "on-failure", start_url=shop)
+    kept = await run(script, settings, browser, "on-failure", command, start_url=shop)
     assert (kept.status, kept.trace_path) == ("succeeded", None)
     assert not list(settings.logs_dir.glob("*.trace.zip"))
     script = search_and_sort(shop, "trail", "Price: low to high")
-    always = await run(script, settings, browser, "always", start_url=shop)
+    always = await run(script, settings, browser, "always", command, start_url=shop)
     assert always.status == "succeeded"
     assert always.trace_path and zipfile.is_zipfile(always.trace_path)
 

@@ -17,9 +17,14 @@ async def open_url(
 ) -> str:
     """Open a URL in the current tab and wait for it to load."""
     active = session()
-    target = normalize_url(url, active.settings)
-    why = await navigation_refusal(active, target)  # another site: the person may be asked
-    if why is not None:
+    try:
+        target = normalize_url(url, active.settings)
+        why = await navigation_refusal(active, target)  # another site: the person may be asked
+    except ActionError as exc:  # a scheme or a site the settings refuse
+        why = str(exc) if exc.kind == "refused" else None
+        if why is None:
+            raise
+    if why is not None:  # the tab stays where it was: a run may not say it got there
         active.refused = why
         raise ActionError(why, kind="refused", selector=None)
     page = active.current_page()
