@@ -40,7 +40,8 @@ from browser_agent.profile_options import ProfileOption, StorageStateOption
 from browser_agent.record.cli import record_command
 from browser_agent.secrets import OPTION_HELP as SECRET_HELP
 from browser_agent.secrets import configured as configured_secrets
-from browser_agent.site_policy import ALLOW_DOMAIN_HELP, openable
+from browser_agent.secrets import unconfigured_in
+from browser_agent.site_policy import ALLOW_DOMAIN_HELP, command_urls_refused, openable
 from browser_agent.store.cli import db_app
 from browser_agent.terminal import console
 from browser_agent.validate.cli import validate_command
@@ -359,6 +360,7 @@ def run(
         typer.secho("Error: the command is empty: say what the agent should do.", err=True)
         raise typer.Exit(2)
     secrets = configured_secrets(secret)
+    unconfigured_in(command, secrets)
 
     loaded: list[Settings] = []
     started: list[str] = []  # the run's id, once its row is in the store
@@ -373,6 +375,7 @@ def run(
             except ValueError as exc:
                 raise UserError(f"--url {url}: {exc}") from None
             openable(url, settings)
+        command_urls_refused(command, settings)
         loaded.append(settings.with_overrides(headed=True) if headed else settings)
         return loaded[-1]
 

@@ -157,6 +157,18 @@ def missing(arguments: Mapping[str, object], secrets: Mapping[str, str]) -> list
     return sorted({name for name in wanted if name not in secrets})
 
 
+def unconfigured_in(command: str, secrets: Mapping[str, str]) -> None:
+    """A command that names a secret as ``{NAME}`` nobody configured is the user's
+    mistake, said before the browser starts (SecretError: one line, exit code 2) rather
+    than once the run reaches the field to type it in."""
+    for name in placeholders(command):
+        if name not in secrets:
+            raise SecretError(
+                f"the command names the secret {{{name}}}, which is not configured: "
+                f"{how_to_set(name)}"
+            )
+
+
 def how_to_set(name: str) -> str:
     """Where a missing secret can come from, in a few words."""
     return f"set {ENV_PREFIX}{name} or pass --secret {name}=VALUE"

@@ -84,6 +84,21 @@ def openable(url: str, settings: Settings) -> str:
     return target
 
 
+#: A URL of the machine's own files or the browser's own pages, written in a command.
+_LOCAL_URL = re.compile(r"\b(?:file:[^\s\"'<>]+|chrome://[^\s\"'<>]*)", re.IGNORECASE)
+
+
+def command_urls_refused(command: str, settings: Settings) -> None:
+    """A command that names a ``file:`` (or ``chrome:``) URL the settings do not let the
+    browser open is the user's mistake, said before the browser starts (UserError: one
+    line, exit code 2); the planner would only be refused it later."""
+    for found in _LOCAL_URL.finditer(command):
+        url = found[0].rstrip(".,;:!?)]}")
+        why = refusal(url, settings)
+        if why is not None:
+            raise UserError(f"The command names {url}. {why}")
+
+
 def _site_name(url: str) -> bool:
     """True when ``url`` has a host name that can be looked up (letters, digits, dots and
     dashes, or an IP address)."""

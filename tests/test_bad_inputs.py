@@ -252,3 +252,64 @@ async def test_a_pages_own_javascript_link_runs_and_the_agents_is_refused(
     with pytest.raises(ActionError, match="Refusing to open a javascript: URL"):
         await open_url("javascript:document.title='agent'")
     assert await page_session.page.title() == "ran"
+
+
+@pytest.mark.parametrize(
+    ("command", "said"),
+    [
+        ("open file:///etc/passwd", "The command names file:///etc/passwd. Refusing to open"),
+        ("read FILE:/etc/hosts, then stop", "The command names FILE:/etc/hosts. Refusing"),
+        ("open chrome://settings and look", "The command names chrome://settings. Refusing"),
+        ("log in with password {PASSWORD}", "the secret {PASSWORD}, which is not configured"),
+        ("type {api_key} in the key field", "BROWSER_AGENT_SECRET_API_KEY or pass --secret"),
+    ],
+)
+def test_a_command_naming_a_local_url_or_an_unset_secret_is_one_line_before_the_browser(
+    settings: Settings, command: str, said: str
+) -> None:
+    done = cli(settings, "run", command, "--url", "http://127.0.0.1:9/", "--model", "offline")
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert said in one_line(done)
+    assert not (settings.workspace / "logs").exists()  # no run began
+
+
+def test_a_named_secret_that_is_set_or_a_file_url_allowed_is_no_mistake(settings: Settings) -> None:
+    """The checks above refuse only what the settings do not give."""
+    given = cli(
+        settings,
+        "run",
+        "log in with password {PASSWORD} at file:///etc/hostname",
+        "--model",
+        "offline",
+        "--json",
+        BROWSER_AGENT_SECRET_PASSWORD="hunter2",
+        BROWSER_AGENT_ALLOW_FILE_URLS="true",
+    )
+    assert given.returncode in (0, 1) and json.loads(given.stdout)["run_id"], given.stderr
+
+
+def damage(database: Path, pages: range) -> None:
+    """Zero ``pages`` (numbered from 1) of the SQLite file ``database``."""
+    with sqlite3.connect(database) as db:
+        size = db.execute("PRAGMA page_size").fetchone()[0]
+    with database.open("r+b") as file:
+        for page in pages:
+            file.seek((page - 1) * size)
+            file.write(b"\0" * size)
+
+
+@pytest.mark.parametrize("pages", [range(1, 3), range(3, 8)], ids=["header", "tables"])
+@pytest.mark.parametrize(
+    "command", [["runs"], ["show", "abc"], ["run", "open the shop", "--model", "offline", "--json"]]
+)
+def test_a_store_file_with_zeroed_pages_is_one_line_naming_it(
+    settings: Settings, pages: range, command: list[str]
+) -> None:
+    assert cli(settings, "db", "upgrade").returncode == 0  # a store with its tables
+    database = settings.workspace / "browser_agent.db"
+    damage(database, pages)
+    done = cli(settings, *command)
+    assert done.returncode == 2, done.stdout + done.stderr
+    line = one_line(done)
+    assert f"cannot open the store sqlite:///{database}: " in line, line
+    assert not done.stdout.strip() and not (settings.workspace / "logs").exists()

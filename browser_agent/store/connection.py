@@ -21,6 +21,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from browser_agent.store.errors import damaged, damaged_store
+
 if TYPE_CHECKING:
     from sqlalchemy import Engine
 
@@ -47,6 +49,7 @@ class Store:
     backend: str  # "sqlite" or "postgresql"
     keep: bool = False
     engine: Engine | None = None  # the SQLAlchemy engine it came from, if any
+    name: str = ""  # the store's URL (no password), as a damaged file is said
     _kept: Any = field(default=None, repr=False)
 
     @classmethod
@@ -54,7 +57,8 @@ class Store:
         """``db`` as a store: itself, or the connections of a SQLAlchemy engine."""
         if isinstance(db, Store):
             return db
-        return cls(db.raw_connection, db.url.get_backend_name(), engine=db)
+        name = db.url.render_as_string(hide_password=True)
+        return cls(db.raw_connection, db.url.get_backend_name(), engine=db, name=name)
 
     @contextmanager
     def transaction(self) -> Iterator[Execute]:
@@ -108,6 +112,10 @@ class Store:
                 [dict(zip(names, row, strict=True)) for row in cursor.fetchall()] if names else []
             )
             return Result(rows, cursor.rowcount)
+        except sqlite3.DatabaseError as exc:  # a damaged file is the person's to mend
+            if damaged(exc):
+                raise damaged_store(self.name, exc) from None
+            raise
         finally:
             cursor.close()
 

@@ -12,13 +12,13 @@ import weakref
 from pathlib import Path
 
 from sqlalchemy import URL, Engine, event
-from sqlalchemy.engine import make_url
+from sqlalchemy.engine import ExceptionContext, make_url
 from sqlalchemy.exc import ArgumentError, DBAPIError, NoSuchModuleError
 from sqlmodel import create_engine
 
 from browser_agent.settings import Settings, mask_url
 from browser_agent.store.connection import Store, use_store_pragmas
-from browser_agent.store.errors import StoreError
+from browser_agent.store.errors import StoreError, damaged, damaged_store
 from browser_agent.store.refusals import connection_refusal, first_line
 
 #: The driver a PostgreSQL URL without one is opened with.
@@ -73,9 +73,19 @@ def store_engine(settings: Settings) -> Engine:
     engine = _created(url, settings.db_url)
     if url.get_backend_name() == "sqlite":
         event.listen(engine, "connect", lambda connection, _record: use_store_pragmas(connection))
+        name = url.render_as_string(hide_password=True)
+        event.listen(engine, "handle_error", lambda context: _damaged(name, context))
     else:
         _check_connection(engine, settings.db_url)
     return engine
+
+
+def _damaged(name: str, context: ExceptionContext) -> StoreError | None:
+    """A SQLite file found damaged by any statement (the ORM's too) is said as the store's
+    problem in one line; None leaves every other error as it is."""
+    if damaged(context.original_exception):
+        return damaged_store(name, context.original_exception)
+    return None
 
 
 def engine_url(url: str) -> str:

@@ -28,7 +28,10 @@ def open_run_store(settings: Settings) -> Store:
     server = _plain_postgres_url(settings.db_url)
     store = None
     if path is not None:
-        store = _current_store(Store(lambda: sqlite_connection(path), "sqlite", keep=True))
+        direct = Store(
+            lambda: sqlite_connection(path), "sqlite", keep=True, name=f"sqlite:///{path}"
+        )
+        store = _current_store(direct)
     elif server is not None:
         store = _current_postgres_store(server, settings.db_url)
     if store is None:
