@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Mapping
+from urllib.parse import quote
 
 from browser_agent.errors import UserError
 
@@ -184,3 +185,19 @@ def filled(text: str, secrets: Mapping[str, str]) -> str:
         name = key(whole[1])
         raise SecretError(f"the secret {name} is not configured: {how_to_set(name)}")
     return PLACEHOLDER.sub(lambda found: secrets.get(key(found[1]), found[0]), text)
+
+
+#: A placeholder as an address holds it: as written, or with its braces percent-encoded.
+_ADDRESS_PLACEHOLDER = re.compile(r"(?:\{|%7[Bb])([A-Za-z_][A-Za-z0-9_]*)(?:\}|%7[Dd])")
+
+
+def filled_address(url: str, secrets: Mapping[str, str]) -> str:
+    """``url`` with each configured secret it names as a placeholder (a skill's address
+    of a login sent by GET) replaced by its value, percent-encoded: what the site is sent.
+    Unknown placeholders stay as they are."""
+
+    def value(found: re.Match[str]) -> str:
+        name = key(found[1])
+        return quote(secrets[name], safe="") if name in secrets else found[0]
+
+    return _ADDRESS_PLACEHOLDER.sub(value, url)

@@ -22,6 +22,7 @@ from browser_agent.errors import ActionError, BrowserError
 from browser_agent.failure_kinds import BROKEN, NOT_APPLICABLE, classify
 from browser_agent.harvest.made_state import Maker, makers
 from browser_agent.harvest.stored import load_skill, made_code
+from browser_agent.redact import masked_address, redact
 from browser_agent.request_tokens import strip_tokens
 from browser_agent.secrets import configured, how_to_set, missing, placeholders
 from browser_agent.settings import Settings
@@ -291,14 +292,15 @@ async def _run(
     except (ActionError, BrowserError) as exc:
         return Replay(
             False,
-            final_url=active.page.url,
+            final_url=masked_address(active.page.url, active.secrets, active.secret_values),
             step=getattr(exc, "step", None) if isinstance(exc, ActionError) else None,
             selector=getattr(exc, "selector", None),
-            error=str(exc),
+            error=redact(str(exc), active.secrets, active.secret_values),
             screenshot=await _screenshot(active.page, screenshot_dir, skill),
             kind=classify(exc),
         )
-    final = active.current_page().url
+    # a secret the skill sent in the address (a login sent by GET) is its placeholder there
+    final = masked_address(active.current_page().url, active.secrets, active.secret_values)
     example = example_arguments(skill, None)
     given = " ".join(str(value) for value in arguments.values())  # values, not tokens
     if skill.expected_end and not _same_end(

@@ -717,6 +717,7 @@ async def run_command(
             active.use_secrets(known)
             active.secrets.update(recorder.secrets)
             recorder.secrets = active.secrets  # passwords typed are masked from now on
+            recorder.named = active.secret_values  # in addresses, by their placeholders
             active.accept_dialogs |= command_accepts_dialogs(command)
             # on-failure: a routed skill's replay is not traced (its log step says what
             # failed); the trace starts where the model takes over
@@ -782,14 +783,14 @@ async def run_command(
     return RunResult(
         run_id=recorder.run.id,
         status=status,
-        answer=recorder.run.answer or "",
+        answer=recorder.without_secrets(recorder.run.answer or ""),
         steps=recorder.step_count,
         llm_calls=agent.llm_calls + agent.memory.usage.llm_calls,
         prompt_tokens=agent.prompt_tokens + agent.memory.usage.prompt_tokens,
         completion_tokens=agent.completion_tokens + agent.memory.usage.completion_tokens,
         seconds=round(time.perf_counter() - started, 2),
         log_path=str(recorder.log_path),
-        final_url=final_url,
+        final_url=recorder.without_secrets(final_url),
         trace_path=str(trace) if trace else None,
         cost_usd=recorder.run.cost_usd,
         model=llm.name,

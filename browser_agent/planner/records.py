@@ -77,6 +77,7 @@ class RunRecorder:
     logs_dir: Path
     run: RunRow
     secrets: set[str] = field(default_factory=set)
+    named: dict[str, str] = field(default_factory=dict)  # secrets by name, for {NAME}
     step_count: int = 0
     masked: int = 0  # how many secrets everything written so far was masked with
     log_in_store: bool = False  # keep a copy of the chat log in the store too
@@ -123,9 +124,9 @@ class RunRecorder:
 
     def write_log(self, messages: list[dict[str, Any]]) -> None:
         """Rewrite the chat log and the metadata beside it (and their copy in the store)."""
-        items = redact([log_message(m) for m in messages], self.secrets)
+        items = self.without_secrets([log_message(m) for m in messages])
         log = _write_json(self.log_path, items)
-        meta = _write_json(self.meta_path, redact({**self.run.as_json(), **SAYS}, self.secrets))
+        meta = _write_json(self.meta_path, self.without_secrets({**self.run.as_json(), **SAYS}))
         if self.log_in_store:
             self._keep_in_store(items, log, meta)
 
@@ -144,7 +145,7 @@ class RunRecorder:
     def add_iteration(self, record: dict[str, Any]) -> None:
         """Append one planner iteration: context sent, reasoning, actions and results (and
         to the store's copy)."""
-        line = json.dumps(redact(record, self.secrets), ensure_ascii=False) + "\n"
+        line = json.dumps(self.without_secrets(record), ensure_ascii=False) + "\n"
         with self.iterations_path.open("a", encoding="utf-8") as out:
             out.write(line)
         if self.log_in_store:
@@ -156,8 +157,10 @@ class RunRecorder:
         self.step_count += 1
         step.index = self.step_count
         step.run_id = self.run.id
-        step.arguments = redact(step.arguments, self.secrets)
-        step.response = redact(step.response, self.secrets)
+        step.arguments = self.without_secrets(step.arguments)
+        step.response = self.without_secrets(step.response)
+        step.url_after = self.without_secrets(step.url_after)
+        step.error = self.without_secrets(step.error)
         self.run.steps = self.step_count
         with self.store.transaction() as execute:
             step.id = add_step(execute, step)
@@ -169,14 +172,14 @@ class RunRecorder:
         """Keep a person's decision on a proposed action, masked, in a transaction of its
         own; its id."""
         for name in ("action", "arguments", "corrected_arguments", "note", "context"):
-            setattr(decision, name, redact(getattr(decision, name), self.secrets))
+            setattr(decision, name, self.without_secrets(getattr(decision, name)))
         decision.run_id = self.run.id
         with self.store.transaction() as execute:
             return add_decision(execute, decision)
 
     def follow_decision(self, decision_id: int, reply: dict[str, Any]) -> None:
         """Keep the model's next reply after a rejection (its answer to the note), masked."""
-        text = json.dumps(redact(reply, self.secrets), ensure_ascii=False)
+        text = json.dumps(self.without_secrets(reply), ensure_ascii=False)
         follow_decision(self.store, decision_id, text)
 
     def count_calls(self, llm_calls: int, prompt_tokens: int, completion_tokens: int) -> None:
@@ -197,13 +200,18 @@ class RunRecorder:
         self._save_run()
         self._mask_written()
 
+    def without_secrets(self, value: Any) -> Any:
+        """``value`` with the run's secrets masked (in an address, a named one by its
+        placeholder): what a file, a row or the printed result may hold."""
+        return redact(value, self.secrets, self.named)
+
     def _save_run(self) -> None:
         """Write the run's row in a transaction of its own."""
         with self.store.transaction() as execute:
             save_run(execute, self._redacted_run())
 
     def _redacted_run(self) -> RunRow:
-        return RunRow(**redact(asdict(self.run), self.secrets))
+        return RunRow(**self.without_secrets(asdict(self.run)))
 
     def _mask_written(self) -> None:
         """Secrets learnt late (typed after the command named them) are masked after the fact."""
@@ -211,10 +219,10 @@ class RunRecorder:
             return
         self.masked = len(self.secrets)
         if self.iterations_path.exists():
-            text = redact(self.iterations_path.read_text(encoding="utf-8"), self.secrets)
+            text = self.without_secrets(self.iterations_path.read_text(encoding="utf-8"))
             self.iterations_path.write_text(text, encoding="utf-8")
             if self.log_in_store:
                 keep_iterations(self.store, self.run.id, text)
-        rewrite_steps(self.store, self.run.id, lambda text: redact(text, self.secrets))
-        rewrite_decisions(self.store, self.run.id, lambda text: redact(text, self.secrets))
+        rewrite_steps(self.store, self.run.id, self.without_secrets)
+        rewrite_decisions(self.store, self.run.id, self.without_secrets)
         self.store.forget_old_versions()

@@ -22,6 +22,7 @@ from browser_agent.browser.session import session
 from browser_agent.errors import ActionError, BrowserError
 from browser_agent.failure_kinds import BROKEN, LATE, NOT_APPLICABLE, classify
 from browser_agent.harvest.logins import RunLogin, landed_on_login, renew_login
+from browser_agent.redact import redact
 from browser_agent.settings import Settings
 from browser_agent.skills.end_state import EndNotShown
 from browser_agent.skills.loader import SkillFunction
@@ -209,16 +210,26 @@ def keep_use(store: Store, skill: SkillRow, outcome: SkillOutcome, window: int) 
     counted by its kind (a failure only when broken) and kept in the skill's health window
     of ``window`` outcomes."""
     if outcome.stale_because is not None:
-        _mark_stale(store, skill, outcome.healed, outcome.stale_because)
+        _mark_stale(store, skill, outcome.healed, _without_secrets(outcome.stale_because))
     note_run(
         store,
         skill.id,
         outcome.kind,
         window=window,
         step=outcome.step,
-        error=outcome.error,
+        error=_without_secrets(outcome.error),
         counted=outcome.counted_as,
     )
+
+
+def _without_secrets(text: str | None) -> str | None:
+    """``text`` with the running task's secrets masked: an address a skill reached may hold
+    one (a login sent by GET), and the store keeps what it says."""
+    try:
+        active = session()
+    except BrowserError:  # called outside a task: no secret is known
+        return text
+    return redact(text, active.secrets, active.secret_values)
 
 
 def _not_applicable(skill: SkillRow, repairs: Repairs, exc: SkillNotApplicable) -> SkillOutcome:

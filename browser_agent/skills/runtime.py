@@ -35,7 +35,7 @@ from browser_agent.browser.values import field_value
 from browser_agent.dom.library import count_and_run, run_on_element
 from browser_agent.errors import ActionError
 from browser_agent.failure_kinds import SkillLate
-from browser_agent.secrets import filled
+from browser_agent.secrets import filled, filled_address
 from browser_agent.skills.end_state import EndNotShown, end_state, skill_values
 from browser_agent.skills.primitive import open_url
 from browser_agent.skills.selectors import ANY_ROLE, CLOSE_MARKS, text_selector
@@ -993,7 +993,7 @@ class by_address:  # noqa: N801 - used as `async with by_address(url):` in skill
         repairs = _repairs.get()
         if not isinstance(exc, SkillStale) or repairs is None:
             return False
-        await open_url(url=self.url)
+        await open_url(url=filled_address(self.url, session().secret_values))  # never kept
         repairs.done.append(
             Repair(
                 exc.step or 0,
