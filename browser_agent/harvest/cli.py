@@ -233,6 +233,7 @@ def _result_fields(result: HarvestResult) -> dict[str, object]:
         "error": result.error,
         "earlier": result.earlier,
         "dropped": result.dropped,
+        "readings": result.readings,
     }
 
 
@@ -254,6 +255,8 @@ def _report(result: HarvestResult, said: Console | None = None) -> None:
             f"[bold]{skill.name}[/] v{skill.version} ({result.outcome}): {note}{reason}\n"
             f"  {escape(json.loads(skill.command_templates)[0])}\n  {skill.module_path}"
         )
+    for reading in result.readings:
+        said.print(f"  [cyan]reading[/] {escape(reading)}")
     for dropped in result.dropped:
         said.print(f"  [yellow]left out[/] {escape(dropped)}")
 

@@ -34,7 +34,7 @@ from browser_agent.harvest.outcomes import (
 )
 from browser_agent.harvest.plan import NotHarvestable, SkillPlan, made_by_the_app, plan_skill
 from browser_agent.harvest.plan_data import plan_text
-from browser_agent.harvest.replay import relative, replay
+from browser_agent.harvest.replay import Replay, relative, replay
 from browser_agent.harvest.sameness import essential_targets
 from browser_agent.harvest.stored import load_skill, made_code
 from browser_agent.harvest.tokens import without_tokens
@@ -84,6 +84,8 @@ class HarvestResult:
     reason: str | None = None
     earlier: str | None = None  # dry run: what harvesting this source gave before
     dropped: list[str] = field(default_factory=list)  # calls of the log left out, and why
+    # per speculated step: its reading and what the verifying replay made of it
+    readings: list[str] = field(default_factory=list)
     unreadable: bool = False  # the log could not be read: tried again next time
 
 
@@ -417,18 +419,27 @@ async def harvest_one(
         result.skill = write_skill(draft, settings, engine, current=not waits)
     except Exception as exc:  # writing or loading the module failed: nothing registered
         return _failed(source, exc)
+    speculated = {
+        n: step.speculated for n, step in enumerate(draft.plan.steps, 1) if step.speculated
+    }
+    result.readings = [f"step {n}: {reading} (not replayed)" for n, reading in speculated.items()]
     if verify:
-        await _verify(result, settings, engine, browser)
+        await _verify(result, settings, engine, browser, speculated)
     if waits and result.verified and result.skill is not None and result.skill.id is not None:
         result.skill = earn_place(engine, result.skill, settings.candidate_uses)
     return result
 
 
 async def _verify(
-    result: HarvestResult, settings: Settings, engine: Engine, browser: Browser | None
+    result: HarvestResult,
+    settings: Settings,
+    engine: Engine,
+    browser: Browser | None,
+    speculated: dict[int, str],
 ) -> None:
     """Replay the new skill at once: healthy when it reaches its end state, else candidate;
-    the replay is the first outcome in its health window."""
+    the replay is the first outcome in its health window. It bears out or refutes each
+    ``speculated`` reading (see replay), as ``result.readings`` say."""
     skill = result.skill
     if skill is None or skill.id is None:
         return
@@ -436,9 +447,16 @@ async def _verify(
         pace, again = recorded_pace(engine, skill), relogin(Store.of(engine))
         healthy = current_skills(engine, "healthy")
         outcome = await replay(
-            skill, settings, browser, pace=pace, relogin=again, candidates=healthy
+            skill,
+            settings,
+            browser,
+            pace=pace,
+            relogin=again,
+            candidates=healthy,
+            speculated=speculated,
         )
         passed, error, made_by = outcome.passed, outcome.error, outcome.made_by
+        result.readings = [_borne(n, reading, outcome) for n, reading in speculated.items()]
         kind = OK if passed else outcome.kind or BROKEN
     except Exception as exc:  # the replay could not run: the skill stays unverified
         passed, error = False, f"the replay could not run: {type(exc).__name__}: {exc}"
@@ -449,6 +467,16 @@ async def _verify(
     status = "healthy" if passed else "candidate"
     result.skill = update_skill(engine, skill.id, status=status, last_error=error)
     record(engine, skill.id, VERIFICATION, kind, window=settings.health_window, error=error)
+
+
+def _borne(step: int, reading: str, outcome: Replay) -> str:
+    """What the verifying replay made of a speculated step's reading, in one line."""
+    if outcome.passed:
+        on = "fresh values" if outcome.fresh else "the example's values (none fresh to try)"
+        return f"step {step}: {reading}: borne out by a replay on {on}"
+    if outcome.step == step:
+        return f"step {step}: {reading}: refuted ({outcome.error})"
+    return f"step {step}: {reading}: not borne out (the replay failed: {outcome.error})"
 
 
 async def harvest(

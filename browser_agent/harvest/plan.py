@@ -11,7 +11,7 @@ import keyword
 import re
 from dataclasses import dataclass, field
 from typing import Any
-from urllib.parse import parse_qsl, unquote, urlsplit
+from urllib.parse import parse_qsl, unquote, urljoin, urlsplit
 
 from browser_agent.browser.dialogs import ANSWERED
 from browser_agent.browser.effects import SENT_DATA
@@ -166,6 +166,9 @@ class PlannedStep:
     # Where a button's click went, sending nothing to the site (a form sent by GET), built
     # from the command's values: opened instead when the button is no longer found.
     address: BuiltUrl | None = None
+    # A reading of the step the log alone cannot prove ("the link 'Log In' is a fixed
+    # control of the site"): a replay on fresh values bears it out or refutes it.
+    speculated: str = ""
 
 
 @dataclass
@@ -291,13 +294,11 @@ class _Builder:
     end_url: str = ""
     ended: str = RUN_ENDED
     failed: list[str] = field(default_factory=list)
-    seen_on: dict[tuple[str, str], set[str]] = field(default_factory=dict)  # -> page paths
     disabled: set[str] = field(default_factory=set)  # mmids last observed disabled
     toggles: dict[str, bool] = field(default_factory=dict)  # mmid -> shown expanded
     at: int = 0  # the index of the call being taken
 
     def build(self) -> SkillPlan:
-        self.seen_on = _seen_on(self.log)
         left_out: list[str] = []
         for index, call in enumerate(self.log.calls):
             self.at = index
@@ -520,9 +521,12 @@ class _Builder:
         loaded = url_after(call.response) or url
         if refused := refused_url(loaded, not self.steps, self.log.command):
             return refused
-        if not self.steps:
-            self.start_url = loaded
-            self.steps.append(PlannedStep("open_url", {"url": Param("start_url", "", loaded)}))
+        if not self.steps:  # the site's address, or a page of it the command names
+            built = self._url(loaded)
+            named = isinstance(built, BuiltUrl)  # then the skill starts from the site's root
+            self.start_url = urljoin(loaded, "/") if named else loaded
+            start = built if named else Param("start_url", "", loaded)
+            self.steps.append(PlannedStep("open_url", {"url": start}))
         else:
             url = self._url(loaded)
             self.steps.append(PlannedStep("open_url", {"url": url}))
@@ -597,6 +601,8 @@ class _Builder:
         position = self._position(mmid.group(1), record.role) if mmid and said is None else None
         if said is None and position is None and self._one_of_several(mmid, record):
             return f"choosing the {kind} {record.name!r} was a choice among page content"
+        if said is None and position is None and record.role in NAVIGATION_ROLES:
+            step.speculated = f"the {kind} {record.name!r} read as a fixed control of the site"
         if said is not None and record.role not in FIELD_ROLES:
             plural = record.role in TICK_ROLES
             noun = snake(f"{kind} names" if plural else f"{kind} name")
@@ -708,25 +714,22 @@ class _Builder:
         return sum(1 for role, _name in self.observed.values() if role == tag) > 1
 
     def _fixed_part(self, mmid: str, record: ElementRecord) -> bool:
-        """Whether a link or tab the command does not name is a fixed part of the
-        application's own UI ("New Ticket", "Admin", "Modify Ticket"), not one result among
-        many: the page's only one of its role and name, holding no value of the command
-        (nor a number: a day, a count), and either shown on another page of the run too
-        (its header, navigation or menus) or an in-page control with a stable id."""
+        """Whether a link or tab the command does not name may be a fixed part of the
+        application's own UI ("Log In", "Edit this page", "New Ticket"), not one result
+        among many: the page's only one of its role and name, holding no value of the
+        command (nor a number: a day, a count) in its name, and the command picks nothing
+        by position ("the third page": then it was picked as one of several); the address
+        it leads to may hold a value ("Edit this page" of the page named). The log cannot prove
+        it: the step is kept as speculated, and a replay on fresh values bears the reading
+        out or refutes it (see harvest.replay)."""
         if record.role not in NAVIGATION_ROLES or mmid not in self.observed:
             return False
         seen = (self.observed[mmid][0], record.name)
         if not record.name or sum(1 for o in self.observed.values() if o == seen) != 1:
             return False
-        if _NUMBER_LIKE.fullmatch(record.name) or self._holds_a_value(
-            record.name, record.attributes.get("href", "")
-        ):
+        if _ORDINAL.search(self.log.command):  # "the third page": a position picks it
             return False
-        if len(self.seen_on.get(seen, ())) > 1:
-            return True
-        element_id = record.attributes.get("id", "")
-        in_page = record.attributes.get("href", "#").startswith("#")
-        return in_page and bool(element_id) and not looks_generated(element_id)
+        return not (_NUMBER_LIKE.fullmatch(record.name) or self._holds_a_value(record.name))
 
     def _enables_next_field(self) -> bool:
         """Whether the next action types a value the command says into a field that was
@@ -1103,25 +1106,6 @@ def _not_taken(calls: list[Call], reason: str) -> list[str]:
         f"{len(actions)} action{'s' if len(actions) > 1 else ''} from where the skill ends "
         f"({listed}): {reason}; the skill is partial and is never routed"
     ]
-
-
-def _seen_on(log: ChatLog) -> dict[tuple[str, str], set[str]]:
-    """(role, name) of every element the run observed -> the page paths it was seen on."""
-    seen: dict[tuple[str, str], set[str]] = {}
-    url = log.start_url or ""
-    for call in log.calls:
-        if call.name == "open_url":
-            url = str(call.arguments.get("url", url))
-        url = url_after(call.response or "") or url
-        if call.name == "get_dom":
-            shown = _PAGE_AT.match(call.response or "")
-            path = urlsplit(shown.group(1) if shown else url).path
-            for element in observed_elements(call.response or "").values():
-                seen.setdefault(element, set()).add(path)
-    return seen
-
-
-_PAGE_AT = re.compile(r'Page ".*?" at (\S+)')
 
 
 def _path_varies(path: str, params: list[Param]) -> bool:

@@ -55,6 +55,7 @@ class Replay:
     kind: str = ""  # of a failure: late, not_applicable or broken (see failure_kinds)
     arguments: dict[str, Any] | None = None  # the values it was replayed with
     made_by: str | None = None  # the skill that made the state it was replayed on
+    fresh: bool = False  # it passed on values other than the example's
 
     def findings(self) -> dict[str, Any]:
         """Where it failed, what it saw and how long it took, as a verdict or a stored
@@ -140,6 +141,7 @@ async def replay(
     pace: float = 0.0,
     relogin: Relogin | None = None,
     candidates: Sequence[Skill | SkillRow] = (),
+    speculated: Mapping[int, str] | None = None,
 ) -> Replay:
     """Run ``skill`` in a fresh context with its example arguments, fresh ones for what it
     only types (see fresh); passed means its end showed the values it was given (see
@@ -150,7 +152,12 @@ async def replay(
     the skill types a secret (a trace holds every value typed). With ``relogin``, a replay
     that met the site's login page because the kept session expired logs in again and
     starts over. When no value it names is on the page, a healthy skill among
-    ``candidates`` that makes such a thing makes one first (see made_state)."""
+    ``candidates`` that makes such a thing makes one first (see made_state).
+
+    ``speculated`` maps step numbers to readings the log could not prove (a link read as
+    a fixed control of the site): a replay on fresh values that fails at one of them
+    refutes it, and the example's own values are not tried (they would only repeat the
+    demonstration)."""
     started = time.perf_counter()
     secrets = configured() if secrets is None else secrets
     lacking = lacking_secret(skill, secrets)
@@ -175,7 +182,22 @@ async def replay(
         pace,
         relogin,
     )
-    if not outcome.passed and fresh:
+    outcome.fresh = outcome.passed and fresh
+    speculated = speculated or {}
+    typed = fresh_arguments(made_code(skill, settings.workspace), example, frozenset({"typed"}))
+    if not outcome.passed and outcome.step in speculated and typed not in (arguments, example):
+        # the other reading of an address's value: it names a thing that exists (the page
+        # an edit opens), and only what is typed is new
+        outcome = await _session_run(
+            function, typed, skill, settings, browser, secrets, None, None, pace, relogin
+        )
+        outcome.fresh = outcome.passed
+    if not outcome.passed and fresh and outcome.step in speculated:
+        outcome.error = (
+            f"step {outcome.step}: {speculated[outcome.step]} is refuted by a replay on fresh "
+            f"values ({outcome.error})"
+        )
+    elif not outcome.passed and fresh:
         # fresh values a field cannot take (a date, an account that must exist): the
         # skill may still do its command with the example's own values
         outcome = await _session_run(

@@ -40,6 +40,7 @@ from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Page
 
 from browser_agent.asks import Ask, asks
+from browser_agent.dom.library import settled_evaluate
 from browser_agent.errors import ActionError
 from browser_agent.secrets import placeholders
 
@@ -251,8 +252,8 @@ async def _read(page: Page) -> _Seen:
     seen.texts.append(seen.address)
     seen.held.append(seen.address)
     for frame in page.frames:
-        try:
-            read = await frame.evaluate(_READ_PAGE)
+        try:  # a page a navigation replaces meanwhile is read once it is in place
+            read = await settled_evaluate(frame, _READ_PAGE)
         except PlaywrightError:  # a frame that went away or will not run scripts
             continue
         fields = [normal(str(value)) for value in read["fields"]]

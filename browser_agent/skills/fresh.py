@@ -38,10 +38,13 @@ def example_arguments(skill: Skill | SkillRow, start_url: str | None) -> dict[st
     return arguments
 
 
-def typed_only(source: str) -> set[str]:
+FRESH_USES = frozenset({"typed", "addressed"})
+
+
+def typed_only(source: str, uses: frozenset[str] = FRESH_USES) -> set[str]:
     """Names of the skill function's parameters that its code types (as the ``text`` of a
-    typing primitive) or quotes into an address, and otherwise only reports (``done``) or
-    checks as held (``expect``)."""
+    typing primitive) or quotes into an address (the ``uses`` asked for), and otherwise
+    only reports (``done``) or checks as held (``expect``)."""
     try:
         tree = ast.parse(source)
     except SyntaxError:
@@ -52,12 +55,12 @@ def typed_only(source: str) -> set[str]:
     function = functions[-1]
     params = {arg.arg for arg in function.args.args + function.args.kwonlyargs}
     parents = {child: node for node in ast.walk(function) for child in ast.iter_child_nodes(node)}
-    uses: dict[str, set[str]] = {}
+    found: dict[str, set[str]] = {}
     for node in ast.walk(function):
         if isinstance(node, ast.Name) and node.id in params and isinstance(node.ctx, ast.Load):
-            uses.setdefault(node.id, set()).add(_use(node, parents))
+            found.setdefault(node.id, set()).add(_use(node, parents))
     return {
-        name for name, used in uses.items() if used & {"typed", "addressed"} and "other" not in used
+        name for name, used in found.items() if used & uses and "other" not in used
     }
 
 
@@ -108,12 +111,15 @@ def fresh_value(value: Any, mark: str) -> Any:
     return f"{word}{mark}{end}"  # "Runbook." gives "Runbookab12c.", not a host's name
 
 
-def fresh_arguments(source: str, arguments: Mapping[str, Any]) -> dict[str, Any]:
-    """``arguments`` with a fresh value for every parameter the skill only types, unless
-    another parameter that names something on the page holds the same value (a term
-    typed into a search, then the result of that name clicked: it must exist)."""
+def fresh_arguments(
+    source: str, arguments: Mapping[str, Any], uses: frozenset[str] = FRESH_USES
+) -> dict[str, Any]:
+    """``arguments`` with a fresh value for every parameter the skill only types (or
+    quotes into an address, with the default ``uses``), unless another parameter that
+    names something on the page holds the same value (a term typed into a search, then
+    the result of that name clicked: it must exist)."""
     mark = uuid.uuid4().hex[:5]
-    typed = typed_only(source)
+    typed = typed_only(source, uses)
     named = {_words(value) for name, value in arguments.items() if name not in typed} - {""}
     typed = {name for name in typed if _words(arguments.get(name)) not in named}
     return {

@@ -1,0 +1,151 @@
+"""A small wiki on 127.0.0.1 whose flows pass through the application's own links, as a
+person meets them: "Log in" on the front page (shown only while logged out), "Edit this
+page" on a page (shown only there), a search whose results are the pages holding the
+term. What the tests check is the wiki's own state: its pages and who is logged in."""
+
+from __future__ import annotations
+
+import html
+import secrets
+import threading
+from dataclasses import dataclass, field
+from http.cookies import SimpleCookie
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from types import TracebackType
+from urllib.parse import parse_qs, quote, unquote, urlsplit
+
+ACCOUNTS = {"ada": "Lovelace-1815", "bob": "Builder-99"}
+
+
+def _page(title: str, body: str, user: str | None) -> str:
+    who = f"<p>Logged in as {html.escape(user)}</p>" if user else ""
+    search = (
+        '<form action="/search" role="search"><input type="search" name="q" '
+        'aria-label="Search the wiki"><button>Search</button></form>'
+    )
+    return (
+        f"<!doctype html><html lang=en><title>{html.escape(title)} – Wiki</title><body>"
+        f"<header>{search}{who}</header><main>{body}</main></body></html>"
+    )
+
+
+@dataclass
+class WikiSite:
+    """The wiki's state: its pages (title -> text) and live sessions (cookie -> user)."""
+
+    pages: dict[str, str] = field(
+        default_factory=lambda: {
+            "Gamma": "Say hello to the gamma team.",
+            "Delta": "Delta is the river plan.",
+            "Epsilon": "Epsilon notes.",
+        }
+    )
+    sessions: dict[str, str] = field(default_factory=dict)
+    url: str = ""
+    _server: ThreadingHTTPServer | None = None
+
+    def __enter__(self) -> WikiSite:
+        site = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *_args: object) -> None:
+                pass
+
+            def do_GET(self) -> None:  # noqa: N802
+                site._get(self)
+
+            def do_POST(self) -> None:  # noqa: N802
+                site._post(self)
+
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self._server.server_address[1]}"
+        threading.Thread(target=self._server.serve_forever, daemon=True).start()
+        return self
+
+    def __exit__(
+        self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        assert self._server is not None
+        self._server.shutdown()
+        self._server.server_close()
+
+    def _user(self, request: BaseHTTPRequestHandler) -> str | None:
+        cookie = SimpleCookie(request.headers.get("Cookie", ""))
+        return self.sessions.get(cookie["wiki"].value) if "wiki" in cookie else None
+
+    def _send(
+        self, request: BaseHTTPRequestHandler, body: str, status: int = 200, **headers: str
+    ) -> None:
+        data = body.encode()
+        request.send_response(status)
+        request.send_header("Content-Type", "text/html; charset=utf-8")
+        request.send_header("Content-Length", str(len(data)))
+        for name, value in headers.items():
+            request.send_header(name.replace("_", "-"), value)
+        request.end_headers()
+        request.wfile.write(data)
+
+    def _get(self, request: BaseHTTPRequestHandler) -> None:
+        parts = urlsplit(request.path)
+        query = parse_qs(parts.query)
+        user = self._user(request)
+        if parts.path == "/":
+            login = "" if user else '<a href="/login">Log in</a>'
+            listed = "".join(f'<li><a href="/wiki/{quote(t)}">{t}</a></li>' for t in self.pages)
+            body = f"<nav>{login}</nav><h1>Welcome</h1><ul>{listed}</ul>"
+            self._send(request, _page("Front page", body, user))
+        elif parts.path == "/login":
+            form = (
+                '<form method="post" action="/login"><label>User name <input name="user">'
+                '</label><label>Password <input type="password" name="password"></label>'
+                "<button>Sign in</button></form>"
+            )
+            self._send(request, _page("Log in", f"<h1>Log in</h1>{form}", user))
+        elif parts.path == "/search":
+            term = (query.get("q") or [""])[0]
+            found = [t for t, text in self.pages.items() if term.lower() in text.lower()]
+            listed = "".join(f'<li><a href="/wiki/{quote(t)}">{t}</a></li>' for t in found)
+            body = f'<h1>Results for "{html.escape(term)}"</h1><ul>{listed}</ul>'
+            self._send(request, _page("Search", body, user))
+        elif parts.path.startswith("/wiki/"):
+            self._wiki(request, unquote(parts.path[6:]), query, user)
+        else:
+            self._send(request, _page("Not found", "<h1>Not found</h1>", user), 404)
+
+    def _wiki(
+        self, request: BaseHTTPRequestHandler, title: str, query: dict, user: str | None
+    ) -> None:
+        text = self.pages.get(title)
+        if text is None:
+            self._send(request, _page(title, f"<p>{title} does not exist.</p>", user), 404)
+        elif query.get("action") == ["edit"]:
+            form = (
+                f'<form method="post" action="/wiki/{quote(title)}"><label>Text '
+                f'<textarea name="text">{html.escape(text)}</textarea></label>'
+                "<button>Save changes</button></form>"
+            )
+            self._send(request, _page(f"Editing {title}", f"<h1>Editing {title}</h1>{form}", user))
+        else:
+            edit = f'<a href="/wiki/{quote(title)}?action=edit">Edit this page</a>'
+            body = f"<h1>{html.escape(title)}</h1><p>{html.escape(text)}</p>{edit}"
+            self._send(request, _page(title, body, user))
+
+    def _post(self, request: BaseHTTPRequestHandler) -> None:
+        length = int(request.headers.get("Content-Length") or 0)
+        form = {k: v[0] for k, v in parse_qs(request.rfile.read(length).decode()).items()}
+        path = urlsplit(request.path).path
+        if path == "/login":
+            user = form.get("user", "")
+            if ACCOUNTS.get(user) != form.get("password"):
+                failed = "<h1>Log in</h1><p>Wrong user name or password.</p>"
+                self._send(request, _page("Log in", failed, None), 403)
+                return
+            session = secrets.token_hex(8)
+            self.sessions[session] = user
+            self._send(request, "", 303, Location="/", Set_Cookie=f"wiki={session}; Path=/")
+        elif path.startswith("/wiki/"):
+            title = unquote(path[6:])
+            self.pages[title] = form.get("text", "")
+            self._send(request, "", 303, Location=f"/wiki/{quote(title)}")
+        else:
+            self._send(request, "", 404)
