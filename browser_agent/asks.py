@@ -8,7 +8,8 @@ the first kind that fits it:
 - *create / add / publish … X (with Y)*: X exists, holding every value given;
 - *edit / change / update / rename X to (add) Y*: X's page holds Y;
 - *remove / delete / drop … X*: X is no longer listed;
-- *log in as U*: the site shows U signed in.
+- *log in as U*: the site shows U signed in;
+- *sort … by C (highest first)*: a column headed C in that order.
 
 Anything else (a search, a sort, a click, a form filled) is read as *values*: the page
 shows what the command gave. The thing named is X itself, never the words around it:
@@ -21,7 +22,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-KINDS = ("open", "view", "create", "edit", "remove", "login", "values")
+KINDS = ("open", "view", "create", "edit", "remove", "login", "sort", "values")
 
 _QUOTED = re.compile(r"\"([^\"]+)\"|“([^”]+)”|‘([^’]+)’|(?<!\w)'([^']+)'(?!\w)")
 _NAMING = r"(?:titled|named|called|entitled|with\s+the\s+(?:title|name))"
@@ -94,7 +95,7 @@ def quoted(text: str) -> list[str]:
 def read_clause(clause: str) -> Ask:
     """The end state one clause asks for (kind "values" when no other kind fits)."""
     text = re.sub(r"^(?:please\s+|now\s+|also\s+)+", "", clause.strip(), flags=re.I)
-    for reader in (_login, _view, _open, _remove, _edit, _create):
+    for reader in (_login, _sort, _view, _open, _remove, _edit, _create):
         ask = reader(text)
         if ask is not None:
             return Ask(ask.kind, ask.target, ask.view, ask.values, clause)
@@ -132,6 +133,33 @@ def _login(text: str) -> Ask | None:
         return None
     user = quoted(m["x"])
     return Ask("login", user[0] if user else m["x"].strip(" ."))
+
+
+_DIRECTIONS = {
+    "ascending": (
+        r"ascending|low(?:est)?\s+(?:to\s+high(?:est)?|first)|oldest\s+first|a\s+to\s+z|"
+        r"smallest\s+first"
+    ),
+    "descending": (
+        r"descending|high(?:est)?\s+(?:to\s+low(?:est)?|first)|newest\s+first|z\s+to\s+a|"
+        r"largest\s+first|most\s+first"
+    ),
+}
+
+
+def _sort(text: str) -> Ask | None:
+    """*sort (the X) by C (, highest first)*: the column C, and the order when said (as
+    the ``view``: ascending or descending)."""
+    m = re.match(r"(?:sort|order)(?:\s+[\w\s]+?)?\s+by\s+(?P<c>.+)$", text, re.I)
+    if not m:
+        return None
+    column, order = m["c"].strip(" ."), ""
+    for name, words in _DIRECTIONS.items():
+        said = re.search(rf",?\s*(?:in\s+)?(?:{words})(?:\s+order)?$", column, re.I)
+        if said:
+            column, order = column[: said.start()].strip(" ,"), name
+    quoted_column = quoted(column)
+    return Ask("sort", quoted_column[0] if quoted_column else column, order)
 
 
 def _view(text: str) -> Ask | None:

@@ -39,8 +39,15 @@ LOGIN_FORM = (
     "<label>Password <input type=password name=pw></label><button>Log in</button></form>"
 )
 
+def _sightings(counts: list[int]) -> str:
+    rows = "".join(f"<tr><td>Robin</td><td>{n:,}</td></tr>" for n in counts)
+    return f"<table><tr><th>Species</th><th>Count</th></tr>{rows}</table>"
+
+
 # path: (HTTP status, page)
 PAGES: dict[str, tuple[int, str]] = {
+    "/sightings-up": (200, _page("Sightings", _sightings([2, 15, 300, 1200]))),
+    "/sightings-down": (200, _page("Sightings", _sightings([1200, 300, 15, 2]))),
     "/": (
         200,
         _page(
@@ -179,6 +186,9 @@ CASES = [
     ("log in as ada with password {PW}", "/login-failed", "failed"),
     ('remove the milestone "Sprint 4"', "/milestones-after", "succeeded"),
     ('remove the milestone "Sprint 4"', "/milestones", "unverified"),
+    ("sort the sightings by count, highest first", "/sightings-down", "succeeded"),
+    ("sort the sightings by count, highest first", "/sightings-up", "unverified"),
+    ("sort the sightings by count, lowest first", "/sightings-up", "succeeded"),
     ("search for Beta Page", "/search?q=Beta+Page", "succeeded"),
     ("search for Beta Page", "/oops", "failed"),
     ("search for Beta Page", "/loop", "failed"),

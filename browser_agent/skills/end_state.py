@@ -30,10 +30,12 @@ unverified. Secrets and their ``{NAME}`` placeholders are never looked for.
 
 from __future__ import annotations
 
+import itertools
 import re
 import unicodedata
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from typing import Any
 from urllib.parse import unquote_plus
 
 from playwright.async_api import Error as PlaywrightError
@@ -80,11 +82,17 @@ _READ_PAGE = """() => {
   for (const el of all('a[href], li, td, th, dt, option').slice(0, 3000)) {
     listed.push(el.innerText || el.textContent || '');
   }
+  const tables = all('table').slice(0, 5).map((table) => {
+    const rows = [...table.rows].filter(shown).slice(0, 200);
+    const cells = (row) => [...row.cells].map((cell) => cell.innerText || '');
+    const head = rows.findIndex((row) => row.querySelector('th'));
+    return head < 0 ? null : { headers: cells(rows[head]), rows: rows.slice(head + 1).map(cells) };
+  }).filter(Boolean);
   const nav = performance.getEntriesByType('navigation')[0];
   return {
     title: document.title || '',
     text: texts.join(' '),
-    fields, typed, headings, listed, password,
+    fields, typed, headings, listed, password, tables,
     status: (nav && nav.responseStatus) || 0,
   };
 }"""
@@ -244,6 +252,7 @@ class _Seen:
     held: list[str] = field(default_factory=list)
     listed: list[str] = field(default_factory=list)
     password: bool = False
+    tables: list[dict[str, Any]] = field(default_factory=list)  # headers, rows (as shown)
 
 
 async def _read(page: Page) -> _Seen:
@@ -269,6 +278,7 @@ async def _read(page: Page) -> _Seen:
         seen.held += [title, *fields, *map(normal, _quoted(read["text"]))]
         seen.listed += [normal(text) for text in read["listed"]]
         seen.password |= bool(read["password"])
+        seen.tables += read["tables"]
     return seen
 
 
@@ -381,8 +391,47 @@ def _saved(ask: Ask, seen: _Seen, hidden: set[str]) -> tuple[str, str]:
     return "", f"does not show {unsaid[0]!r} (not in its title, headings or text)"
 
 
-def _check(ask: Ask, seen: _Seen, hidden: set[str]) -> tuple[str, str]:
-    """One clause's end state on the page: (why it is wrong, why it is unconfirmed)."""
+_NUMBER = re.compile(r"-?\d[\d,]*(?:\.\d+)?")
+
+
+def _sorted(ask: Ask, seen: _Seen) -> tuple[str, str] | None:
+    """*sort by C*: a table with a column headed C lists its rows in that order (numbers
+    or dates, as the cells show them); None on a page with no such column (its values
+    are then looked for as any clause's are)."""
+    column = normal(ask.target)
+    for table in seen.tables:
+        headers = [normal(str(header)) for header in table["headers"]]
+        if column not in headers:
+            continue
+        at = headers.index(column)
+        cells = [str(row[at]).strip() for row in table["rows"] if len(row) > at]
+        keys = [_order_key(cell) for cell in cells if cell]
+        if len(keys) < 2 or None in keys:
+            return "", ""
+        ascending = [a <= b for a, b in itertools.pairwise(keys)]  # type: ignore[operator]
+        descending = [a >= b for a, b in itertools.pairwise(keys)]  # type: ignore[operator]
+        ok = {"ascending": all(ascending), "descending": all(descending)}
+        if ok.get(ask.view, all(ascending) or all(descending)):
+            return "", ""
+        order = f", {ask.view}" if ask.view else ""
+        shown = ", ".join(cells[:4])
+        return "", f"does not list its {ask.target!r} column in order{order} ({shown}…)"
+    return None
+
+
+def _order_key(cell: str) -> float | str | None:
+    """A cell as it sorts: its number (a price, a count), or an ISO date as text."""
+    if re.fullmatch(r"\d{4}-\d\d-\d\d.*", cell):
+        return cell
+    found = _NUMBER.search(cell)
+    return float(found.group(0).replace(",", "")) if found else None
+
+
+def _check(ask: Ask, seen: _Seen, hidden: set[str]) -> tuple[str, str] | None:
+    """One clause's end state on the page: (why it is wrong, why it is unconfirmed); None
+    when the page offers nothing to judge it by."""
+    if ask.kind == "sort":
+        return _sorted(ask, seen)
     if ask.kind in ("open", "view"):
         return _page_of(ask, seen)
     if ask.kind == "login":
@@ -409,15 +458,17 @@ async def end_state(
     terms = [term for term in searched if normal(term) not in hidden]
     seen = await _read(page)
     clauses = asks(command) if command else []
-    checked = [ask for ask in clauses if ask.kind != "values" and ask.target]
+    kinds = [ask for ask in clauses if ask.kind != "values" and ask.target]
     status = seen.status if seen.status >= 400 else None
-    wrong = _error(seen, page.url, [*wanted, *(ask.target for ask in checked)])
+    wrong = _error(seen, page.url, [*wanted, *(ask.target for ask in kinds)])
     if refused:
         wrong = f"is where the run stayed when a navigation was refused ({refused})"
-    unconfirmed = ""
-    for ask in checked:
-        wrong_here, unconfirmed_here = _check(ask, seen, hidden)
-        wrong, unconfirmed = wrong or wrong_here, unconfirmed or unconfirmed_here
+    unconfirmed, checked = "", []
+    for ask in kinds:
+        judged = _check(ask, seen, hidden)
+        if judged is not None:
+            checked.append(ask)
+            wrong, unconfirmed = wrong or judged[0], unconfirmed or judged[1]
     missing: tuple[str, ...] = ()
     if len(checked) < len(clauses) or not clauses:  # clauses of no kind: their values
         missing = tuple(v for v in wanted if not any(shows(t, normal(v)) for t in seen.texts))
