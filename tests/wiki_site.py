@@ -1,7 +1,9 @@
 """A small wiki on 127.0.0.1 whose flows pass through the application's own links, as a
 person meets them: "Log in" on the front page (shown only while logged out), "Edit this
 page" on a page (shown only there), a search whose results are the pages holding the
-term. What the tests check is the wiki's own state: its pages and who is logged in."""
+term, a "New page" link on the front page to a form (Title, Text, "Create page"), and a
+"Delete this page" button on a page that asks to confirm on a page of its own. What the
+tests check is the wiki's own state: its pages and who is logged in."""
 
 from __future__ import annotations
 
@@ -91,6 +93,7 @@ class WikiSite:
         user = self._user(request)
         if parts.path == "/":
             login = "" if user else '<a href="/login">Log in</a>'
+            login += ' <a href="/new">New page</a>'
             listed = "".join(f'<li><a href="/wiki/{quote(t)}">{t}</a></li>' for t in self.pages)
             body = f"<nav>{login}</nav><h1>Welcome</h1><ul>{listed}</ul>"
             self._send(request, _page("Front page", body, user))
@@ -101,6 +104,13 @@ class WikiSite:
                 "<button>Sign in</button></form>"
             )
             self._send(request, _page("Log in", f"<h1>Log in</h1>{form}", user))
+        elif parts.path == "/new":
+            form = (
+                '<form method="post" action="/new"><label>Title <input name="title"></label>'
+                '<label>Text <textarea name="text"></textarea></label>'
+                "<button>Create page</button></form>"
+            )
+            self._send(request, _page("New page", f"<h1>New page</h1>{form}", user))
         elif parts.path == "/search":
             term = (query.get("q") or [""])[0]
             found = [t for t, text in self.pages.items() if term.lower() in text.lower()]
@@ -118,6 +128,14 @@ class WikiSite:
         text = self.pages.get(title)
         if text is None:
             self._send(request, _page(title, f"<p>{title} does not exist.</p>", user), 404)
+        elif query.get("action") == ["delete"]:
+            ask = (
+                f"<h1>Delete {html.escape(title)}</h1><p>Are you sure you want to delete "
+                f'{html.escape(title)}? This cannot be undone.</p><form method="post" '
+                f'action="/wiki/{quote(title)}?action=delete"><button>Delete</button></form>'
+                f'<a href="/wiki/{quote(title)}">Cancel</a>'
+            )
+            self._send(request, _page(f"Delete {title}", ask, user))
         elif query.get("action") == ["edit"]:
             form = (
                 f'<form method="post" action="/wiki/{quote(title)}"><label>Text '
@@ -127,7 +145,11 @@ class WikiSite:
             self._send(request, _page(f"Editing {title}", f"<h1>Editing {title}</h1>{form}", user))
         else:
             edit = f'<a href="/wiki/{quote(title)}?action=edit">Edit this page</a>'
-            body = f"<h1>{html.escape(title)}</h1><p>{html.escape(text)}</p>{edit}"
+            delete = (
+                f'<form action="/wiki/{quote(title)}"><input type="hidden" name="action" '
+                'value="delete"><button>Delete this page</button></form>'
+            )
+            body = f"<h1>{html.escape(title)}</h1><p>{html.escape(text)}</p>{edit}{delete}"
             self._send(request, _page(title, body, user))
 
     def _post(self, request: BaseHTTPRequestHandler) -> None:
@@ -143,6 +165,13 @@ class WikiSite:
             session = secrets.token_hex(8)
             self.sessions[session] = user
             self._send(request, "", 303, Location="/", Set_Cookie=f"wiki={session}; Path=/")
+        elif path == "/new" and form.get("title", "").strip():
+            title = form["title"].strip()
+            self.pages[title] = form.get("text", "")
+            self._send(request, "", 303, Location=f"/wiki/{quote(title)}")
+        elif path.startswith("/wiki/") and "action=delete" in urlsplit(request.path).query:
+            self.pages.pop(unquote(path[6:]), None)
+            self._send(request, "", 303, Location="/")
         elif path.startswith("/wiki/"):
             title = unquote(path[6:])
             self.pages[title] = form.get("text", "")

@@ -13,6 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from browser_agent.asks import read_clause
+from browser_agent.llm.offline.form_tasks import FormTask
 from browser_agent.llm.offline.words import content_words, unquote
 
 
@@ -140,7 +141,7 @@ class Read:
         return f'read the {self.what} of "{self.subject}"' if self.subject else f"read {self.what}"
 
 
-Task = Goto | Reach | Search | Assign | Press | Dismiss | Read | Explore | Suggest
+Task = Goto | Reach | Search | Assign | Press | Dismiss | Read | Explore | Suggest | FormTask
 
 
 @dataclass
@@ -153,8 +154,8 @@ class Plan:
 
 CAN_DO = (
     "I can open a site or a named page, search, sort, add a product to the cart, log in, "
-    "fill a form, click a named button or link, dismiss a cookie banner, and read a price, "
-    "a count or a text."
+    "fill a form, click a named button or link, dismiss a cookie banner, create, edit or "
+    "remove a named thing (a page, an issue…), and read a price, a count or a text."
 )
 LOGIN_VIA = ("log in", "login", "sign in")
 CHECKOUT_VIA = ("checkout", "check out")
@@ -183,7 +184,8 @@ _VERBS = (
     r"take me|add|put|buy|purchase|log ?in|sign ?in|log on|fill|complete|enter|type|"
     r"check ?out|place|submit|confirm|send|write|leave|click|press|tap|hit|select|choose|"
     r"pick|accept|reject|decline|dismiss|close|deny|allow|refuse|tick|check|agree|"
-    r"subscribe|sign up|read|tell me|what|how many|how much"
+    r"subscribe|sign up|read|tell me|what|how many|how much|create|publish|edit|change|"
+    r"update|modify|rename|remove|delete|archive"
 )
 _SPLIT = re.compile(
     rf"\s*(?:[,;]|\.\s|\band\b|\bthen\b)\s*(?:(?:and|then|also|finally)\s+)*(?=(?:{_VERBS})\b)"
@@ -293,7 +295,9 @@ def make_plan(command: str, start_url: str | None) -> Plan:
         if parsed is None:
             return Plan(problem=f'I could not understand "{clause}". {CAN_DO}')
         tasks.extend(parsed)
-    tasks = _resolve_pronouns(tasks)
+    from browser_agent.llm.offline.verbs import settle  # reads this module's tasks
+
+    tasks = settle(_resolve_pronouns(tasks))
     if not tasks:
         return Plan(problem=f"I could not find anything to do in the command. {CAN_DO}")
     if not isinstance(tasks[0], Goto):
@@ -376,7 +380,13 @@ def _pattern(regex: str) -> Callable[[Handler], Handler]:
 
 
 def parse_clause(clause: str) -> list[Task] | None:
-    """The tasks of one clause, or None when no pattern reads it."""
+    """The tasks of one clause, or None when no pattern reads it (create, edit and remove
+    clauses first, see :mod:`browser_agent.llm.offline.verbs`)."""
+    from browser_agent.llm.offline.verbs import read_verb  # reads this module's tasks
+
+    made = read_verb(clause)
+    if made is not None:
+        return made
     for regex, handler in _PATTERNS:
         match = regex.match(clause)
         if match:

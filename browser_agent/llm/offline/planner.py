@@ -98,7 +98,10 @@ def _advance(plan: Plan, index: int, prepared: list[str], view: View, reply: _Re
         task = plan.tasks[position]
         if isinstance(task, Read) and view.last_act is not None and not view.looked_since_act:
             return reply.look(position, "all_fields")  # a read needs the page after the act
-        outcome = resolve(task, Situation(page, prepared if position == index else []))
+        situation = Situation(page)
+        if position == index:
+            situation = Situation(page, prepared, *_answers(view, reply.history))
+        outcome = resolve(task, situation)
         if isinstance(outcome, Done):
             if outcome.note:
                 notes.append(outcome.note)
@@ -112,6 +115,14 @@ def _advance(plan: Plan, index: int, prepared: list[str], view: View, reply: _Re
     if view.last_act is not None and not view.looked_since_act:
         return reply.look(len(plan.tasks) - 1, "text_only", phase="final")
     return reply.finish(True, _answer(reply.history, view, notes))
+
+
+def _answers(view: View, history: History) -> tuple[str, str]:
+    """The answer to the last action, and to a read the current task took since."""
+    said = (view.last_act.response or "") if view.last_act is not None else ""
+    last = history.turns[-1] if history.turns else None
+    read = last.response or "" if last and last.name == "extract_text" else ""
+    return said, read
 
 
 def _batch(tasks: list[Task], first: int, page: Page, action: Action) -> tuple[Action, int]:

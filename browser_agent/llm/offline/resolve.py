@@ -25,6 +25,7 @@ from browser_agent.llm.offline.command import (
     Suggest,
     Task,
 )
+from browser_agent.llm.offline.form_tasks import Confirm, Control, Save, Write
 from browser_agent.llm.offline.page import (
     CHOICE_ROLES,
     TEXT_ROLES,
@@ -106,6 +107,8 @@ class Situation:
 
     page: Page
     prepared: list[str] = field(default_factory=list)
+    said: str = ""  # the answer to the last action (a dialog it met)
+    read: str = ""  # the answer to a read taken for the current task
 
 
 def resolve(task: Task, situation: Situation) -> Outcome:
@@ -120,6 +123,10 @@ def resolve(task: Task, situation: Situation) -> Outcome:
         return _dismiss(task, situation)
     if isinstance(task, Read):
         return _read(task, situation)
+    if isinstance(task, Control | Write | Save | Confirm):
+        from browser_agent.llm.offline.forms import do_form_task  # builds on this module
+
+        return do_form_task(task, situation)
     modal = _modal_first(task, situation)
     if modal is not None:
         return modal

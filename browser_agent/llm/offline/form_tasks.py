@@ -1,0 +1,98 @@
+"""The tasks of everyday application work (create, edit, remove a thing), as a person does
+it on any site: the site's own control for the verb, the form's fields, the form's button,
+the confirmation. Each is done on the page by :mod:`browser_agent.llm.offline.forms`."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+#: The words a site's control for each verb goes by, in the order they are tried ("archive"
+#: is only ever an archive control: a site without one is not asked to delete instead).
+CONTROL_WORDS: dict[str, tuple[str, ...]] = {
+    "create": ("new", "create", "add", "+"),
+    "edit": ("edit", "change", "modify", "update"),
+    "remove": ("delete", "remove", "trash"),
+    "archive": ("archive",),
+}
+#: The words of the button that sends the form of each verb.
+SAVE_WORDS: dict[str, tuple[str, ...]] = {
+    "create": ("save", "create", "publish", "submit", "add", "post", "done"),
+    "edit": ("save", "update", "publish", "submit", "apply", "done", "change"),
+}
+#: The labels a thing's title field goes by, and those of its text.
+TITLE_KEYS = ("title", "subject", "name", "summary", "headline")
+TEXT_KEYS = ("text", "body", "content", "description", "details", "message")
+
+
+def thing(noun: str, target: str) -> str:
+    """How the answers name the thing: 'the page "Gamma"', 'a page', 'it'."""
+    if target:
+        return f'the {noun} "{target}"' if noun else f'"{target}"'
+    article = "an" if noun[:1] in "aeiou" else "a"
+    return f"{article} {noun}" if noun else "it"
+
+
+@dataclass(frozen=True)
+class Control:
+    """Use the site's own control for ``verb`` (create, edit, remove): a link or button
+    named "New page", "Edit", "Delete issue", "+"…; ``word`` is the command's own verb
+    ("archive"), tried first."""
+
+    verb: str
+    noun: str = ""
+    target: str = ""
+    word: str = ""
+
+    @property
+    def words(self) -> tuple[str, ...]:
+        """The names tried for the control, the command's own verb first."""
+        known = CONTROL_WORDS["archive" if self.word == "archive" else self.verb]
+        return tuple(sorted(known, key=lambda w: w != self.word))
+
+    def describe(self) -> str:
+        named = thing(self.noun, "" if self.verb == "create" else self.target)
+        return f"{self.word or self.verb} {named}"
+
+
+@dataclass(frozen=True)
+class Write:
+    """Give the form's field for ``label`` (its title, text, priority…) ``value``, found by
+    ``keys``; with ``append``, add it after what the field holds."""
+
+    label: str
+    keys: tuple[str, ...]
+    value: str
+    append: bool = False
+    noun: str = ""
+
+    def describe(self) -> str:
+        how = "add" if self.append else "write"
+        return f'{how} "{self.value}" in the {self.label} field'
+
+
+@dataclass(frozen=True)
+class Save:
+    """Send the form of ``verb`` with its own button ("Save", "Create page", "Submit")."""
+
+    verb: str
+    noun: str = ""
+    target: str = ""
+
+    def describe(self) -> str:
+        made = f"the new {self.noun or 'one'}" if self.verb == "create" else ""
+        return f"save {made or thing(self.noun, self.target)}"
+
+
+@dataclass(frozen=True)
+class Confirm:
+    """Confirm a removal the site asks about: its confirmation page or dialog's button;
+    nothing to do when it asks nothing."""
+
+    noun: str = ""
+    target: str = ""
+
+    def describe(self) -> str:
+        return f"confirm removing {thing(self.noun, self.target)}"
+
+
+FormTask = Control | Write | Save | Confirm

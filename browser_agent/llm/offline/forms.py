@@ -1,0 +1,296 @@
+"""Doing everyday application work on the page, the ways a person tries them: the site's
+own control for the verb (by role and name: "New page", "+ New issue", "Edit", "Delete"),
+the form's fields by their labels, placeholders and names, the form's own button, and a
+confirmation the site asks for. Nothing names a site; when no control fits, the answer
+says which verb, what was looked for and on which page."""
+
+from __future__ import annotations
+
+import ast
+import re
+
+from browser_agent.llm.offline.form_tasks import (
+    SAVE_WORDS,
+    TEXT_KEYS,
+    TITLE_KEYS,
+    Confirm,
+    Control,
+    FormTask,
+    Save,
+    Write,
+    thing,
+)
+from browser_agent.llm.offline.page import CHOICE_ROLES, TEXT_ROLES, TOGGLE_ROLES, Element, Page
+from browser_agent.llm.offline.resolve import (
+    Action,
+    Blocked,
+    Done,
+    Outcome,
+    Situation,
+    _modal_first,
+    _points_here,
+    _sent_as_search,
+    best_option,
+)
+from browser_agent.llm.offline.words import content_words, joined, words
+
+#: Said when nothing on the page fits: a person can show the way once.
+RECORD = "; show the way once with `browser-agent record` and it is learnt"
+#: Words a control's name may hold beside its verb and the thing's own words.
+_FILLER = frozenset(words("this the a an new it item entry one page now changes my"))
+#: A page (or a dialog on it) that asks before it removes something.
+_ASKING = re.compile(
+    r"\b(?:are you sure|really|confirm|cannot be undone|can ?not be undone|can't be undone|"
+    r"permanently|do you want to)\b",
+    re.IGNORECASE,
+)
+_CONFIRM_WORDS = ("yes", "confirm", "ok", "delete", "remove", "archive", "trash", "continue")
+_REFUSE_WORDS = frozenset(words("cancel no keep back close not"))
+_DIALOG = re.compile(r"A confirm dialog said (?P<said>'[^']*'|\"[^\"]*\"); it was (?P<how>\w+)")
+
+
+def do_form_task(task: FormTask, situation: Situation) -> Outcome:
+    """The next step of a create / edit / remove task on the page."""
+    if isinstance(task, Confirm):  # its dialog is the point: never closed as in the way
+        return _confirm(task, situation)
+    modal = _modal_first(task, situation)  # type: ignore[arg-type]
+    if modal is not None:
+        return modal
+    if isinstance(task, Control):
+        return _control(task, situation.page)
+    if isinstance(task, Write):
+        return _write(task, situation)
+    return _save(task, situation.page)
+
+
+# ---- the verb's control ----------------------------------------------------------------
+
+
+def _control(task: Control, page: Page) -> Outcome:
+    """Click the site's control for the verb; on its form already, nothing to do."""
+    if task.verb == "create" and _on_form(page, "create"):
+        return Done()  # its own button says Create too: never sent empty
+    found = _controls(page, task.words, task.noun, task.target)
+    if found is not None:
+        return Action("click", {"selector": found.selector}, f"click {found.describe()}")
+    if task.verb == "edit" and _on_form(page, "edit"):
+        return Done()
+    named = ", ".join(w if w == "+" else w.capitalize() for w in task.words)
+    return Blocked(
+        f"no control to {task.describe()} on {page.url}: looked for links or buttons named "
+        f"{named}{RECORD}"
+    )
+
+
+def _controls(page: Page, verbs: tuple[str, ...], noun: str, target: str) -> Element | None:
+    """The link or button whose name is the verb, maybe with the thing's own words ("New
+    page", "+ New issue", "Delete this page"); the one after the thing's name when several."""
+    stems = [stem for verb in verbs for stem in (words(verb) or [verb])]
+    own = set(words(noun)) | set(words(target))
+    anchors = [e.position for e in page.elements if target and _says(e.name, target)]
+    scored = []
+    for element in page.interactive():
+        if not element.clickable or element.role in TOGGLE_ROLES or _points_here(element, page):
+            continue
+        said = words(element.name)
+        if element.name.strip() == "+" and "+" in stems:
+            rank, nouny = stems.index("+"), False
+        else:
+            hits = [i for i, stem in enumerate(stems) if stem in said]
+            if not hits or set(said) - set(stems) - own - _FILLER:
+                continue
+            rank, nouny = min(hits), bool(set(said) & set(words(noun)))
+        before = [element.position - a for a in anchors if a < element.position]
+        near = min(before) if before else 10_000
+        scored.append(((nouny, -rank, -near, -element.position), element))
+    return max(scored, key=lambda s: s[0])[1] if scored else None
+
+
+def _says(text: str, phrase: str) -> bool:
+    return bool(content_words(phrase)) and set(content_words(phrase)) <= set(words(text))
+
+
+def _on_form(page: Page, verb: str) -> bool:
+    """The page is already the form of the verb: a field to write and a button to save."""
+    fields = [e for e in _fields(page) if e.role in TEXT_ROLES]
+    if verb == "create":
+        fields = [e for e in fields if _labelled(e, TITLE_KEYS)]
+    return bool(fields) and _save_button(page, verb, "") is not None
+
+
+# ---- the form's fields -----------------------------------------------------------------
+
+
+def _fields(page: Page) -> list[Element]:
+    """The fields a form is filled in with: text fields and drop-downs, never the site's
+    search box or a password."""
+    return [
+        e
+        for e in page.interactive()
+        if e.role in TEXT_ROLES | CHOICE_ROLES
+        and e.role != "searchbox"
+        and e.attrs.get("type") != "search"
+        and not _sent_as_search(e)
+        and not e.is_password
+    ]
+
+
+def _labelled(element: Element, keys: tuple[str, ...]) -> bool:
+    return any(
+        content_words(key) and set(content_words(key)) <= element.label_words for key in keys
+    )
+
+
+def _field_for(task: Write, page: Page) -> Element | None:
+    """The field for the task's label: by its label, placeholder or name, the command's own
+    word first; a text is also the form's only other text field."""
+    fields = _fields(page)
+    for key in task.keys:
+        wanted = content_words(key)
+        found = [e for e in fields if wanted and set(wanted) <= e.label_words]
+        if found:
+            return max(found, key=lambda e: (_share(wanted, e), -e.position))
+    if task.keys and task.keys[0] in TEXT_KEYS or task.label in TEXT_KEYS:
+        rest = [e for e in fields if e.role in TEXT_ROLES and not _labelled(e, TITLE_KEYS)]
+        if len(rest) == 1:
+            return rest[0]
+    return None
+
+
+def _share(wanted: list[str], element: Element) -> float:
+    """How much of the element's name the wanted words are (its label before its text)."""
+    name = words(element.name)[:4] or sorted(element.label_words)
+    return sum(1 for w in name if w in wanted) / len(name)
+
+
+def _write(task: Write, situation: Situation) -> Outcome:
+    page = situation.page
+    field = _field_for(task, page)
+    if field is None:
+        keys = ", ".join(k.capitalize() for k in task.keys)
+        return Blocked(
+            f"no field for the {task.label} of {thing(task.noun, '')} on {page.url}: looked "
+            f"for fields labelled {keys}{RECORD}"
+        )
+    if field.role in CHOICE_ROLES:
+        return _choose(task, field, page)
+    value, held = task.value, field.attrs.get("value", "")
+    if task.append:
+        if held.endswith("\u2026"):  # shown cut short: read it whole first
+            whole = _read_back(situation.read)
+            if whole is None:
+                note = f"read what {field.describe()} holds, to add to it"
+                selector = {"selector": field.selector}
+                return Action("extract_text", selector, note, phase="prepare", kind="read")
+            held = whole
+        if _holds(held, value):
+            return Done()
+        value = f"{held.rstrip()} {value}" if held.strip() else value
+    elif held == value:
+        return Done()
+    how = "add" if task.append else "type"
+    return Action(
+        "enter_text",
+        {"selector": field.selector, "text": value},
+        f'{how} "{task.value}" in {field.describe()}',
+    )
+
+
+def _choose(task: Write, field: Element, page: Page) -> Outcome:
+    option = best_option(field.options, task.value)
+    if option is None:
+        listed = ", ".join(o.label for o in field.options if o.value)
+        return Blocked(
+            f'no option "{task.value}" in {field.describe()} on {page.url}; its options are: '
+            f"{listed}"
+        )
+    if option.selected:
+        return Done()
+    return Action(
+        "select_option",
+        {"selector": field.selector, "option": option.value},
+        f'choose "{option.label}" in {field.describe()}',
+    )
+
+
+def _holds(held: str, value: str) -> bool:
+    return bool(value) and joined(value) in joined(held)
+
+
+def _read_back(response: str) -> str | None:
+    """The text an extract_text answer quotes (between the page-content markers)."""
+    found = re.search(r"^(?P<q>'.*'|\".*\")$", response, re.MULTILINE)
+    if not found:
+        return None
+    try:
+        text = ast.literal_eval(found["q"])
+    except (ValueError, SyntaxError):
+        return None
+    return re.sub(r"\s*… \(\d+ more characters\)$", "", text) if isinstance(text, str) else None
+
+
+# ---- the form's button -----------------------------------------------------------------
+
+
+def _save(task: Save, page: Page) -> Outcome:
+    button = _save_button(page, task.verb, task.noun)
+    if button is not None:
+        return Action("click", {"selector": button.selector}, f"click {button.describe()}")
+    named = ", ".join(w.capitalize() for w in SAVE_WORDS[task.verb][:5])
+    return Blocked(
+        f"no button to {task.describe()} on {page.url}: looked for buttons named {named}{RECORD}"
+    )
+
+
+def _save_button(page: Page, verb: str, noun: str) -> Element | None:
+    """The form's button: named by a saving word (and the thing's words), after the form's
+    fields; else the only button that follows them."""
+    stems = [w for word in SAVE_WORDS[verb] for w in words(word)]
+    fields = [e.position for e in _fields(page)]
+    last = max(fields, default=-1)
+    buttons = [
+        e for e in page.interactive() if e.role == "button" and "search" not in words(e.name)
+    ]
+    scored = []
+    for button in buttons:
+        said = words(button.name)
+        hits = [i for i, stem in enumerate(stems) if stem in said]
+        if not hits or set(said) - set(stems) - set(words(noun)) - _FILLER:
+            continue
+        scored.append(((button.position > last, -min(hits), -button.position), button))
+    if scored:
+        return max(scored, key=lambda s: s[0])[1]
+    after = [b for b in buttons if b.position > last] if fields else []
+    return after[0] if len(after) == 1 else None
+
+
+# ---- the confirmation ------------------------------------------------------------------
+
+
+def _confirm(task: Confirm, situation: Situation) -> Outcome:
+    """Confirm on the page that asks; a dialog the browser answered says how it went."""
+    page = situation.page
+    dialog = _DIALOG.search(situation.said)
+    if dialog and dialog["how"] != "accepted":
+        return Blocked(
+            f"could not {task.describe()}: the site asked {dialog['said']} in a dialog, which "
+            "was dismissed: dialogs that ask are dismissed unless the command says to "
+            'confirm them (add "and confirm" to the command)'
+        )
+    if dialog or not (page.modal or any(_ASKING.search(text) for text in page.texts)):
+        return Done()
+    scored = []
+    for element in page.interactive():
+        said = set(words(element.name))
+        if element.role not in ("button", "link") or said & _REFUSE_WORDS:
+            continue
+        hits = [i for i, word in enumerate(_CONFIRM_WORDS) if word in said]
+        if hits:
+            scored.append(((element.role == "button", -min(hits), element.position), element))
+    if not scored:
+        return Blocked(
+            f"could not {task.describe()}: {page.url} asks to confirm but has no button to "
+            f"confirm with (looked for Yes, Confirm, OK, Delete, Remove){RECORD}"
+        )
+    button = max(scored, key=lambda s: s[0])[1]
+    return Action("click", {"selector": button.selector}, f"click {button.describe()}")

@@ -1,0 +1,233 @@
+"""The embedded planner does everyday application work on sites it was never told about:
+create a thing with its fields, edit it (add to its text, or set a field), remove it (with
+the site's confirmation), through the site's own controls found by role and name. Two
+small sites of different shapes on 127.0.0.1 (a wiki, an issue tracker); success is the
+site's own state. A control that is not there ends the run failed, saying which verb,
+what was looked for and on which page."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+from playwright.async_api import Browser
+
+from browser_agent.llm.offline import OfflinePlanner
+from browser_agent.llm.offline.command import Reach, make_plan
+from browser_agent.llm.offline.form_tasks import Confirm, Control, Save, Write
+from browser_agent.planner.agent import RunResult, run_command
+from browser_agent.settings import Settings
+from tests.tracker_site import TrackerSite
+from tests.wiki_site import WikiSite
+
+
+@pytest.fixture
+def wiki() -> Iterator[WikiSite]:
+    with WikiSite() as site:
+        yield site
+
+
+@pytest.fixture
+def tracker() -> Iterator[TrackerSite]:
+    with TrackerSite() as site:
+        yield site
+
+
+async def run(command: str, settings: Settings, browser: Browser, start_url: str) -> RunResult:
+    return await run_command(
+        command, OfflinePlanner(), settings, start_url=start_url, browser=browser
+    )
+
+
+# ---- reading ---------------------------------------------------------------------------
+
+
+def tasks_of(command: str) -> list:
+    plan = make_plan(command, "http://site.test/")
+    assert not plan.problem, plan.problem
+    return plan.tasks[1:]
+
+
+@pytest.mark.parametrize(
+    ("command", "title", "fields"),
+    [
+        ('create a page titled "Release notes" with the text "Out now."', "Release notes",
+         [("text", "Out now.")]),
+        ("publish a post called Hello world with the body Hi there", "Hello world",
+         [("body", "Hi there")]),
+        ('new issue named "Crash" with the description "Boom" and priority High', "Crash",
+         [("description", "Boom"), ("priority", "High")]),
+        ('add an issue "Crash on start" with "It crashes."', "Crash on start",
+         [("text", "It crashes.")]),
+    ],
+)  # fmt: skip
+def test_create_is_the_sites_control_then_the_fields_then_its_button(
+    command: str, title: str, fields: list[tuple[str, str]]
+) -> None:
+    control, *writes, save = tasks_of(command)
+    assert isinstance(control, Control) and control.verb == "create"
+    assert [(w.label, w.value) for w in writes] == [("title", title), *fields]
+    assert isinstance(save, Save) and save.target == title
+
+
+@pytest.mark.parametrize(
+    ("command", "target", "label", "value", "append"),
+    [
+        ('edit the page "Gamma" to add the text "Meet at noon."', "Gamma", "text",
+         "Meet at noon.", True),
+        ('add the text "Meet at noon." to the page "Gamma"', "Gamma", "text", "Meet at noon.",
+         True),
+        ('update the issue "Typo" to set the priority to "High"', "Typo", "priority", "High",
+         False),
+        ('change the page "Gamma" to say "All new."', "Gamma", "text", "All new.", False),
+        ('rename the page "Gamma" to "Gamma team"', "Gamma", "title", "Gamma team", False),
+    ],
+)  # fmt: skip
+def test_edit_reaches_the_thing_then_its_edit_control(
+    command: str, target: str, label: str, value: str, append: bool
+) -> None:
+    assert tasks_of(command) == [
+        Reach(target),
+        Control("edit", tasks_of(command)[1].noun, target),
+        Write(label, tasks_of(command)[2].keys, value, append, tasks_of(command)[2].noun),
+        Save("edit", tasks_of(command)[3].noun, target),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("command", "target", "word"),
+    [
+        ('delete the page "Delta"', "Delta", "delete"),
+        ("remove the page Delta", "Delta", "remove"),
+        ("archive issue Typo in footer", "Typo in footer", "archive"),
+        ('delete the issue "Typo" and confirm', "Typo", "delete"),
+    ],
+)
+def test_remove_reaches_the_thing_then_its_control_then_confirms(
+    command: str, target: str, word: str
+) -> None:
+    reach, control, confirm = tasks_of(command)
+    assert reach == Reach(target)
+    assert (control.verb, control.target, control.word) == ("remove", target, word)
+    assert isinstance(confirm, Confirm)
+
+
+def test_pronouns_and_the_shop_still_read_as_before() -> None:
+    *_, control, confirm = tasks_of("open the page Gamma and delete it")
+    assert control.target == confirm.target == "page Gamma"
+    assert not any(isinstance(t, Control) for t in tasks_of("add Trail Blazer 2 to the cart"))
+
+
+# ---- the wiki --------------------------------------------------------------------------
+
+
+async def test_a_page_is_created_with_its_text(
+    wiki: WikiSite, settings: Settings, browser: Browser
+) -> None:
+    result = await run(
+        'create a page titled "Release notes" with the text "Version 2 is out."',
+        settings, browser, f"{wiki.url}/",
+    )  # fmt: skip
+    assert result.status == "succeeded", result.answer
+    assert wiki.pages["Release notes"] == "Version 2 is out."
+    assert result.final_url == f"{wiki.url}/wiki/Release%20notes"
+
+
+async def test_text_is_added_to_a_page_through_its_edit_link(
+    wiki: WikiSite, settings: Settings, browser: Browser
+) -> None:
+    result = await run(
+        'edit the page "Gamma" to add the text "Meet on Friday."', settings, browser,
+        f"{wiki.url}/",
+    )  # fmt: skip
+    assert result.status == "succeeded", result.answer
+    assert wiki.pages["Gamma"] == "Say hello to the gamma team. Meet on Friday."
+
+
+async def test_a_page_is_removed_after_the_sites_own_confirmation(
+    wiki: WikiSite, settings: Settings, browser: Browser
+) -> None:
+    result = await run('delete the page "Delta"', settings, browser, f"{wiki.url}/")
+    assert result.status == "succeeded", result.answer
+    assert "Delta" not in wiki.pages and "Gamma" in wiki.pages
+
+
+async def test_a_control_the_site_does_not_have_ends_failed_naming_what_was_sought(
+    wiki: WikiSite, settings: Settings, browser: Browser
+) -> None:
+    result = await run('archive the page "Gamma"', settings, browser, f"{wiki.url}/")
+    assert result.status == "failed"
+    assert (
+        f'No control to archive the page "Gamma" on {wiki.url}/wiki/Gamma: looked for links '
+        "or buttons named Archive; show the way once with `browser-agent record`"
+    ) in (result.answer or "")
+    assert "Gamma" in wiki.pages
+
+
+# ---- the tracker -----------------------------------------------------------------------
+
+
+async def test_an_issue_is_created_with_its_description_and_priority(
+    tracker: TrackerSite, settings: Settings, browser: Browser
+) -> None:
+    result = await run(
+        'add a new issue titled "Crash on start" with the description "It crashes when '
+        'opened." and priority High',
+        settings, browser, f"{tracker.url}/",
+    )  # fmt: skip
+    assert result.status == "succeeded", result.answer
+    issue = tracker.by_subject("Crash on start")
+    assert issue is not None, tracker.issues
+    assert (issue.description, issue.priority) == ("It crashes when opened.", "High")
+
+
+async def test_an_issue_is_edited_in_its_editor_box_and_drop_down(
+    tracker: TrackerSite, settings: Settings, browser: Browser
+) -> None:
+    result = await run(
+        'edit the issue "Typo in footer" to add the text "Seen on every page."',
+        settings, browser, f"{tracker.url}/",
+    )  # fmt: skip
+    assert result.status == "succeeded", result.answer
+    issue = tracker.by_subject("Typo in footer")
+    assert issue is not None and issue.description == "It says Copyrite. Seen on every page."
+
+    result = await run(
+        'update the issue "Typo in footer" to set the priority to "High"',
+        settings, browser, f"{tracker.url}/",
+    )  # fmt: skip
+    assert result.status == "succeeded", result.answer
+    assert tracker.by_subject("Typo in footer").priority == "High"  # type: ignore[union-attr]
+
+
+async def test_an_issue_is_deleted_when_the_command_confirms_the_sites_dialog(
+    tracker: TrackerSite, settings: Settings, browser: Browser
+) -> None:
+    result = await run(
+        'delete the issue "Typo in footer" and confirm', settings, browser, f"{tracker.url}/"
+    )
+    assert result.status == "succeeded", result.answer
+    assert tracker.by_subject("Typo in footer") is None
+    assert len(tracker.issues) == 1
+
+
+async def test_a_dialog_the_command_did_not_confirm_keeps_the_issue_and_says_so(
+    tracker: TrackerSite, settings: Settings, browser: Browser
+) -> None:
+    result = await run('delete the issue "Typo in footer"', settings, browser, f"{tracker.url}/")
+    assert result.status == "failed"
+    assert "'Delete this issue for good?' in a dialog, which was dismissed" in (result.answer or "")
+    assert tracker.by_subject("Typo in footer") is not None
+
+
+async def test_creating_where_the_site_offers_no_way_names_the_verb_and_the_page(
+    tracker: TrackerSite, settings: Settings, browser: Browser
+) -> None:
+    start = f"{tracker.url}/issues/1"
+    result = await run('create a page titled "Notes" with the text "Hi"', settings, browser, start)
+    assert result.status == "failed"
+    assert (
+        f"No control to create a page on {start}: looked for links or buttons named Create, "
+        "New, Add, +"
+    ) in (result.answer or "")
+    assert len(tracker.issues) == 2
