@@ -112,6 +112,11 @@ def test_remove_reaches_the_thing_then_its_control_then_confirms(
     assert isinstance(confirm, Confirm)
 
 
+def test_its_view_is_the_view_of_the_thing_named_before() -> None:
+    *_, reach, press = tasks_of('open the page "Delta" and view its history')
+    assert reach == Reach("Delta") and "history" in press.phrases
+
+
 def test_pronouns_and_the_shop_still_read_as_before() -> None:
     *_, control, confirm = tasks_of("open the page Gamma and delete it")
     assert control.target == confirm.target == "page Gamma"
@@ -150,6 +155,18 @@ async def test_a_page_is_removed_after_the_sites_own_confirmation(
     result = await run('delete the page "Delta"', settings, browser, f"{wiki.url}/")
     assert result.status == "succeeded", result.answer
     assert "Delta" not in wiki.pages and "Gamma" in wiki.pages
+
+
+@pytest.mark.parametrize(
+    "command",
+    ['view "Delta"\'s history', 'view the history of the page "Delta"'],
+)
+async def test_a_pages_history_is_opened_through_its_own_link(
+    wiki: WikiSite, settings: Settings, browser: Browser, command: str
+) -> None:
+    result = await run(command, settings, browser, f"{wiki.url}/")
+    assert result.status == "succeeded", result.answer
+    assert result.final_url == f"{wiki.url}/wiki/Delta?action=history"
 
 
 async def test_a_control_the_site_does_not_have_ends_failed_naming_what_was_sought(
@@ -231,3 +248,30 @@ async def test_creating_where_the_site_offers_no_way_names_the_verb_and_the_page
         "New, Add, +"
     ) in (result.answer or "")
     assert len(tracker.issues) == 2
+
+
+async def test_a_long_text_is_added_to_in_an_editor_box_read_whole_first(
+    tracker: TrackerSite, settings: Settings, browser: Browser
+) -> None:
+    long = "The footer says Copyrite on every page of the site. " * 3 + "Seen in May."
+    tracker.issues[2].description = long
+    result = await run(
+        'add the text "Also in the header." to the issue "Typo in footer"', settings, browser,
+        f"{tracker.url}/",
+    )  # fmt: skip
+    assert result.status == "succeeded", result.answer
+    assert tracker.issues[2].description == f"{long.strip()} Also in the header."
+
+
+async def test_a_long_text_area_that_cannot_be_read_whole_is_left_as_it_was(
+    wiki: WikiSite, settings: Settings, browser: Browser
+) -> None:
+    long = "The river plan runs in three phases. " * 4 + "Phase one starts in May."
+    wiki.pages["Delta"] = long
+    result = await run(
+        'add the text "Phase two follows." to the page "Delta"', settings, browser,
+        f"{wiki.url}/",
+    )  # fmt: skip
+    assert result.status == "failed"
+    assert 'Could not add to the textbox "Text' in (result.answer or "")
+    assert wiki.pages["Delta"] == long

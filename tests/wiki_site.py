@@ -1,9 +1,9 @@
 """A small wiki on 127.0.0.1 whose flows pass through the application's own links, as a
 person meets them: "Log in" on the front page (shown only while logged out), "Edit this
 page" on a page (shown only there), a search whose results are the pages holding the
-term, a "New page" link on the front page to a form (Title, Text, "Create page"), and a
-"Delete this page" button on a page that asks to confirm on a page of its own. What the
-tests check is the wiki's own state: its pages and who is logged in."""
+term, a page's "History", a "New page" link on the front page to a form (Title, Text,
+"Create page"), and a "Delete this page" button on a page that asks to confirm on a page
+of its own. What the tests check is the wiki's own state: its pages and who is logged in."""
 
 from __future__ import annotations
 
@@ -128,6 +128,10 @@ class WikiSite:
         text = self.pages.get(title)
         if text is None:
             self._send(request, _page(title, f"<p>{title} does not exist.</p>", user), 404)
+        elif query.get("action") == ["history"]:
+            listed = f"<ul><li>Current version: {html.escape(text)}</li></ul>"
+            body = f"<h1>History of {html.escape(title)}</h1>{listed}"
+            self._send(request, _page(f"History of {title}", body, user))
         elif query.get("action") == ["delete"]:
             ask = (
                 f"<h1>Delete {html.escape(title)}</h1><p>Are you sure you want to delete "
@@ -145,6 +149,7 @@ class WikiSite:
             self._send(request, _page(f"Editing {title}", f"<h1>Editing {title}</h1>{form}", user))
         else:
             edit = f'<a href="/wiki/{quote(title)}?action=edit">Edit this page</a>'
+            edit += f' <a href="/wiki/{quote(title)}?action=history">History</a>'
             delete = (
                 f'<form action="/wiki/{quote(title)}"><input type="hidden" name="action" '
                 'value="delete"><button>Delete this page</button></form>'

@@ -177,11 +177,18 @@ def _write(task: Write, situation: Situation) -> Outcome:
     value, held = task.value, field.attrs.get("value", "")
     if task.append:
         if held.endswith("\u2026"):  # shown cut short: read it whole first
-            whole = _read_back(situation.read)
-            if whole is None:
+            if "read" not in situation.prepared:
                 note = f"read what {field.describe()} holds, to add to it"
                 selector = {"selector": field.selector}
                 return Action("extract_text", selector, note, phase="prepare", kind="read")
+            whole = _read_back(situation.read)
+            if whole is None or not joined(whole).startswith(joined(held[:-1])):
+                return Blocked(
+                    f"could not add to {field.describe()} on {page.url}: it holds more text "
+                    "than the page shows, and reading it whole gave nothing that begins as it "
+                    "does (a plain text area is not read back); nothing was typed, so its "
+                    f"text is kept{RECORD}"
+                )
             held = whole
         if _holds(held, value):
             return Done()

@@ -1,16 +1,16 @@
 """Reading everyday application work, whatever the site: create / add / new / publish X
 (titled, named, called…) with fields, edit / change / update X to add or set Y, add Y to X,
-remove / delete / archive X. The thing named and its values are read by
-:func:`browser_agent.asks.read_clause`, as the end-state check reads them; this module adds
-which field each value goes to and the steps a person takes (see
-:mod:`browser_agent.llm.offline.form_tasks`)."""
+remove / delete / archive X, and "its history" after a clause that named X. The thing
+named and its values are read by :func:`browser_agent.asks.read_clause`, as the end-state
+check reads them; this module adds which field each value goes to and the steps a person
+takes (see :mod:`browser_agent.llm.offline.form_tasks`)."""
 
 from __future__ import annotations
 
 import re
 
 from browser_agent.asks import quoted, read_clause
-from browser_agent.llm.offline.command import Dismiss, Press, Reach, Task, items
+from browser_agent.llm.offline.command import VIEW_LINKS, Dismiss, Press, Reach, Task, items
 from browser_agent.llm.offline.form_tasks import (
     TEXT_KEYS,
     TITLE_KEYS,
@@ -26,6 +26,11 @@ _CREATE_WORDS = frozenset({"create", "add", "new", "publish", "post", "make", "o
 _QUOTES = re.compile(r"\"[^\"]*\"|\u201c[^\u201d]*\u201d|(?<!\w)'[^']*'(?!\w)")
 _NAMING = re.compile(r"\b(?:titled|named|called|entitled|with\s+the\s+(?:title|name))\b", re.I)
 _ARTICLES = re.compile(r"^(?:(?:the|a|an|my|this|that|its|new)\s+)+", re.I)
+_ITS_VIEW = re.compile(
+    r"(?:open|view|show(?:\s+me)?|see|display|go\s+to)\s+(?:its|their)\s+"
+    r"(?P<view>history|revisions|changes|settings|source|log|edit\s+page)",
+    re.I,
+)
 _PRONOUNS = frozenset({"it", "this", "that", "them"})
 
 
@@ -38,6 +43,10 @@ def read_verb(clause: str) -> list[Task] | None:
         text = f"create a {text}"
     if re.fullmatch(r"confirm(?:\s+(?:it|the\s+(?:deletion|removal|dialog)))?", text, re.I):
         return [Confirm()]  # "... and confirm": the removal's confirmation (see settle)
+    its = _ITS_VIEW.fullmatch(text)
+    if its:  # "… and view its history": that view of the thing named before
+        view = "edit" if its["view"].lower().startswith("edit") else its["view"].lower()
+        return [Reach("it"), Press(VIEW_LINKS.get(view, (view,)))]
     ask = read_clause(text)
     if ask.kind == "create" and first in _CREATE_WORDS:
         return _create(text, ask.target)
