@@ -4,7 +4,9 @@ values, and after the admin's new look.
 Per app, a workspace of its own; the product is driven through its CLI (``browser-agent
 --workspace W run|harvest|validate --json``) with no LLM endpoint, so its planner is the
 built-in offline one, and every run starts from the admin's login kept in a storage state
-(``BROWSER_AGENT_STORAGE_STATE``). Per task:
+(``BROWSER_AGENT_STORAGE_STATE``), but a task that starts logged out (a login) starts with
+none, and a value its command names as a ``{NAME}`` secret is given as
+``BROWSER_AGENT_SECRET_NAME``. Per task:
 
 - the first instance: the planner's run, harvested when the app's check says it is done;
   else a person (Playwright) shows it once through the product's recorder
@@ -97,10 +99,21 @@ class TaskReport:
     broken: str = ""  # after the new look: its code run as written, judged by the app's check
 
 
-def product(workspace: Path, app: Running, *args: str, use_skills: bool = True) -> dict:
-    """The product's CLI in the app's workspace; its --json output (or the error said)."""
+def product(
+    workspace: Path,
+    app: Running,
+    *args: str,
+    use_skills: bool = True,
+    task: Task | None = None,
+    values: Values | None = None,
+) -> dict:
+    """The product's CLI in the app's workspace; its --json output (or the error said).
+    With a task: its login (none when it starts logged out) and the values' secrets."""
     env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "BROWSER_AGENT_"))}
-    env["BROWSER_AGENT_STORAGE_STATE"] = str(app.storage_state)
+    if task is None or not task.logged_out:
+        env["BROWSER_AGENT_STORAGE_STATE"] = str(app.storage_state)
+    if task is not None and values is not None:
+        env.update({f"BROWSER_AGENT_SECRET_{k}": v for k, v in task.secret_values(values).items()})
     env["BROWSER_AGENT_USE_SKILLS"] = "true" if use_skills else "false"
     done = subprocess.run(
         [*CLI, "--workspace", str(workspace), *args, "--json"],
@@ -122,7 +135,8 @@ def attempt(workspace: Path, app: Running, task: Task, values: Values, **kw: boo
     command = task.command(values)
     before = app.state()
     started = time.monotonic()
-    result = product(workspace, app, "run", command, "--url", app.url + task.start, **kw)
+    url = app.url + task.start
+    result = product(workspace, app, "run", command, "--url", url, task=task, values=values, **kw)
     seconds = time.monotonic() - started
     final_url = result.get("final_url")
     done = task.check(app, values, final_url)
@@ -144,10 +158,11 @@ async def teach(workspace: Path, app: Running, task: Task, values: Values) -> st
             executable_path=find_chromium(), args=LAUNCH_ARGS
         )
         try:
-            context = await browser.new_context(storage_state=str(app.storage_state))
+            state = None if task.logged_out else str(app.storage_state)
+            context = await browser.new_context(storage_state=state)
             page = await context.new_page()
             await page.goto(app.url + task.start)  # shown from where the command starts
-            async with record_session(context) as recording:
+            async with record_session(context, task.secret_values(values)) as recording:
                 await task.person(page, app, values)
                 await page.wait_for_load_state()
             final = page.url
@@ -160,9 +175,11 @@ async def teach(workspace: Path, app: Running, task: Task, values: Values) -> st
     return saved.log_path
 
 
-def harvest(workspace: Path, app: Running, source: str) -> tuple[str, str]:
+def harvest(
+    workspace: Path, app: Running, source: str, task: Task, values: Values
+) -> tuple[str, str]:
     """Harvest one run or log; (skill or "", what the harvest said)."""
-    data = product(workspace, app, "harvest", source)
+    data = product(workspace, app, "harvest", source, task=task, values=values)
     results = data.get("results") or []
     if not results:
         return "", str(data.get("answer") or data.get("summary") or data)
@@ -176,8 +193,9 @@ def harvest(workspace: Path, app: Running, source: str) -> tuple[str, str]:
 
 def learn(
     workspace: Path, app: Running, task: Task, rng: random.Random, report: TaskReport
-) -> None:
-    """The first instance: the planner, else a demonstration; harvested."""
+) -> Values:
+    """The first instance: the planner, else a demonstration; harvested. The values of
+    the instance harvested (its skill's example)."""
     values = task.generate(rng, app)
     first = attempt(workspace, app, task, values, use_skills=False)
     report.runs["first"] = [first]
@@ -187,19 +205,21 @@ def learn(
         source = first.run_id or None
     else:
         report.first = f"planner failed ({first.status}: {first.answer[:120]})"
-        log = asyncio.run(teach(workspace, app, task, task.generate(rng, app)))
+        values = task.generate(rng, app)
+        log = asyncio.run(teach(workspace, app, task, values))
         if log is None:
             report.first += "; demonstration failed the app's check"
-            return
+            return values
         report.first += "; taught"
         source = log
     if source is not None:
-        report.skill, report.harvest_said = harvest(workspace, app, source)
+        report.skill, report.harvest_said = harvest(workspace, app, source, task, values)
     if report.skill:
         listed = product(workspace, app, "skills", "--limit", "0").get("skills") or []
         name = report.skill.split(" ")[0]
         templates = [t for s in listed if s["name"] == name for t in s["command_templates"]]
         report.skill += f" {templates}"
+    return values
 
 
 def bench_app(app_def: App, fresh: int, tasks: list[str] | None, seed: int) -> list[TaskReport]:
@@ -208,10 +228,11 @@ def bench_app(app_def: App, fresh: int, tasks: list[str] | None, seed: int) -> l
     workspace = Path(tempfile.mkdtemp(prefix=f"bench-apps-{app_def.name}-"))
     chosen = [t for t in app_def.tasks if not tasks or t.name in tasks]
     reports = [TaskReport(app_def.name, t.name) for t in chosen]
+    examples: dict[str, Values] = {}
     with app_def.start() as app:
         print(f"{app_def.name}: {app.url}, workspace {workspace}", flush=True)
         for task, report in zip(chosen, reports, strict=True):
-            learn(workspace, app, task, rng, report)
+            examples[task.name] = learn(workspace, app, task, rng, report)
             print(
                 f"  {task.name}: {report.first} -> {report.skill or report.harvest_said}",
                 flush=True,
@@ -227,6 +248,10 @@ def bench_app(app_def: App, fresh: int, tasks: list[str] | None, seed: int) -> l
         verdicts = {c["name"]: c for c in validation.get("skills") or []}
         for task, report in zip(chosen, reports, strict=True):
             name = report.skill.split(" ")[0] if report.skill else ""
+            if name and (task.logged_out or task.secrets):  # again, as its task starts
+                alone = product(workspace, app, "validate", name, task=task,
+                                values=examples[task.name])  # fmt: skip
+                verdicts.update({c["name"]: c for c in alone.get("skills") or []})
             checked = verdicts.get(name)
             if checked:
                 report.stale = checked["verdict"] + (
@@ -253,7 +278,9 @@ async def by_hand(workspace: Path, app: Running, task: Task, name: str, values: 
     from browser_agent.store.skill_use import current_skills
 
     settings = load_settings().with_overrides(
-        workspace=workspace, storage_state=app.storage_state, llm_model="offline"
+        workspace=workspace,
+        storage_state=None if task.logged_out else app.storage_state,
+        llm_model="offline",
     )
     # matched to the command as routing would, whatever validation said of it
     skills = [replace(s, status="healthy") for s in current_skills(open_store(settings))]
@@ -264,6 +291,7 @@ async def by_hand(workspace: Path, app: Running, task: Task, name: str, values: 
     arguments = {**found.arguments, "start_url": app.url + task.start}
     final, said = None, ""
     async with browser_session(settings) as active:
+        active.use_secrets(task.secret_values(values))
         try:
             await load_skill(found.skill, workspace)(**arguments)
         except Exception as exc:  # what a person replaying it would see fail

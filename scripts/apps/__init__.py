@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any
 
 CACHE = Path(os.environ.get("BROWSER_AGENT_APPS_CACHE", Path.home() / ".cache/browser-agent-apps"))
-APP_NAMES = ("trac", "datasette", "wordpress", "phpmyadmin")
+APP_NAMES = ("trac", "datasette", "wordpress", "phpmyadmin", "redmine")
 
 Values = dict[str, str]
 State = Mapping[str, object]
@@ -70,10 +70,16 @@ class Task:
     person: Person  # the task done by hand with Playwright, as a person would
     touches: frozenset[str] = frozenset()  # the state parts the task may change
     start: str = ""  # path under the app's URL the command starts from
+    logged_out: bool = False  # starts in a browser with no login (no storage state)
+    secrets: frozenset[str] = frozenset()  # values the command names as {NAME} secrets
 
     def command(self, values: Values) -> str:
-        """The command for these values."""
-        return self.template.format(**values)
+        """The command for these values (a secret's value stays its {NAME} placeholder)."""
+        return self.template.format(**{**values, **{s: f"{{{s}}}" for s in self.secrets}})
+
+    def secret_values(self, values: Values) -> dict[str, str]:
+        """The secrets of these values by name, given to a run out of band."""
+        return {name: values[name] for name in self.secrets}
 
 
 @dataclass

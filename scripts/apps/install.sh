@@ -5,13 +5,14 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 apps=("$@")
-[ ${#apps[@]} -gt 0 ] || apps=(trac datasette wordpress phpmyadmin)
+[ ${#apps[@]} -gt 0 ] || apps=(trac datasette wordpress phpmyadmin redmine)
 debs=()
 for app in "${apps[@]}"; do
   case "$app" in
     wordpress) debs+=(wordpress wordpress-theme-twentytwentyone wordpress-theme-twentytwentythree
                       mariadb-server mariadb-client php-cli php-mysql php-mbstring php-xml) ;;
     phpmyadmin) debs+=(phpmyadmin mariadb-server mariadb-client php-cli php-mysql php-mbstring) ;;
+    redmine) debs+=(redmine redmine-sqlite puma) ;;
   esac
 done
 missing=()
@@ -21,6 +22,8 @@ done
 if [ ${#missing[@]} -gt 0 ]; then
   [ "$(id -u)" = 0 ] || { echo "apps: as root, apt-get install ${missing[*]}" >&2; exit 1; }
   export DEBIAN_FRONTEND=noninteractive
+  # Redmine's default instance gets no database: each start makes an instance of its own
+  echo "redmine redmine/instances/default/dbconfig-install boolean false" | debconf-set-selections
   apt-get update -qq
   apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
