@@ -14,7 +14,7 @@ from playwright.async_api import Browser
 
 from browser_agent.llm.offline import OfflinePlanner
 from browser_agent.llm.offline.command import Reach, make_plan
-from browser_agent.llm.offline.form_tasks import Confirm, Control, Save, Write
+from browser_agent.llm.offline.form_tasks import Confirm, Control, Save
 from browser_agent.planner.agent import RunResult, run_command
 from browser_agent.settings import Settings
 from tests.tracker_site import TrackerSite
@@ -86,12 +86,11 @@ def test_create_is_the_sites_control_then_the_fields_then_its_button(
 def test_edit_reaches_the_thing_then_its_edit_control(
     command: str, target: str, label: str, value: str, append: bool
 ) -> None:
-    assert tasks_of(command) == [
-        Reach(target),
-        Control("edit", tasks_of(command)[1].noun, target),
-        Write(label, tasks_of(command)[2].keys, value, append, tasks_of(command)[2].noun),
-        Save("edit", tasks_of(command)[3].noun, target),
-    ]
+    reach, control, write, save = tasks_of(command)
+    assert reach == Reach(target)
+    assert (control.verb, control.target) == ("edit", target)
+    assert (write.label, write.value, write.append) == (label, value, append)
+    assert (save.verb, save.target) == ("edit", target)
 
 
 @pytest.mark.parametrize(

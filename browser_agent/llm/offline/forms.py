@@ -53,7 +53,7 @@ def do_form_task(task: FormTask, situation: Situation) -> Outcome:
     """The next step of a create / edit / remove task on the page."""
     if isinstance(task, Confirm):  # its dialog is the point: never closed as in the way
         return _confirm(task, situation)
-    modal = _modal_first(task, situation)  # type: ignore[arg-type]
+    modal = _modal_first(task, situation)
     if modal is not None:
         return modal
     if isinstance(task, Control):

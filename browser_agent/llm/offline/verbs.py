@@ -8,6 +8,7 @@ takes (see :mod:`browser_agent.llm.offline.form_tasks`)."""
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 from browser_agent.asks import quoted, read_clause
 from browser_agent.llm.offline.command import VIEW_LINKS, Dismiss, Press, Reach, Task, items
@@ -69,7 +70,7 @@ def settle(tasks: list[Task]) -> list[Task]:
         if isinstance(task, Reach):
             subject = task.phrase
         if isinstance(task, Control | Save | Confirm) and task.target.lower() in _PRONOUNS:
-            task = type(task)(**{**task.__dict__, "target": subject})
+            task = replace(task, target=subject)
         if settled and isinstance(settled[-1], Confirm) and _confirms(task, settled[-1]):
             continue
         settled.append(task)
