@@ -15,6 +15,7 @@ from sqlmodel import Session, select
 
 from browser_agent.demo_site import DemoSite
 from browser_agent.harvest.harvester import harvest
+from browser_agent.harvest.replay import same_end
 from browser_agent.settings import Settings
 from browser_agent.store.db import open_store
 from browser_agent.store.models import Step, Validation
@@ -149,3 +150,14 @@ async def test_harvest_leaves_unverified_a_skill_whose_replay_ends_elsewhere(
         f"ended on {SWAPPED_END} instead of {RECORDED_END}",
     )
     assert result.skill.status == "candidate"
+
+
+def test_two_roads_to_one_results_page_are_one_end() -> None:
+    """A search form sent before the page's script is ready and one sent after reach the
+    same results by addresses that differ in the options they add: one end. A recorded
+    key missing or changed, or another path, is another page."""
+    example, used = {"search_term": "trail shoes"}, {"search_term": "road shoes"}
+    assert same_end("/search?q=road+shoes&noquickjump=1", "/search?q=trail+shoes", example, used)
+    assert not same_end(SWAPPED_END, RECORDED_END, example, example)
+    assert not same_end("/wiki/road+shoes", "/search?q=trail+shoes", example, used)
+    assert not same_end("/search?q=trail+shoes", "/search?q=trail+shoes", example, used)
