@@ -39,6 +39,7 @@ LOGIN_FORM = (
     "<label>Password <input type=password name=pw></label><button>Log in</button></form>"
 )
 
+
 def _sightings(counts: list[int]) -> str:
     rows = "".join(f"<tr><td>Robin</td><td>{n:,}</td></tr>" for n in counts)
     return f"<table><tr><th>Species</th><th>Count</th></tr>{rows}</table>"
@@ -173,6 +174,12 @@ CASES = [
     ('open the page titled "Beta Page"', "/missing", "failed"),
     ('view the history of the page "Beta Page"', "/wiki/Beta_Page?action=history", "succeeded"),
     ('view the history of the page "Beta Page"', "/wiki/Beta_Page", "unverified"),
+    (
+        'open the page "Beta Page" and view its history',
+        "/wiki/Beta_Page?action=history",
+        "succeeded",
+    ),
+    ('open the page "Beta Page" and view its history', "/wiki/Beta_Page", "unverified"),
     ('create a page titled "Gamma" with the text "Hello there"', "/wiki/Gamma", "succeeded"),
     ('create a page titled "Gamma" with the text "Hello there"', "/wiki/Gamma-empty", "unverified"),
     (

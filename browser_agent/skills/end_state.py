@@ -458,7 +458,14 @@ async def end_state(
     terms = [term for term in searched if normal(term) not in hidden]
     seen = await _read(page)
     clauses = asks(command) if command else []
-    kinds = [ask for ask in clauses if ask.kind != "values" and ask.target]
+    kinds = [
+        ask
+        for index, ask in enumerate(clauses)
+        if ask.kind != "values"
+        and ask.target
+        # "open X and view its history": a page opened on the way is not where it ends
+        and not (ask.kind in ("open", "view") and index < len(clauses) - 1)
+    ]
     status = seen.status if seen.status >= 400 else None
     wrong = _error(seen, page.url, [*wanted, *(ask.target for ask in kinds)])
     if refused:
