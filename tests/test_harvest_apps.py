@@ -529,3 +529,18 @@ def test_a_number_the_app_gave_in_the_end_address_is_not_where_replays_must_end(
     )
     assert plan.complete, plan.ended_because
     assert _expected_end(plan) == (end if expected is None else expected)
+
+
+def test_a_name_holding_a_quoted_value_and_a_word_before_it_is_not_one_value() -> None:
+    """ "Milestone Sprint 4", clicked for 'remove the milestone "Sprint 4"', is not the
+    command's text 'milestone "Sprint 4' as one value: a parameter never takes half of a
+    quoted value. The link, named by the value searched for, was picked among results."""
+    plan = plan_of(
+        'remove the milestone "Sprint 4"',
+        dom("c1", "/", '[7] textbox "Search:" id=proj-search'),
+        typed("c2", 7, "Sprint 4", '<input id="proj-search" name="q">', enter=True),
+        dom("c3", "/search", '[51] link "Milestone Sprint 4"', '[52] link "Sprint 4 notes"'),
+        click("c4", 51, '<a href="/milestone/Sprint%204">Milestone Sprint 4</a>', "/m"),
+    )
+    assert '"' not in plan.template.replace('"{', "").replace('}"', "")
+    assert "'Milestone Sprint 4' was a choice among page content" in plan.ended_because

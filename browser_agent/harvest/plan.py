@@ -1014,9 +1014,25 @@ def _said(value: str, command: str, whole: bool = False) -> re.Match[str] | None
         pattern = r"(?<=[\"'\u201c])" + pattern + r"(?=[\"'\u201d])"
     for match in re.finditer(pattern, command, re.IGNORECASE):
         before, after = command[: match.start()][-1:], command[match.end() :][:1]
-        if (not before or before in _OPENS) and (not after or after in _CLOSES):
+        bounded = (not before or before in _OPENS) and (not after or after in _CLOSES)
+        if bounded and not _half_quoted(command, match):
             return match
     return None
+
+
+def _half_quoted(command: str, match: re.Match[str]) -> bool:
+    """The match takes part of a quoted value and words outside it ('milestone "Sprint 4'
+    of 'remove the milestone "Sprint 4"'): two values of the command, not one."""
+    start, end = match.span()
+    touched = [
+        q.span()
+        for q in _QUOTED_SPANS.finditer(command)
+        if q.start() < end < q.end() or q.start() < start < q.end()
+    ]
+    return any(not (a <= start and end <= b) for a, b in touched)
+
+
+_QUOTED_SPANS = re.compile(r"\"[^\"]*\"|“[^”]*”")
 
 
 # Words that stand between a noun and its value ("the page named X", "ticket #9").
