@@ -7,6 +7,8 @@
 //   inspect  - identity plus opening tag and visibility, in one round trip
 //   options  - [value, label] of each option of a <select>
 //   suggests - whether a field offers suggestions as one types (an autocomplete)
+//   candidates - every visible element of a role (or tag) with what identifies it:
+//              attributes, landmark, heading, label, place and nearby text
 //   watch    - start counting DOM changes (mutation observers)
 //   changes  - report what changed since `watch`
 // Called as page.evaluate(fn, arg) or locator.evaluate(fn, arg).
@@ -698,6 +700,69 @@
     return roots;
   }
 
+  // Every visible element of role `arg.role` (of tag `arg.tag` when no role is given)
+  // with what identifies it, read in one pass in document order: the nearest heading and
+  // the last text before each are those seen last on the way.
+  const LANDMARKS = "header, nav, main, aside, footer, form, [role=banner], " +
+    "[role=navigation], [role=main], [role=complementary], [role=contentinfo], " +
+    "[role=search], [role=form]";
+
+  function cssPath(el) {
+    const parts = [];
+    for (let node = el; node && node.nodeType === 1; node = node.parentElement) {
+      const tag = node.tagName.toLowerCase();
+      const parent = node.parentElement;
+      if (!parent) { parts.unshift(tag); break; }
+      const same = Array.from(parent.children).filter((c) => c.tagName === node.tagName);
+      parts.unshift(same.length > 1 ? `${tag}:nth-of-type(${same.indexOf(node) + 1})` : tag);
+    }
+    return parts.join(" > ");
+  }
+
+  function landmarkOf(el) {
+    const mark = el.parentElement && el.parentElement.closest(LANDMARKS);
+    if (!mark) return "";
+    const kind = mark.getAttribute("role") || mark.tagName.toLowerCase();
+    const id = mark.getAttribute("id");
+    return id ? `${kind}#${id}` : kind;
+  }
+
+  function candidates(arg) {
+    const found = [];
+    let heading = "";
+    let lastText = null;
+    for (const el of document.body ? document.body.querySelectorAll("*") : []) {
+      if (SKIP_TAGS.has(el.tagName)) continue;
+      const role = roleOf(el);
+      const fits = arg.role ? role === arg.role : el.tagName.toLowerCase() === arg.tag;
+      if (fits && shownLikePlaywright(el)) {
+        const attr = (a) => el.getAttribute(a) || "";
+        const href = el.getAttribute("href");
+        const url = href === null ? null : new URL(href, document.baseURI);
+        const siblings = el.parentElement
+          ? Array.from(el.parentElement.children).filter((c) => c.tagName === el.tagName)
+          : [el];
+        const labels = el.labels ? Array.from(el.labels, (l) => l.textContent).join(" ") : "";
+        const id = attr("id");
+        found.push({
+          tag: el.tagName.toLowerCase(), role: role || "", name: nameOf(el), id,
+          id_unique: !!id && document.querySelectorAll(`[id="${CSS.escape(id)}"]`).length === 1,
+          name_attr: attr("name"), href: url ? url.pathname + url.search : "",
+          raw_href: href || "", aria_label: squash(attr("aria-label"), 120),
+          placeholder: squash(attr("placeholder"), 120), type: attr("type").toLowerCase(),
+          title: squash(attr("title"), 120), alt: squash(attr("alt"), 120),
+          testid: attr("data-testid"),
+          classes: Array.from(el.classList), landmark: landmarkOf(el), heading,
+          label: squash(labels, 120), index: siblings.indexOf(el), path: cssPath(el),
+          near: lastText && lastText.checkVisibility() ? squash(lastText.textContent, 80) : "",
+        });
+      }
+      if (HEADINGS.has(el.tagName)) heading = squash(el.textContent, 120);
+      if (!fits && hasOwnText(el) && !el.closest("a, button, select, option")) lastText = el;
+    }
+    return found;
+  }
+
   function record(state, records) {
     for (const r of records) {
       if (r.type === "attributes") {
@@ -834,6 +899,7 @@
       }
       return null;
     }
+    case "candidates": return candidates(arg);
     case "watch": return watch();
     case "changes": return changes();
     default: throw new Error(`unknown op ${arg.op}`);

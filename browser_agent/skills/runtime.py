@@ -37,6 +37,7 @@ from browser_agent.errors import ActionError
 from browser_agent.failure_kinds import SkillLate
 from browser_agent.secrets import filled, filled_address
 from browser_agent.skills.end_state import EndNotShown, end_state, skill_values
+from browser_agent.skills.identity import best_match
 from browser_agent.skills.primitive import open_url
 from browser_agent.skills.selectors import ANY_ROLE, CLOSE_MARKS, text_selector
 
@@ -666,7 +667,8 @@ def heal_stages(target: Target) -> list[tuple[str, str]]:
 
 async def _heal(page: Page | Frame, target: Target, stale: SkillStale) -> Repair | None:
     """The first healing stage that finds exactly one visible element with the recorded
-    role and name. (A step located by a parameter is not healed: its role and given name
+    role and name; else the one element its identity picks out clearly (a guess is
+    stale, naming it). (A step located by a parameter is not healed: its role and given name
     are already the first stage, and the others describe the recorded example element,
     not the one asked for.)"""
     for how, selector in heal_stages(target):
@@ -676,6 +678,13 @@ async def _heal(page: Page | Frame, target: Target, stale: SkillStale) -> Repair
     if placed is not None:
         how, selector = placed
         return Repair(target.step, stale.selector, selector, how, str(stale), kept=False)
+    match = await best_match(page, target)  # last: all it has recorded, scored together
+    if match is not None and match.guess:
+        guess = f"{stale} {match.guessed(target.name)}"
+        raise SkillStale(guess, step=target.step, selector=stale.selector)
+    if match is not None:
+        how = match.said(target.name)
+        return Repair(target.step, stale.selector, match.selector, how, str(stale))
     return None
 
 
