@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 from urllib.parse import parse_qsl, unquote, urljoin, urlsplit
 
 from playwright.async_api import Error as PlaywrightError
@@ -23,8 +23,18 @@ from playwright.async_api import Frame, Page
 
 from browser_agent.dom.library import run_on_page
 
-if TYPE_CHECKING:
-    from browser_agent.skills.runtime import Target
+
+class Target(Protocol):
+    """What was recorded about an element (a runtime.Target)."""
+
+    role: str
+    name: str
+    tag: str
+    text: str
+    attributes: dict[str, str]
+    near: str
+    among: int
+
 
 # What each shared thing weighs. Strong: what a page gives one control only (an id, a test
 # id, its address, a form field's name). Medium: what people read, which a new language or
@@ -95,10 +105,6 @@ def _norm(text: str) -> str:
     return " ".join(text.split()).casefold()
 
 
-def _words(text: str) -> set[str]:
-    return set(re.findall(r"\w+", text.casefold()))
-
-
 def text_similarity(a: str, b: str) -> float:
     """1 for the same text (case and spacing aside), else the share of words they have in
     common (0 when either is empty)."""
@@ -106,7 +112,7 @@ def text_similarity(a: str, b: str) -> float:
         return 0.0
     if _norm(a) == _norm(b):
         return 1.0
-    left, right = _words(a), _words(b)
+    left, right = (set(re.findall(r"\w+", t.casefold())) for t in (a, b))
     return len(left & right) / len(left | right) if left | right else 0.0
 
 
@@ -235,7 +241,6 @@ async def _alone(page: Page | Frame, selector: str) -> bool:
 async def selector_for(page: Page | Frame, seen: dict[str, Any]) -> str:
     """A selector that names the candidate alone, the steadiest first: its id, its name
     attribute, its role and name, its address; else its path in the page."""
-    from browser_agent.skills.runtime import by_role
 
     def quoted(value: str) -> str:
         return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
@@ -246,7 +251,7 @@ async def selector_for(page: Page | Frame, seen: dict[str, Any]) -> str:
     if seen["name_attr"]:
         tries.append(f"{seen['tag']}[name={quoted(seen['name_attr'])}]")
     if seen["role"] and seen["name"]:
-        tries.append(by_role(seen["role"], seen["name"]))
+        tries.append(f"role={seen['role']}[name={quoted(seen['name'])}s]")
     if seen["raw_href"]:
         tries.append(f"{seen['tag']}[href={quoted(seen['raw_href'])}]")
     for selector in tries:
@@ -267,20 +272,12 @@ async def best_match(
         found = [c for c in found if _norm(c["name"]) == _norm(target.name)]
     varying = varying_values(page.url, values)
     found = [seen for seen in found if not contradicts(target, seen, varying)]
-    scored = sorted(
-        (
-            (sum(points.values()), points, seen)
-            for seen in found
-            for points in [score(target, seen, varying)]
-        ),
-        key=lambda item: -item[0],
-    )
+    scored = [(sum(p.values()), p, seen) for seen in found for p in [score(target, seen, varying)]]
+    scored.sort(key=lambda item: -item[0])
     if not scored or scored[0][0] < MINIMUM:
         return None
     best, points, seen = scored[0]
-    second, _points, runner_up = (
-        scored[1] if len(scored) > 1 else (0.0, {}, {"name": "", "path": ""})
-    )
+    second, _points, runner_up = [*scored, (0.0, {}, {"name": "", "path": ""})][1]
     shared = sorted(points, key=lambda thing: -points[thing])  # what counted, most first
     shared = [thing for thing in shared if points[thing] >= SAYS and thing != "tag"] or shared
     return Match(
