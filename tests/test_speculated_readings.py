@@ -136,3 +136,36 @@ async def test_a_login_through_the_front_pages_log_in_link_is_learnt_and_routed(
     assert run.status == "succeeded", run.answer
     assert run.llm_calls == 0
     assert "bob" in wiki.sessions.values()
+
+
+async def test_text_added_after_what_a_field_held_is_added_again_not_replaced(
+    wiki: WikiSite, settings: Settings, browser: Browser
+) -> None:
+    """The person types at the end of the page's text: the field then holds the old text
+    and the command's value. The skill adds its value after what the field holds, on a
+    line of its own, and keeps the old text, on every page it edits."""
+
+    async def person(page: Page) -> None:
+        await page.goto(f"{wiki.url}/wiki/Gamma")
+        await page.get_by_role("link", name="Edit this page").click()
+        await page.locator("textarea").press("ControlOrMeta+End")
+        await page.locator("textarea").press_sequentially("\nMeet on Friday.")
+        await page.get_by_role("button", name="Save changes").click()
+        await page.wait_for_url("**/wiki/Gamma")
+
+    result = await shown(
+        wiki, settings, browser, 'edit the page "Gamma" to add the text "Meet on Friday."', person
+    )
+    assert result.verified, result.verify_error
+    assert "append=True" in (result.code or "")
+    before = wiki.pages["Delta"]
+    run = await run_command(
+        'edit the page "Delta" to add the text "Ship it on Monday."',
+        FunctionClient(no_llm),
+        settings,
+        start_url=f"{wiki.url}/",
+        browser=browser,
+        engine=open_store(settings),
+    )
+    assert (run.status, run.llm_calls) == ("succeeded", 0), run.answer
+    assert wiki.pages["Delta"].replace("\r\n", "\n") == f"{before}\nShip it on Monday."

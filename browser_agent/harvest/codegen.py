@@ -233,6 +233,8 @@ def _checks(planned: PlannedStep, examples: tuple[str, ...] = ()) -> list[cst.Ar
     )
     if planned.primitive == "enter_text" and "text" in planned.arguments:
         checks.append(keyword_arg("value", _value(planned.arguments["text"])))
+        if planned.arguments.get("append") is True:
+            checks.append(keyword_arg("added", cst.Name("True")))
     if planned.primitive == "select_option" and "option" in planned.arguments:
         checks.append(keyword_arg("selected", _value(planned.arguments["option"])))
     if planned.checked:

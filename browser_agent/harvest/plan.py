@@ -818,6 +818,11 @@ class _Builder:
         chosen = _SELECTED.search(response) if key == "option" else None
         if chosen:
             candidates.append(chosen.group(1))  # the option's label, as the command says it
+        if key == "text" and step is not None and _said(value, self.log.command) is None:
+            added = self._added(value)
+            if added is not None:  # typed after what the field held: the value is added
+                step.arguments["append"] = True
+                candidates = [added]
         for candidate in candidates:
             said = _said(candidate, self.log.command)
             if said is None:
@@ -844,6 +849,16 @@ class _Builder:
                 return self._cased(param, candidate, said.group(0))
             return param
         return value
+
+    def _added(self, typed: str) -> str | None:
+        """The quoted value of the command a typed text ends with, after other text (what
+        the field held, kept in front: "edit X to add "Y"" typed as its old text then Y);
+        None when it ends with none."""
+        text = typed.rstrip()
+        for value in sorted(_quoted_values(self.log.command), key=len, reverse=True):
+            if len(value) > 2 and text.endswith(value) and text[: -len(value)].strip():
+                return value
+        return None
 
     def _cased(self, param: Param, typed: str, said: str) -> Any:
         """The command said "tora" and "in all upper case letters"; "TORA" was typed."""
@@ -1030,6 +1045,11 @@ def _half_quoted(command: str, match: re.Match[str]) -> bool:
         if q.start() < end < q.end() or q.start() < start < q.end()
     ]
     return any(not (a <= start and end <= b) for a, b in touched)
+
+
+def _quoted_values(command: str) -> list[str]:
+    """The command's quoted values, without their quotes."""
+    return [span[1:-1] for span in _QUOTED_SPANS.findall(command)]
 
 
 _QUOTED_SPANS = re.compile(r"\"[^\"]*\"|“[^”]*”")

@@ -769,9 +769,11 @@ async def expect(
     value: str | None = None,
     checked: bool | None = None,
     selected: str | None = None,
+    added: bool = False,
 ) -> None:
     """Wait for a step's recorded effect on the page: a navigation (to the same path), new
-    elements, the typed value in the field, the box ticked, the option chosen. Each is
+    elements, the typed value in the field (at its end when ``added`` after what it
+    held), the box ticked, the option chosen. Each is
     awaited up to a deadline that follows the site's pace (see browser.awaiting); a page
     on its way after the deadline is waited for once more, then the step is late
     (SkillLate); an effect that did not come, or another one, is stale (SkillStale)."""
@@ -787,7 +789,7 @@ async def expect(
         moved = await _await_leaving(step, selector, page, before, seconds, said)
         page = active.current_page()
     if target is not None and not moved and (value, checked, selected) != (None, None, None):
-        await _expect_on_element(target, value, checked, selected, seconds)
+        await _expect_on_element(target, value, checked, selected, seconds, added)
     if value is not None and filled(value, active.secret_values) == value:
         typed = _typed_in.setdefault(active.context, [])
         typed[:] = [*typed[-19:], value]  # never a secret; the last few
@@ -847,10 +849,15 @@ async def _await_leaving(
 
 
 async def _expect_on_element(
-    target: Target, value: str | None, checked: bool | None, selected: str | None, seconds: float
+    target: Target,
+    value: str | None,
+    checked: bool | None,
+    selected: str | None,
+    seconds: float,
+    added: bool = False,
 ) -> None:
-    """The element the step acted on comes to hold what the step put there, within
-    ``seconds``."""
+    """The element the step acted on comes to hold what the step put there (at its end,
+    when ``added``), within ``seconds``."""
     frame, selector = _found().get(target.step, (session().current_page(), target.selector))
     pinned = _pinned_in.get(session().context, {}).get(target.step)
     locator = pinned if pinned is not None else frame.locator(selector)
@@ -867,6 +874,8 @@ async def _expect_on_element(
                 editor = await editor_text(locator)  # an editor box holds text, not a value
                 held = editor if editor is not None else await locator.input_value()
                 same = held == wanted or (editor is not None and same_text(editor, wanted))
+                if added:  # what it held before stays in front of it
+                    same = " ".join(held.split()).endswith(" ".join(wanted.split()))
                 return same, held
 
             ok, held = await until(holds, seconds)

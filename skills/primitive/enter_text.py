@@ -9,7 +9,7 @@ from typing import Annotated
 from playwright.async_api import Error as PlaywrightError
 
 from browser_agent.browser.effects import watching
-from browser_agent.browser.held import editor_text, same_text
+from browser_agent.browser.held import editor_text, held_value, same_text
 from browser_agent.browser.locate import Located, locate
 from browser_agent.browser.session import BrowserSession, session
 from browser_agent.browser.values import field_value
@@ -21,14 +21,18 @@ from browser_agent.skills.primitive._common import Selector, attempt
 _TYPE = re.compile(r"""^<input\b[^>]*\btype=["']?([\w-]+)""", re.IGNORECASE)
 
 
-async def fill(active: BrowserSession, target: Located, text: str, selector: str) -> str:
-    """Replace the field's content with ``text``; say what was typed, never a secret.
-    ``{NAME}`` placeholders are typed as their secrets' values. Dates and times are
-    written in the format their field holds ("7:55 PM" -> "19:55")."""
+async def fill(
+    active: BrowserSession, target: Located, text: str, selector: str, kept: str = ""
+) -> str:
+    """Replace the field's content with ``text`` (after ``kept``, what it held, when the
+    text is added to it); say what was typed, never a secret. ``{NAME}`` placeholders are
+    typed as their secrets' values. Dates and times are written in the format their field
+    holds ("7:55 PM" -> "19:55")."""
     kind = _TYPE.search(target.tag)
     try:
         typed = filled(text, active.secret_values)
         value = field_value(kind.group(1), typed) if kind else typed
+        value = kept + value
     except ValueError as exc:  # SecretError included: a secret nobody configured
         raise ActionError(f"Could not type into {target.tag}: {exc}.", kind="invalid") from exc
     if target.is_password:
@@ -57,10 +61,11 @@ async def fill(active: BrowserSession, target: Located, text: str, selector: str
             f"A password ({len(typed)} characters, not shown) was entered in {target.tag}."
             f"{interrupted}"
         )
+    added = " after what it held" if kept else ""
     if typed != text:  # a secret went in: only its placeholder is said
-        return f"Text {text!r} entered in {target.tag} (secrets not shown).{interrupted}"
-    written = f" (written as {value!r})" if value != text else ""
-    return f"Text {text!r}{written} entered in {target.tag}.{interrupted}"
+        return f"Text {text!r} entered in {target.tag}{added} (secrets not shown).{interrupted}"
+    written = f" (written as {value!r})" if value != kept + text else ""
+    return f"Text {text!r}{written} entered in {target.tag}{added}.{interrupted}"
 
 
 async def _holds(target: Located, value: str) -> bool:
@@ -94,19 +99,38 @@ async def enter_text(
     selector: Selector,
     text: Annotated[str, "The text to type; it replaces what the field held."],
     press_enter: Annotated[bool, "Press Enter afterwards, e.g. to submit a search."] = False,
+    append: Annotated[
+        bool, "Add the text after what the field already holds instead of replacing it."
+    ] = False,
 ) -> str:
     """Type text into an input, textarea or editor box (contenteditable), optionally
-    pressing Enter to submit."""
+    pressing Enter to submit; with append, after what it holds (a line of its own in
+    a text area or editor box)."""
     active = session()
     target = await locate(active, selector)
+    kept = await _kept(target) if append else ""
     async with watching(active) as changes:
-        said = await fill(active, target, text, selector)
+        said = await fill(active, target, text, selector, kept)
         if press_enter:
             await attempt(target.locator.press("Enter"), "press Enter", selector)
             said += " Pressed Enter."
         elif await _suggests(target):
             await _suggestions_shown(active)
     return f"{said} {changes.summary()}".strip()
+
+
+async def _kept(target: Located) -> str:
+    """What the field holds, and what separates it from text added after it: a new line
+    in a text area or editor box, a space in a one-line field."""
+    try:
+        held = await held_value(target.locator)
+    except PlaywrightError:
+        return ""
+    if not held.strip():
+        return ""
+    lines = target.tag.lower().startswith("<textarea") or await _is_editor(target)
+    gap = "\n" if lines else " "
+    return held if held.endswith(gap) else held + gap
 
 
 #: How long a field that suggests as one types may take to show its suggestions.
