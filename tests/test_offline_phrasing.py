@@ -6,14 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from browser_agent.llm.offline.command import (
-    ONLY,
-    Assign,
-    Explore,
-    Press,
-    Search,
-    make_plan,
-)
+from browser_agent.llm.offline.command import make_plan
+from browser_agent.llm.offline.tasks import ONLY, Assign, Explore, Press, Search
 
 START = "http://site.test/"
 

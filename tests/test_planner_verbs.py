@@ -13,8 +13,9 @@ import pytest
 from playwright.async_api import Browser
 
 from browser_agent.llm.offline import OfflinePlanner
-from browser_agent.llm.offline.command import Reach, make_plan
+from browser_agent.llm.offline.command import make_plan
 from browser_agent.llm.offline.form_tasks import Confirm, Control, Save
+from browser_agent.llm.offline.tasks import Reach
 from browser_agent.planner.agent import RunResult, run_command
 from browser_agent.settings import Settings
 from tests.tracker_site import TrackerSite

@@ -10,147 +10,25 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, field
 
 from browser_agent.asks import read_clause
-from browser_agent.llm.offline.form_tasks import FormTask
-from browser_agent.llm.offline.words import content_words, unquote
-
-
-@dataclass(frozen=True)
-class Goto:
-    """Open a URL."""
-
-    url: str
-
-    def describe(self) -> str:
-        return f"open {self.url}"
-
-
-@dataclass(frozen=True)
-class Reach:
-    """Get to the page named by ``phrase``: follow its link, or search the site for it."""
-
-    phrase: str
-    search: bool = True
-
-    def describe(self) -> str:
-        return f'open "{self.phrase}"'
-
-
-@dataclass(frozen=True)
-class Search:
-    """Type ``query`` into the site's search box, or the box of the ``scope`` ("stores");
-    unless ``strict``, the site's search box serves when the scope has no box of its own."""
-
-    query: str
-    scope: str = ""
-    strict: bool = True
-
-    def describe(self) -> str:
-        where = f" {self.scope}" if self.scope else ""
-        return f'search{where} for "{self.query}"'
-
-
-@dataclass(frozen=True)
-class Assign:
-    """Give a field its value: ``text`` is "label value" split on the page, or keys + value.
-
-    A text that names a checkbox or radio button ticks it; with ``clicks`` a text that
-    names a button or link clicks it.
-    """
-
-    text: str = ""
-    keys: tuple[str, ...] = ()
-    value: str = ""
-    via: tuple[str, ...] = ()
-    clicks: bool = False
-    read_from: str = ""  # the value is the text the page shows for this label
-
-    def describe(self) -> str:
-        if self.read_from:
-            return f'set {self.keys[0]} to the value of "{self.read_from}"'
-        if self.keys:
-            return f'set {self.keys[0]} to "{self.value}"'
-        return f'set "{self.text}"'
-
-
-@dataclass(frozen=True)
-class Press:
-    """Click the button, link or tab named by one of ``phrases``; with ``nth``, the nth
-    element of ``role`` on the page ("the 3rd checkbox")."""
-
-    phrases: tuple[str, ...]
-    role: str = ""
-    via: tuple[str, ...] = ()
-    nth: int = 0
-    hover: bool = False  # point at it (a menu item that opens a submenu) instead of clicking
-
-    def describe(self) -> str:
-        if self.hover:
-            return f'point at "{self.phrases[0]}"'
-        if self.nth == ONLY:
-            return f"click the only {self.role or 'element'}"
-        if self.nth:
-            return f"click the {ordinal_word(self.nth)} {self.role or 'element'}"
-        return f'click "{self.phrases[0]}"'
-
-
-@dataclass(frozen=True)
-class Suggest:
-    """Choose, among the suggestions a field offers as one types, the one that starts with
-    ``prefix`` and ends with ``suffix``."""
-
-    prefix: str
-    suffix: str = ""
-
-    def describe(self) -> str:
-        ends = f' and ends with "{self.suffix}"' if self.suffix else ""
-        return f'choose the suggestion that starts with "{self.prefix}"{ends}'
-
-
-@dataclass(frozen=True)
-class Explore:
-    """Look through the page's tabs (or similar) for the next task's target."""
-
-    where: str
-
-    def describe(self) -> str:
-        return f"look through the {self.where}"
-
-
-@dataclass(frozen=True)
-class Dismiss:
-    """Close a modal dialog or cookie banner, by ``choice`` (accept, reject) or any way."""
-
-    choice: str = ""
-    via: tuple[str, ...] = ()
-
-    def describe(self) -> str:
-        return f"{self.choice or 'dismiss'} the dialog"
-
-
-@dataclass(frozen=True)
-class Read:
-    """Read something off the page: a ``price``, a ``count`` or a ``text`` about ``subject``."""
-
-    what: str
-    subject: str = ""
-
-    def describe(self) -> str:
-        return f'read the {self.what} of "{self.subject}"' if self.subject else f"read {self.what}"
-
-
-Task = Goto | Reach | Search | Assign | Press | Dismiss | Read | Explore | Suggest | FormTask
-
-
-@dataclass
-class Plan:
-    """The tasks of a command, or the reason it could not be planned."""
-
-    tasks: list[Task] = field(default_factory=list)
-    problem: str = ""
-
+from browser_agent.llm.offline.tasks import (
+    ONLY,
+    VIEW_LINKS,
+    Assign,
+    Dismiss,
+    Explore,
+    Goto,
+    Plan,
+    Press,
+    Reach,
+    Read,
+    Search,
+    Suggest,
+    Task,
+)
+from browser_agent.llm.offline.verbs import read_verb, settle
+from browser_agent.llm.offline.words import QUOTES, content_words, items, mask_quotes, unquote
 
 CAN_DO = (
     "I can open a site or a named page, search, sort, add a product to the cart, log in, "
@@ -192,14 +70,12 @@ _SPLIT = re.compile(
     r"|\s+(?=sorted by\b)",
     re.IGNORECASE,
 )
-_QUOTES = re.compile(r"\"[^\"]*\"|\u201c[^\u201d]*\u201d|(?<!\w)'[^']*'(?!\w)")
 _LEAD = re.compile(r"^(?:please|and|then|also|now|first|finally|next)\s+", re.IGNORECASE)
 _URL = re.compile(
     r"^(?:https?://\S+|(?:localhost|\d{1,3}(?:\.\d{1,3}){3}|(?:[a-z0-9-]+\.)+[a-z]{2,})"
     r"(?::\d+)?(?:/\S*)?)$",
     re.IGNORECASE,
 )
-_ITEM_SPLIT = re.compile(r"\s*(?:,|;|\band\b)\s*", re.IGNORECASE)
 
 
 _ORDINAL_WORDS = [
@@ -243,22 +119,6 @@ _ROLE_NOUN = re.compile(
 )
 
 
-#: Press.nth for "the textbox" when the page has just one: that one, else could not.
-ONLY = -1
-
-
-# The names a site gives the link to a view of a page that a command asks for.
-VIEW_LINKS = {
-    "history": ("history", "page history", "revisions", "revision history", "versions"),
-    "revisions": ("revisions", "history", "versions"),
-    "changes": ("changes", "history", "diff"),
-    "settings": ("settings", "preferences", "options"),
-    "edit": ("edit", "edit this page", "edit page"),
-    "source": ("source", "view source", "raw"),
-    "log": ("log", "history"),
-}
-
-
 def ordinal(text: str) -> int:
     """The position an ordinal in ``text`` names ("3rd", "third"), or 0 when none does."""
     match = _ORDINAL.search(text)
@@ -267,11 +127,6 @@ def ordinal(text: str) -> int:
     if match["n"]:
         return int(match["n"])
     return _ORDINAL_WORDS.index(match["w"].lower()) + 1
-
-
-def ordinal_word(n: int) -> str:
-    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
-    return f"{n}{suffix}"
 
 
 def role_noun(text: str) -> str:
@@ -284,7 +139,7 @@ def role_noun(text: str) -> str:
 
 def quoted_values(text: str) -> list[str]:
     """The quoted parts of ``text``, without their quotes, in order."""
-    return [unquote(m.group(0)) for m in _QUOTES.finditer(text)]
+    return [unquote(m.group(0)) for m in QUOTES.finditer(text)]
 
 
 def make_plan(command: str, start_url: str | None) -> Plan:
@@ -295,8 +150,6 @@ def make_plan(command: str, start_url: str | None) -> Plan:
         if parsed is None:
             return Plan(problem=f'I could not understand "{clause}". {CAN_DO}')
         tasks.extend(parsed)
-    from browser_agent.llm.offline.verbs import settle  # reads this module's tasks
-
     tasks = settle(_resolve_pronouns(tasks))
     if not tasks:
         return Plan(problem=f"I could not find anything to do in the command. {CAN_DO}")
@@ -312,7 +165,7 @@ def make_plan(command: str, start_url: str | None) -> Plan:
 
 def split_clauses(command: str) -> list[str]:
     """The clauses of a command, cut at connectors before verbs but never inside quotes."""
-    masked = _mask_quotes(command)
+    masked = mask_quotes(command)
     cuts = [(m.start(), m.end()) for m in _SPLIT.finditer(masked)]
     clauses, start = [], 0
     for begin, end in cuts:
@@ -321,22 +174,6 @@ def split_clauses(command: str) -> list[str]:
     clauses.append(command[start:])
     cleaned = [_LEAD.sub("", clause.strip()).strip().rstrip(".!") for clause in clauses]
     return [clause for clause in cleaned if clause]
-
-
-def _mask_quotes(text: str) -> str:
-    """The text with quoted parts replaced by x's of the same length (positions kept)."""
-    return _QUOTES.sub(lambda m: m.group(0)[0] + "x" * (len(m.group(0)) - 2) + m.group(0)[-1], text)
-
-
-def items(text: str) -> list[str]:
-    """The "label value" items of a list such as "name Ada, email ada@example.com and city X"."""
-    masked = _mask_quotes(text)
-    parts, start = [], 0
-    for match in _ITEM_SPLIT.finditer(masked):
-        parts.append(text[start : match.start()])
-        start = match.end()
-    parts.append(text[start:])
-    return [part.strip() for part in parts if part.strip()]
 
 
 def is_url(text: str) -> bool:
@@ -382,8 +219,6 @@ def _pattern(regex: str) -> Callable[[Handler], Handler]:
 def parse_clause(clause: str) -> list[Task] | None:
     """The tasks of one clause, or None when no pattern reads it (create, edit and remove
     clauses first, see :mod:`browser_agent.llm.offline.verbs`)."""
-    from browser_agent.llm.offline.verbs import read_verb  # reads this module's tasks
-
     made = read_verb(clause)
     if made is not None:
         return made
@@ -549,7 +384,7 @@ def _message(m: re.Match[str]) -> list[Task] | None:
     if form:
         via = _via(form["f"])
         rest = rest[: form.start()] + rest[form.end() :]
-    quoted = _QUOTES.search(rest)
+    quoted = QUOTES.search(rest)
     if quoted:
         message, rest = unquote(quoted.group(0)), rest[: quoted.start()] + rest[quoted.end() :]
     else:
@@ -628,7 +463,7 @@ def _type(m: re.Match[str]) -> list[Task]:
         field = re.sub(r"^(?:in|into)\s+(?:the\s+)?", "", field[case.end() :], flags=re.I)
         value = value.upper() if case["case"].lower() == "upper" else value.lower()
     read = re.match(r"^the\s+(?:value|text|content|number)\s+(?:of|for)\s+(?P<x>.+)$", value, re.I)
-    if read and not _QUOTES.match(m["v"].strip()):  # 'enter the value of Language into ...'
+    if read and not QUOTES.match(m["v"].strip()):  # 'enter the value of Language into ...'
         return [Assign(keys=(field,), read_from=unquote(read["x"]))]
     return [Assign(keys=(field,), value=value)]
 
@@ -680,7 +515,7 @@ def _click(m: re.Match[str]) -> list[Task]:
     target = m["x"]
     names = quoted_values(target)
     if names:  # 'click on the link "tempor."': the quotes hold the name, the rest its kind
-        return [Press((names[0],), role=role or role_noun(_QUOTES.sub(" ", target)))]
+        return [Press((names[0],), role=role or role_noun(QUOTES.sub(" ", target)))]
     if ordinal(target) and (role or role_noun(target)):  # "click the 3rd checkbox"
         return [Press((target,), role=role or role_noun(target), nth=ordinal(target))]
     lead = re.match(r"^(?P<noun>button|link|tab|checkbox)\s+(?P<name>\S.*)$", target, re.I)

@@ -20,17 +20,13 @@ from browser_agent.llm.offline.form_tasks import (
     Write,
     thing,
 )
+from browser_agent.llm.offline.outcome import Action, Blocked, Done, Outcome, Situation
 from browser_agent.llm.offline.page import CHOICE_ROLES, TEXT_ROLES, TOGGLE_ROLES, Element, Page
 from browser_agent.llm.offline.resolve import (
-    Action,
-    Blocked,
-    Done,
-    Outcome,
-    Situation,
     _modal_first,
-    _points_here,
     _sent_as_search,
     best_option,
+    points_here,
 )
 from browser_agent.llm.offline.words import content_words, joined, words
 
@@ -90,7 +86,7 @@ def _controls(page: Page, verbs: tuple[str, ...], noun: str, target: str) -> Ele
     anchors = [e.position for e in page.elements if target and _says(e.name, target)]
     scored = []
     for element in page.interactive():
-        if not element.clickable or element.role in TOGGLE_ROLES or _points_here(element, page):
+        if not element.clickable or element.role in TOGGLE_ROLES or points_here(element, page):
             continue
         said = words(element.name)
         if element.name.strip() == "+" and "+" in stems:

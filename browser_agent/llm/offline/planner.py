@@ -14,18 +14,15 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from browser_agent.llm.offline.command import Assign, Goto, Plan, Read, Task, make_plan
+from browser_agent.llm.offline.command import make_plan
+from browser_agent.llm.offline.form_tasks import FormTask
+from browser_agent.llm.offline.forms import do_form_task
 from browser_agent.llm.offline.history import OBSERVING, History, Turn, read_history
+from browser_agent.llm.offline.outcome import Action, Blocked, Done, Outcome, Situation, where
 from browser_agent.llm.offline.page import Page, parse_page
-from browser_agent.llm.offline.resolve import (
-    Action,
-    Blocked,
-    Done,
-    Situation,
-    find_fill,
-    resolve,
-    where,
-)
+from browser_agent.llm.offline.reading import read
+from browser_agent.llm.offline.resolve import find_fill, resolve
+from browser_agent.llm.offline.tasks import Assign, Goto, Plan, Read, Task
 from browser_agent.llm.types import LLMReply, ToolCall
 
 TERMINATE = "##TERMINATE##"
@@ -101,7 +98,7 @@ def _advance(plan: Plan, index: int, prepared: list[str], view: View, reply: _Re
         situation = Situation(page)
         if position == index:
             situation = Situation(page, prepared, *_answers(view, reply.history))
-        outcome = resolve(task, situation)
+        outcome = _step(task, situation)
         if isinstance(outcome, Done):
             if outcome.note:
                 notes.append(outcome.note)
@@ -115,6 +112,16 @@ def _advance(plan: Plan, index: int, prepared: list[str], view: View, reply: _Re
     if view.last_act is not None and not view.looked_since_act:
         return reply.look(len(plan.tasks) - 1, "text_only", phase="final")
     return reply.finish(True, _answer(reply.history, view, notes))
+
+
+def _step(task: Task, situation: Situation) -> Outcome:
+    """The next step of ``task`` on the page: a create, edit or remove task's by its form, a
+    read's by what the page says, any other's by the element it finds and uses."""
+    if isinstance(task, FormTask):
+        return do_form_task(task, situation)
+    if isinstance(task, Read):
+        return read(task, situation)
+    return resolve(task, situation)
 
 
 def _answers(view: View, history: History) -> tuple[str, str]:

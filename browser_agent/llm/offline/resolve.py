@@ -9,23 +9,9 @@ guess.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field, replace
-from typing import Any
+from dataclasses import dataclass, replace
 
-from browser_agent.llm.offline.command import (
-    ONLY,
-    Assign,
-    Dismiss,
-    Explore,
-    Goto,
-    Press,
-    Reach,
-    Read,
-    Search,
-    Suggest,
-    Task,
-)
-from browser_agent.llm.offline.form_tasks import Confirm, Control, Save, Write
+from browser_agent.llm.offline.outcome import Action, Blocked, Done, Outcome, Situation, where
 from browser_agent.llm.offline.page import (
     CHOICE_ROLES,
     TEXT_ROLES,
@@ -33,6 +19,19 @@ from browser_agent.llm.offline.page import (
     Element,
     Option,
     Page,
+)
+from browser_agent.llm.offline.tasks import (
+    ONLY,
+    Assign,
+    Dismiss,
+    Explore,
+    Goto,
+    PageTask,
+    Press,
+    Reach,
+    Search,
+    Suggest,
+    Task,
 )
 from browser_agent.llm.offline.words import (
     closeness,
@@ -45,12 +44,6 @@ from browser_agent.llm.offline.words import (
 )
 from browser_agent.secrets import PLACEHOLDER
 
-_PRICE = re.compile(r"(?:[$€£]\s?\d[\d,]*(?:\.\d{2})?|\d[\d,]*(?:\.\d{2})?\s?(?:USD|EUR|GBP|€))")
-_COUNT = re.compile(
-    r"\b\d+\s+(?:results?|products?|items?|matches|hits|stores?\b|deals?)|\bshowing all \d+"
-    r"|\bno (?:products|results|items|stores)\b",
-    re.IGNORECASE,
-)
 _ACCEPT = ("accept", "agree", "allow", "ok", "got it")
 _REJECT = ("reject", "decline", "deny", "refuse", "necessary only")
 _CLOSE = ("close", "dismiss", *_REJECT, "no thanks", "not now", "cancel", *_ACCEPT)
@@ -65,34 +58,6 @@ _VALUE_LEAD = re.compile(r"^(?:is|=|:|as|to|of)\s+", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
-class Action:
-    """A tool call that serves the task; ``phase`` is act (the task's own step) or prepare."""
-
-    tool: str
-    arguments: dict[str, Any]
-    note: str
-    phase: str = "act"
-    kind: str = ""  # what a prepare step does: link, search or modal
-
-
-@dataclass(frozen=True)
-class Done:
-    """The task needs no action on this page (already so); ``note`` is a text it read."""
-
-    note: str = ""
-
-
-@dataclass(frozen=True)
-class Blocked:
-    """The task cannot be done here; ``reason`` says why, starting with "could not"."""
-
-    reason: str
-
-
-Outcome = Action | Done | Blocked
-
-
-@dataclass(frozen=True)
 class Fill:
     """A field found for an Assign: the element, the value, and how to set it."""
 
@@ -101,17 +66,7 @@ class Fill:
     how: str  # type, select, tick or click
 
 
-@dataclass
-class Situation:
-    """The page as last observed and what was already tried for the current task."""
-
-    page: Page
-    prepared: list[str] = field(default_factory=list)
-    said: str = ""  # the answer to the last action (a dialog it met)
-    read: str = ""  # the answer to a read taken for the current task
-
-
-def resolve(task: Task, situation: Situation) -> Outcome:
+def resolve(task: PageTask, situation: Situation) -> Outcome:
     """The next step of ``task`` on the page."""
     if isinstance(task, Goto):
         return Action("open_url", {"url": task.url}, f"open {task.url}")
@@ -121,17 +76,11 @@ def resolve(task: Task, situation: Situation) -> Outcome:
         return _suggest(task, situation)
     if isinstance(task, Dismiss):
         return _dismiss(task, situation)
-    if isinstance(task, Read):
-        return _read(task, situation)
-    if isinstance(task, Control | Write | Save | Confirm):
-        from browser_agent.llm.offline.forms import do_form_task  # builds on this module
-
-        return do_form_task(task, situation)
     modal = _modal_first(task, situation)
     if modal is not None:
         return modal
     if isinstance(task, Reach):
-        return _reach(task, situation)
+        return reach(task, situation)
     if isinstance(task, Search):
         return _search(task, situation)
     if isinstance(task, Assign):
@@ -146,21 +95,17 @@ def find_fill(task: Assign, page: Page) -> Fill | None:
     return _field_by_text(task, page)
 
 
-def where(page: Page) -> str:
-    return f'"{page.title}" at {page.url}'
-
-
 # ---- tasks -----------------------------------------------------------------------------
 
 
-def _reach(task: Reach, situation: Situation) -> Outcome:
+def reach(task: Reach, situation: Situation) -> Outcome:
     page = situation.page
     if any(covers(h.name, task.phrase) for h in page.headings() if h.role == "h1"):
         return Done()
     link = _best_clickable(page, (task.phrase,), prefer=("link", "tab", "menuitem"))
     if link is not None and _offers_to_make(link.name, task.phrase):
         link = None  # "Create the page X" leads to a form for X, not to X
-    if link is not None and not _points_here(link, page):
+    if link is not None and not points_here(link, page):
         return Action("click", {"selector": link.selector}, f"open {link.describe()}")
     searched = "search" in situation.prepared
     box = _search_box(page)
@@ -376,48 +321,6 @@ def _dismiss(task: Dismiss, situation: Situation) -> Outcome:
     return Action("click", {"selector": button.selector}, f"click {button.describe()}")
 
 
-def _read(task: Read, situation: Situation) -> Outcome:
-    page = situation.page
-    if task.what == "count":
-        lines = [t for t in page.texts if _COUNT.search(t) or _counts(t, task.subject)]
-        if lines:
-            return Done(f"The page says: {lines[0]}")
-        return Blocked(f"could not find how many {task.subject} there are on {where(page)}")
-    if task.what == "text":
-        lines = _lines_about(page, task.subject)
-        if lines:
-            return Done(f"The {task.subject}: {' '.join(lines)}")
-        return Blocked(f'could not find "{task.subject}" on {where(page)}')
-    return _read_price(task, situation)
-
-
-def _read_price(task: Read, situation: Situation) -> Outcome:
-    page = situation.page
-    anchors = [e for e in page.elements if e.is_heading and covers(e.name, task.subject)]
-    anchors += [e for e in page.elements if e.role == "link" and covers(e.name, task.subject)]
-    for anchor in anchors:
-        for element in page.following(anchor):
-            price = _PRICE.search(element.name) if element.is_text else None
-            if price:
-                return Done(f"The price of {task.subject} is {price.group(0)}")
-    if anchors:
-        return _open_anchor(anchors, page)
-    step = _reach(Reach(task.subject), situation)  # find the subject first: a prepare step
-    if isinstance(step, Action):
-        return replace(step, phase="prepare", kind=step.kind or "link")
-    return step
-
-
-def _open_anchor(anchors: list[Element], page: Page) -> Outcome:
-    """The subject is named but no price follows it: open its own page (a prepare step)."""
-    link = next((a for a in anchors if a.role == "link" and not _points_here(a, page)), None)
-    if link is None:
-        return Blocked(f"could not find a price next to {anchors[0].describe()} on {where(page)}")
-    return Action(
-        "click", {"selector": link.selector}, f"open {link.describe()}", "prepare", "link"
-    )
-
-
 # ---- matching --------------------------------------------------------------------------
 
 
@@ -462,7 +365,7 @@ def _route(page: Page, via: tuple[str, ...], situation: Situation) -> Action | N
     if not via or situation.prepared.count("link") >= 2:
         return None
     link = _best_clickable(page, via, prefer=("link", "tab", "menuitem", "button"))
-    if link is None or _points_here(link, page) or link.role in TOGGLE_ROLES:
+    if link is None or points_here(link, page) or link.role in TOGGLE_ROLES:
         return None
     return Action(
         "click",
@@ -650,23 +553,7 @@ def best_option(options: tuple[Option, ...], wanted: str) -> Option | None:
     return max(scored, key=lambda s: s[0])[1] if scored else None
 
 
-def _counts(text: str, noun: str) -> bool:
-    return bool(re.search(r"\d", text)) and covers(text, noun)
-
-
-def _lines_about(page: Page, subject: str) -> list[str]:
-    """Text lines that mention the subject, each with the line after it (a value often follows)."""
-    lines: list[str] = []
-    for index, text in enumerate(page.texts):
-        if covers(text, subject):
-            lines.append(text)
-            if index + 1 < len(page.texts):
-                lines.append(page.texts[index + 1])
-            break
-    return lines
-
-
-def _points_here(element: Element, page: Page) -> bool:
+def points_here(element: Element, page: Page) -> bool:
     href = element.attrs.get("href", "")
     return bool(href) and (href == page.path or href == page.url)
 

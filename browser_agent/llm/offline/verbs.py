@@ -11,7 +11,6 @@ import re
 from dataclasses import replace
 
 from browser_agent.asks import quoted, read_clause
-from browser_agent.llm.offline.command import VIEW_LINKS, Dismiss, Press, Reach, Task, items
 from browser_agent.llm.offline.form_tasks import (
     TEXT_KEYS,
     TITLE_KEYS,
@@ -20,11 +19,11 @@ from browser_agent.llm.offline.form_tasks import (
     Save,
     Write,
 )
-from browser_agent.llm.offline.words import unquote
+from browser_agent.llm.offline.tasks import VIEW_LINKS, Dismiss, Press, Reach, Task
+from browser_agent.llm.offline.words import QUOTES, items, unquote
 
 #: The verbs that make a thing (``open`` and ``start`` only before "a new").
 _CREATE_WORDS = frozenset({"create", "add", "new", "publish", "post", "make", "open", "start"})
-_QUOTES = re.compile(r"\"[^\"]*\"|\u201c[^\u201d]*\u201d|(?<!\w)'[^']*'(?!\w)")
 _NAMING = re.compile(r"\b(?:titled|named|called|entitled|with\s+the\s+(?:title|name))\b", re.I)
 _ARTICLES = re.compile(r"^(?:(?:the|a|an|my|this|that|its|new)\s+)+", re.I)
 _ITS_VIEW = re.compile(
@@ -79,7 +78,7 @@ def settle(tasks: list[Task]) -> list[Task]:
 
 def _masked(text: str) -> str:
     """``text`` with its quoted parts blanked out (their places kept)."""
-    return _QUOTES.sub(lambda m: "\0" * len(m.group(0)), text)
+    return QUOTES.sub(lambda m: "\0" * len(m.group(0)), text)
 
 
 def _confirms(task: Task, before: Confirm) -> bool:

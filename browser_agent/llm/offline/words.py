@@ -1,4 +1,5 @@
-"""Word matching for the offline planner: normalize, stem, and compare phrases with page text."""
+"""Word matching for the offline planner: normalize, stem, and compare phrases with page text;
+and the quoted parts and list items of a command's text."""
 
 from __future__ import annotations
 
@@ -6,6 +7,9 @@ import re
 from difflib import SequenceMatcher
 
 _WORD = re.compile(r"[a-z0-9]+")
+#: A quoted part of a command: "double", “curly” or 'single' (not an apostrophe).
+QUOTES = re.compile(r"\"[^\"]*\"|\u201c[^\u201d]*\u201d|(?<!\w)'[^']*'(?!\w)")
+_ITEM_SPLIT = re.compile(r"\s*(?:,|;|\band\b)\s*", re.IGNORECASE)
 
 #: Words that carry no meaning when a command names a target ("click THE Apply button").
 STOPWORDS = frozenset(
@@ -69,3 +73,19 @@ def unquote(text: str) -> str:
     if len(text) >= 2 and pairs.get(text[0]) == text[-1]:
         return text[1:-1].strip()
     return text
+
+
+def mask_quotes(text: str) -> str:
+    """The text with quoted parts replaced by x's of the same length (positions kept)."""
+    return QUOTES.sub(lambda m: m.group(0)[0] + "x" * (len(m.group(0)) - 2) + m.group(0)[-1], text)
+
+
+def items(text: str) -> list[str]:
+    """The "label value" items of a list such as "name Ada, email ada@example.com and city X"."""
+    masked = mask_quotes(text)
+    parts, start = [], 0
+    for match in _ITEM_SPLIT.finditer(masked):
+        parts.append(text[start : match.start()])
+        start = match.end()
+    parts.append(text[start:])
+    return [part.strip() for part in parts if part.strip()]

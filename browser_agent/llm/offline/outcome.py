@@ -1,0 +1,52 @@
+"""What the next step of a task comes to on the page as last observed: a tool call to
+make, nothing to do there, or the reason it cannot be done."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from browser_agent.llm.offline.page import Page
+
+
+@dataclass(frozen=True)
+class Action:
+    """A tool call that serves the task; ``phase`` is act (the task's own step) or prepare."""
+
+    tool: str
+    arguments: dict[str, Any]
+    note: str
+    phase: str = "act"
+    kind: str = ""  # what a prepare step does: link, search or modal
+
+
+@dataclass(frozen=True)
+class Done:
+    """The task needs no action on this page (already so); ``note`` is a text it read."""
+
+    note: str = ""
+
+
+@dataclass(frozen=True)
+class Blocked:
+    """The task cannot be done here; ``reason`` says why, starting with "could not"."""
+
+    reason: str
+
+
+Outcome = Action | Done | Blocked
+
+
+@dataclass
+class Situation:
+    """The page as last observed and what was already tried for the current task."""
+
+    page: Page
+    prepared: list[str] = field(default_factory=list)
+    said: str = ""  # the answer to the last action (a dialog it met)
+    read: str = ""  # the answer to a read taken for the current task
+
+
+def where(page: Page) -> str:
+    """How an answer names the page: its title and address."""
+    return f'"{page.title}" at {page.url}'
