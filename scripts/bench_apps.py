@@ -150,6 +150,7 @@ def attempt(workspace: Path, app: Running, task: Task, values: Values, **kw: boo
 async def teach(workspace: Path, app: Running, task: Task, values: Values) -> str | None:
     """A person shows the task once, recorded; the saved run's log (None if the app's check
     says the demonstration did not do it)."""
+    from playwright.async_api import Error as PlaywrightError
     from playwright.async_api import async_playwright
 
     settings = load_settings().with_overrides(workspace=workspace)
@@ -163,8 +164,12 @@ async def teach(workspace: Path, app: Running, task: Task, values: Values) -> st
             page = await context.new_page()
             await page.goto(app.url + task.start)  # shown from where the command starts
             async with record_session(context, task.secret_values(values)) as recording:
-                await task.person(page, app, values)
-                await page.wait_for_load_state()
+                try:
+                    await task.person(page, app, values)
+                    await page.wait_for_load_state()
+                except PlaywrightError as exc:  # the person's script met another page
+                    print(f"    the demonstration stopped: {str(exc).splitlines()[0]}")
+                    return None
             final = page.url
             await context.close()
         finally:
