@@ -7,19 +7,19 @@ from __future__ import annotations
 
 import html
 import secrets
-import threading
 from dataclasses import dataclass, field
 from http.cookies import SimpleCookie
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from types import TracebackType
+from http.server import BaseHTTPRequestHandler
 from urllib.parse import parse_qs, urlsplit
+
+from tests.served_site import ServedSite
 
 USER = "ada"
 PASSWORD = "Corr3ct-Horse-Battery"
 
 
 @dataclass
-class NotesSite:
+class NotesSite(ServedSite):
     """The site's state: live sessions, CSRF tokens issued, nonces issued, notes saved."""
 
     sessions: set[str] = field(default_factory=set)
@@ -28,8 +28,6 @@ class NotesSite:
     notes: list[str] = field(default_factory=list)
     logins: int = 0
     renamed: bool = False  # the note form's button renamed, as by an upgrade
-    url: str = ""
-    _server: ThreadingHTTPServer | None = None
 
     def expire_sessions(self) -> None:
         """Every session cookie given so far stops working, as after a server's timeout."""
@@ -38,31 +36,6 @@ class NotesSite:
     def issued(self) -> list[str]:
         """Every per-request value the site gave out (CSRF tokens and nonces)."""
         return [*self.tokens, *self.nonces]
-
-    def __enter__(self) -> NotesSite:
-        site = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def log_message(self, *_args: object) -> None:
-                pass
-
-            def do_GET(self) -> None:  # noqa: N802
-                site._get(self)
-
-            def do_POST(self) -> None:  # noqa: N802
-                site._post(self)
-
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self._server.server_address[1]}"
-        threading.Thread(target=self._server.serve_forever, daemon=True).start()
-        return self
-
-    def __exit__(
-        self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
-    ) -> None:
-        if self._server is not None:
-            self._server.shutdown()
-            self._server.server_close()
 
     def _token(self) -> str:
         token = secrets.token_hex(20)

@@ -11,12 +11,10 @@ from __future__ import annotations
 import html
 import json
 import sqlite3
-import threading
 from collections.abc import Iterator
-from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from dataclasses import dataclass
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
-from types import TracebackType
 from urllib.parse import parse_qs, quote, quote_plus, urlsplit
 
 import pytest
@@ -29,6 +27,7 @@ from browser_agent.settings import Settings
 from browser_agent.store.connection import Store
 from browser_agent.store.db import open_store
 from browser_agent.store.skill_use import current_skills
+from tests.served_site import ServedSite
 
 USER = "ada"
 #: A space and signs a form encodes: the address holds ``Open+Sesame%2142%26``.
@@ -36,35 +35,11 @@ PASSWORD = "Open Sesame!42&"
 
 
 @dataclass
-class GetLoginSite:
+class GetLoginSite(ServedSite):
     """A login page whose form is sent by GET; ``/welcome`` greets the right password."""
 
     logins: int = 0
     moved: bool = False  # the login page no longer shows its form (its steps are stale)
-    url: str = ""
-    _server: ThreadingHTTPServer | None = field(default=None, repr=False)
-
-    def __enter__(self) -> GetLoginSite:
-        site = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def log_message(self, *_args: object) -> None:
-                pass
-
-            def do_GET(self) -> None:  # noqa: N802
-                site._get(self)
-
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self._server.server_address[1]}"
-        threading.Thread(target=self._server.serve_forever, daemon=True).start()
-        return self
-
-    def __exit__(
-        self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
-    ) -> None:
-        if self._server is not None:
-            self._server.shutdown()
-            self._server.server_close()
 
     def _get(self, handler: BaseHTTPRequestHandler) -> None:
         address = urlsplit(handler.path)

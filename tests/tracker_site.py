@@ -7,11 +7,11 @@ own dialog. What the tests check is the tracker's own state: its issues."""
 from __future__ import annotations
 
 import html
-import threading
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from types import TracebackType
+from http.server import BaseHTTPRequestHandler
 from urllib.parse import parse_qs, urlsplit
+
+from tests.served_site import ServedSite
 
 PRIORITIES = ("Low", "Normal", "High")
 
@@ -51,7 +51,7 @@ def _form(action: str, issue: Issue, button: str) -> str:
 
 
 @dataclass
-class TrackerSite:
+class TrackerSite(ServedSite):
     """The tracker's state: its issues by number."""
 
     issues: dict[int, Issue] = field(
@@ -60,36 +60,9 @@ class TrackerSite:
             2: Issue("Typo in footer", "It says Copyrite.", "Low"),
         }
     )
-    url: str = ""
-    _server: ThreadingHTTPServer | None = None
 
     def by_subject(self, subject: str) -> Issue | None:
         return next((i for i in self.issues.values() if i.subject == subject), None)
-
-    def __enter__(self) -> TrackerSite:
-        site = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def log_message(self, *_args: object) -> None:
-                pass
-
-            def do_GET(self) -> None:  # noqa: N802
-                site._get(self)
-
-            def do_POST(self) -> None:  # noqa: N802
-                site._post(self)
-
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self._server.server_address[1]}"
-        threading.Thread(target=self._server.serve_forever, daemon=True).start()
-        return self
-
-    def __exit__(
-        self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
-    ) -> None:
-        assert self._server is not None
-        self._server.shutdown()
-        self._server.server_close()
 
     def _send(self, request: BaseHTTPRequestHandler, body: str, status: int = 200) -> None:
         data = body.encode()

@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import html
 import secrets
-import threading
 from dataclasses import dataclass, field
 from http.cookies import SimpleCookie
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from types import TracebackType
+from http.server import BaseHTTPRequestHandler
 from urllib.parse import parse_qs, quote, unquote, urlsplit
+
+from tests.served_site import ServedSite
 
 ACCOUNTS = {"ada": "Lovelace-1815", "bob": "Builder-99"}
 
@@ -32,7 +32,7 @@ def _page(title: str, body: str, user: str | None) -> str:
 
 
 @dataclass
-class WikiSite:
+class WikiSite(ServedSite):
     """The wiki's state: its pages (title -> text) and live sessions (cookie -> user)."""
 
     pages: dict[str, str] = field(
@@ -43,33 +43,6 @@ class WikiSite:
         }
     )
     sessions: dict[str, str] = field(default_factory=dict)
-    url: str = ""
-    _server: ThreadingHTTPServer | None = None
-
-    def __enter__(self) -> WikiSite:
-        site = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def log_message(self, *_args: object) -> None:
-                pass
-
-            def do_GET(self) -> None:  # noqa: N802
-                site._get(self)
-
-            def do_POST(self) -> None:  # noqa: N802
-                site._post(self)
-
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self._server.server_address[1]}"
-        threading.Thread(target=self._server.serve_forever, daemon=True).start()
-        return self
-
-    def __exit__(
-        self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
-    ) -> None:
-        assert self._server is not None
-        self._server.shutdown()
-        self._server.server_close()
 
     def _user(self, request: BaseHTTPRequestHandler) -> str | None:
         cookie = SimpleCookie(request.headers.get("Cookie", ""))
