@@ -11,7 +11,7 @@ import keyword
 import re
 from dataclasses import dataclass, field
 from typing import Any
-from urllib.parse import parse_qsl, unquote, urljoin, urlsplit
+from urllib.parse import parse_qsl, unquote, urlsplit
 
 from browser_agent.browser.dialogs import ANSWERED
 from browser_agent.browser.effects import SENT_DATA
@@ -297,6 +297,7 @@ class _Builder:
     disabled: set[str] = field(default_factory=set)  # mmids last observed disabled
     toggles: dict[str, bool] = field(default_factory=dict)  # mmid -> shown expanded
     at: int = 0  # the index of the call being taken
+    quoted_only: bool = False  # only quoted values of the command become address parameters
 
     def build(self) -> SkillPlan:
         left_out: list[str] = []
@@ -522,10 +523,11 @@ class _Builder:
         if refused := refused_url(loaded, not self.steps, self.log.command):
             return refused
         if not self.steps:  # the site's address, or a page of it the command names
+            self.quoted_only = True  # the page a run starts on is named by a quoted value
             built = self._url(loaded)
-            named = isinstance(built, BuiltUrl)  # then the skill starts from the site's root
-            self.start_url = urljoin(loaded, "/") if named else loaded
-            start = built if named else Param("start_url", "", loaded)
+            self.quoted_only = False
+            self.start_url = loaded
+            start = built if isinstance(built, BuiltUrl) else Param("start_url", "", loaded)
             self.steps.append(PlannedStep("open_url", {"url": start}))
         else:
             url = self._url(loaded)
@@ -562,7 +564,7 @@ class _Builder:
         """A parameter for a piece of an address the command says (``9`` of "ticket #9"),
         else the piece as it was."""
         said = _said(value, self.log.command) if value and deep else None
-        if said is None:
+        if said is None or self.quoted_only and not _within_quotes(self.log.command, said):
             return raw
         near = _near_words(self.log.command, said.start())
         key = next((b for b in reversed(before) if b), "")  # the query key, or the segment
@@ -1045,6 +1047,12 @@ def _half_quoted(command: str, match: re.Match[str]) -> bool:
         if q.start() < end < q.end() or q.start() < start < q.end()
     ]
     return any(not (a <= start and end <= b) for a, b in touched)
+
+
+def _within_quotes(command: str, match: re.Match[str]) -> bool:
+    """Whether ``match`` lies inside one quoted value of the command."""
+    start, end = match.span()
+    return any(q.start() < start and end < q.end() for q in _QUOTED_SPANS.finditer(command))
 
 
 def _quoted_values(command: str) -> list[str]:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import json
 from typing import TYPE_CHECKING
-from urllib.parse import urlsplit
+from urllib.parse import unquote_plus, urlsplit
 
 from browser_agent.store.connection import Store
 from browser_agent.store.rows import SkillRow, columns
@@ -63,9 +63,31 @@ def site_of(url: str) -> str:
 
 def same_site(skill: SkillRow | Skill, url: str | None) -> bool:
     """Whether ``skill`` was learnt on the page ``url`` starts from (any page, when either
-    is unknown)."""
+    is unknown). A skill whose start page is named by its own values (it opens
+    /wiki/NAME from the name it is given) was learnt on that site, whichever page of it."""
     mine, theirs = site_of(skill.start_url), site_of(url or "")
-    return not mine or not theirs or mine == theirs
+    if not mine or not theirs or mine == theirs:
+        return True
+    return _origin(mine) == _origin(theirs) and _named_start(skill)
+
+
+def _origin(url: str) -> str:
+    parts = urlsplit(url)
+    return f"{parts.scheme}://{parts.netloc}"
+
+
+def _named_start(skill: SkillRow | Skill) -> bool:
+    """Whether the path of the skill's start page holds one of its example values."""
+    path = unquote_plus(urlsplit(skill.start_url or "").path).casefold()
+    examples = loads(skill.example_args or "{}")
+    if not isinstance(examples, dict):
+        return False
+    segments = {segment for segment in path.split("/") if segment}
+    return any(
+        isinstance(value, str) and value.casefold() in segments
+        for name, value in examples.items()
+        if name != "start_url"
+    )
 
 
 def templates_of(skill: Skill | SkillRow) -> list[str]:
