@@ -9,7 +9,9 @@ the first kind that fits it:
 - *edit / change / update / rename X to (add) Y*: X's page holds Y;
 - *remove / delete / drop … X*: X is no longer listed;
 - *log in as U*: the site shows U signed in;
-- *sort … by C (highest first)*: a column headed C in that order.
+- *sort … by C (highest first)*: a column headed C in that order;
+- *show the X where C is V* (or *with a C greater than N*): a column headed C holding
+  only such values.
 
 Anything else (a search, a sort, a click, a form filled) is read as *values*: the page
 shows what the command gave. The thing named is X itself, never the words around it:
@@ -22,7 +24,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-KINDS = ("open", "view", "create", "edit", "remove", "login", "sort", "values")
+KINDS = ("open", "view", "create", "edit", "remove", "login", "sort", "filter", "values")
 
 _QUOTED = re.compile(r"\"([^\"]+)\"|“([^”]+)”|‘([^’]+)’|(?<!\w)'([^']+)'(?!\w)")
 _NAMING = r"(?:titled|named|called|entitled|with\s+the\s+(?:title|name))"
@@ -95,7 +97,7 @@ def quoted(text: str) -> list[str]:
 def read_clause(clause: str) -> Ask:
     """The end state one clause asks for (kind "values" when no other kind fits)."""
     text = re.sub(r"^(?:please\s+|now\s+|also\s+)+", "", clause.strip(), flags=re.I)
-    for reader in (_login, _sort, _view, _open, _remove, _edit, _create):
+    for reader in (_login, _sort, _filter, _view, _open, _remove, _edit, _create):
         ask = reader(text)
         if ask is not None:
             return Ask(ask.kind, ask.target, ask.view, ask.values, clause)
@@ -160,6 +162,29 @@ def _sort(text: str) -> Ask | None:
             column, order = column[: said.start()].strip(" ,"), name
     quoted_column = quoted(column)
     return Ask("sort", quoted_column[0] if quoted_column else column, order)
+
+
+_COMPARE = {
+    "greater": r"greater\s+than|more\s+than|above|over|at\s+least",
+    "less": r"less\s+than|fewer\s+than|below|under|at\s+most",
+    "equal": r"is|=|equals|of",
+}
+
+
+def _filter(text: str) -> Ask | None:
+    """*show the X where C is V* / *with a C greater than N*: the column C (``target``),
+    how its cells compare (``view``: equal, greater or less) and the value V."""
+    m = re.match(
+        rf"(?:{_OPEN}|list|find|filter)\s+.+?\s+(?:where|whose|with\s+(?:a|an|the)?)\s*"
+        rf"(?P<c>[\w\s-]+?)\s+(?P<op>{'|'.join(_COMPARE.values())})\s+(?P<v>.+)$",
+        text,
+        re.I,
+    )
+    if not m:
+        return None
+    compare = next(k for k, words in _COMPARE.items() if re.fullmatch(words, m["op"], re.I))
+    value = quoted(m["v"])
+    return Ask("filter", m["c"].strip(), compare, (value[0] if value else m["v"].strip(" ."),))
 
 
 def _view(text: str) -> Ask | None:

@@ -40,8 +40,10 @@ LOGIN_FORM = (
 )
 
 
-def _sightings(counts: list[int]) -> str:
-    rows = "".join(f"<tr><td>Robin</td><td>{n:,}</td></tr>" for n in counts)
+def _sightings(counts: list[int], species: tuple[str, ...] = ("Robin",)) -> str:
+    rows = "".join(
+        f"<tr><td>{species[i % len(species)]}</td><td>{n:,}</td></tr>" for i, n in enumerate(counts)
+    )
     return f"<table><tr><th>Species</th><th>Count</th></tr>{rows}</table>"
 
 
@@ -49,6 +51,7 @@ def _sightings(counts: list[int]) -> str:
 PAGES: dict[str, tuple[int, str]] = {
     "/sightings-up": (200, _page("Sightings", _sightings([2, 15, 300, 1200]))),
     "/sightings-down": (200, _page("Sightings", _sightings([1200, 300, 15, 2]))),
+    "/sightings-mixed": (200, _page("Sightings", _sightings([40, 3], ("Robin", "Wren")))),
     "/": (
         200,
         _page(
@@ -196,6 +199,10 @@ CASES = [
     ("sort the sightings by count, highest first", "/sightings-down", "succeeded"),
     ("sort the sightings by count, highest first", "/sightings-up", "unverified"),
     ("sort the sightings by count, lowest first", "/sightings-up", "succeeded"),
+    ("show the sightings where species is robin", "/sightings-up", "succeeded"),
+    ("show the sightings where species is robin", "/sightings-mixed", "unverified"),
+    ("show the sightings with a count greater than 10", "/sightings-down", "unverified"),
+    ("show the sightings with a count greater than 1", "/sightings-down", "succeeded"),
     ("search for Beta Page", "/search?q=Beta+Page", "succeeded"),
     ("search for Beta Page", "/oops", "failed"),
     ("search for Beta Page", "/loop", "failed"),

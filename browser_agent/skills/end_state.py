@@ -14,6 +14,8 @@ verifying replay, a watch, the pytest plugin). The command is read as end states
 - *edit X to add Y*: Y shown by the page (not only a field), X named;
 - *remove X*: X no longer listed (a link, a row, an item);
 - *log in as U*: U shown, and no password field left;
+- *sort by C* / *show the X where C is V*: a table column headed C in that order, or
+  holding only such values (a page with no such column is judged by values);
 - anything else: the page shows the command's values, in its title, visible text (open
   shadow roots and frames too), a field that holds them (a search box, a chosen option)
   or its address. One is enough: a form that was sent may keep some to itself, and a
@@ -398,25 +400,57 @@ def _sorted(ask: Ask, seen: _Seen) -> tuple[str, str] | None:
     """*sort by C*: a table with a column headed C lists its rows in that order (numbers
     or dates, as the cells show them); None on a page with no such column (its values
     are then looked for as any clause's are)."""
+    cells = _column(ask, seen)
+    if cells is None:
+        return None
+    keys = [_order_key(cell) for cell in cells if cell]
+    if len(keys) < 2 or None in keys:
+        return "", ""
+    ascending = [a <= b for a, b in itertools.pairwise(keys)]  # type: ignore[operator]
+    descending = [a >= b for a, b in itertools.pairwise(keys)]  # type: ignore[operator]
+    ok = {"ascending": all(ascending), "descending": all(descending)}
+    if ok.get(ask.view, all(ascending) or all(descending)):
+        return "", ""
+    order = f", {ask.view}" if ask.view else ""
+    shown = ", ".join(cells[:4])
+    return "", f"does not list its {ask.target!r} column in order{order} ({shown}…)"
+
+
+def _column(ask: Ask, seen: _Seen) -> list[str] | None:
+    """The cells of the first table column headed as the clause names it (None: no such
+    column, or no row)."""
     column = normal(ask.target)
     for table in seen.tables:
         headers = [normal(str(header)) for header in table["headers"]]
-        if column not in headers:
-            continue
-        at = headers.index(column)
-        cells = [str(row[at]).strip() for row in table["rows"] if len(row) > at]
-        keys = [_order_key(cell) for cell in cells if cell]
-        if len(keys) < 2 or None in keys:
-            return "", ""
-        ascending = [a <= b for a, b in itertools.pairwise(keys)]  # type: ignore[operator]
-        descending = [a >= b for a, b in itertools.pairwise(keys)]  # type: ignore[operator]
-        ok = {"ascending": all(ascending), "descending": all(descending)}
-        if ok.get(ask.view, all(ascending) or all(descending)):
-            return "", ""
-        order = f", {ask.view}" if ask.view else ""
-        shown = ", ".join(cells[:4])
-        return "", f"does not list its {ask.target!r} column in order{order} ({shown}…)"
+        if column in headers:
+            at = headers.index(column)
+            cells = [str(row[at]).strip() for row in table["rows"] if len(row) > at]
+            return cells or None
     return None
+
+
+def _filtered(ask: Ask, seen: _Seen) -> tuple[str, str] | None:
+    """*show the X where C is V* (greater than, less than): every row of a table with a
+    column headed C holds such a value there; None on a page with no such column."""
+    cells = _column(ask, seen)
+    if cells is None or not ask.values:
+        return None
+    wanted = ask.values[0]
+    if ask.view == "equal":
+        other = [cell for cell in cells if normal(cell) != normal(wanted)]
+    else:
+        limit, greater = _order_key(wanted), ask.view == "greater"
+        if not isinstance(limit, float):
+            return None
+        keys = [(cell, _order_key(cell)) for cell in cells]
+        other = [
+            cell
+            for cell, key in keys
+            if not isinstance(key, float) or (key <= limit if greater else key >= limit)
+        ]
+    if other:
+        return "", f"lists rows whose {ask.target!r} is {other[0]!r}, not only {wanted!r}"
+    return "", ""
 
 
 def _order_key(cell: str) -> float | str | None:
@@ -432,6 +466,8 @@ def _check(ask: Ask, seen: _Seen, hidden: set[str]) -> tuple[str, str] | None:
     when the page offers nothing to judge it by."""
     if ask.kind == "sort":
         return _sorted(ask, seen)
+    if ask.kind == "filter":
+        return _filtered(ask, seen)
     if ask.kind in ("open", "view"):
         return _page_of(ask, seen)
     if ask.kind == "login":
