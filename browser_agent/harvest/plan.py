@@ -718,7 +718,8 @@ class _Builder:
     def _fixed_part(self, mmid: str, record: ElementRecord) -> bool:
         """Whether a link or tab the command does not name may be a fixed part of the
         application's own UI ("Log In", "Edit this page", "New Ticket"), not one result
-        among many: the page's only one of its role and name, holding no value of the
+        among many: named (several of one name are told apart by the text near the one
+        taken and its place among them, see skills.runtime), holding no value of the
         command (nor a number: a day, a count) in its name, and the command picks nothing
         by position ("the third page": then it was picked as one of several); the address
         it leads to may hold a value ("Edit this page" of the page named). The log cannot prove
@@ -726,8 +727,7 @@ class _Builder:
         out or refutes it (see harvest.replay)."""
         if record.role not in NAVIGATION_ROLES or mmid not in self.observed:
             return False
-        seen = (self.observed[mmid][0], record.name)
-        if not record.name or sum(1 for o in self.observed.values() if o == seen) != 1:
+        if not record.name:
             return False
         if _ORDINAL.search(self.log.command):  # "the third page": a position picks it
             return False
