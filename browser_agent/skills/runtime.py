@@ -325,7 +325,7 @@ async def find(target: Target, name: str | None = None, nth: str | None = None) 
                 selector = address  # the link to the same address, relabelled or not
             elif placed and not await _shown(page, selector) and await _shown(page, placed):
                 selector = placed  # the button that sends the form the skill filled
-        if name is not None:
+        if name is not None or selector.startswith("role="):  # several of one name
             selector = await _choose(page, target, selector, expected)
     loose = name is not None
     problem = await _mismatch(page, target, selector, expected, waited, loose, look)
