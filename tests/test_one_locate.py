@@ -135,3 +135,23 @@ async def test_the_guard_refuses_a_matching_element_no_one_can_see(
     with pytest.raises(SkillStale) as stale:
         await find(Target(step=1, selector="#go", role="button", name="Go"))
     assert "no visible element matches #go" in str(stale.value)
+
+
+@pytest.mark.parametrize(
+    ("near", "among", "chosen"),
+    [("Say hello to the gamma team.", 1, 0), ("Fridays at noon.", 0, 1), ("", 1, 1)],
+)
+async def test_a_recorded_name_several_elements_share_is_the_recorded_one(
+    pages: str,  # noqa: F811
+    page_session: BrowserSession,
+    near: str,
+    among: int,
+    chosen: int,
+) -> None:
+    """A step recorded on one of two "Edit" links takes the one after its recorded text,
+    else the one at its recorded place, and never stops at "several match"."""
+    await open_url(f"{pages}/two-edits.html")
+    edit = Target(
+        step=1, selector='role=link[name="Edit"]', role="link", name="Edit", near=near, among=among
+    )
+    assert await find(edit) == f'role=link[name="Edit"] >> nth={chosen}'
