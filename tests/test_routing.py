@@ -347,3 +347,20 @@ def test_one_command_against_one_template() -> None:
         "sort_by": "rating",
     }
     assert match_text("search for road shoes and then sort by rating", SEARCH) is None
+
+
+def test_a_skill_that_builds_its_first_address_routes_from_any_page_of_its_site() -> None:
+    """Learnt on /wiki/Gamma: a skill whose first step opens /wiki/NAME built from the name
+    it is given routes from the site's front page; one that starts on the page it was
+    learnt on (its address is not built) routes only from there, even when that address
+    holds one of its values."""
+    built = {"steps": [{"primitive": "open_url", "arguments": {"url": {"kind": "url"}}}]}
+    kept = {"steps": [{"primitive": "open_url", "arguments": {"url": {"kind": "start_url"}}}]}
+    site = "http://127.0.0.1:8811"
+    for plan, from_root in ((built, True), (kept, False)):
+        edit = skill("edit_page", 'edit the page "{page}" to add "{text}"')
+        edit.start_url, edit.plan = f"{site}/wiki/Gamma", json.dumps(plan)
+        edit.example_args = json.dumps({"page": "Gamma", "text": "x"})
+        found = route('edit the page "Delta" to add "y"', [edit], f"{site}/")
+        assert (found is not None) is from_root
+        assert route('edit the page "Delta" to add "y"', [edit], f"{site}/wiki/Gamma")

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import json
 from typing import TYPE_CHECKING
-from urllib.parse import unquote_plus, urlsplit
+from urllib.parse import urlsplit
 
 from browser_agent.store.connection import Store
 from browser_agent.store.rows import SkillRow, columns
@@ -63,8 +63,8 @@ def site_of(url: str) -> str:
 
 def same_site(skill: SkillRow | Skill, url: str | None) -> bool:
     """Whether ``skill`` was learnt on the page ``url`` starts from (any page, when either
-    is unknown). A skill whose start page is named by its own values (it opens
-    /wiki/NAME from the name it is given) was learnt on that site, whichever page of it."""
+    is unknown). A skill whose first step opens an address built from its own values (the
+    page /wiki/NAME of the name it is given) was learnt on that site, whichever page of it."""
     mine, theirs = site_of(skill.start_url), site_of(url or "")
     if not mine or not theirs or mine == theirs:
         return True
@@ -77,17 +77,14 @@ def _origin(url: str) -> str:
 
 
 def _named_start(skill: SkillRow | Skill) -> bool:
-    """Whether the path of the skill's start page holds one of its example values."""
-    path = unquote_plus(urlsplit(skill.start_url or "").path).casefold()
-    examples = loads(skill.example_args or "{}")
-    if not isinstance(examples, dict):
-        return False
-    segments = {segment for segment in path.split("/") if segment}
-    return any(
-        isinstance(value, str) and value.casefold() in segments
-        for name, value in examples.items()
-        if name != "start_url"
-    )
+    """Whether the skill's first step opens an address built from its own values (the
+    page it is given), not the page it starts from."""
+    plan = loads(skill.plan or "{}")
+    steps = plan.get("steps") if isinstance(plan, dict) else None
+    first = steps[0] if isinstance(steps, list) and steps else None
+    arguments = first.get("arguments") if isinstance(first, dict) else None
+    url = arguments.get("url") if isinstance(arguments, dict) else None
+    return isinstance(url, dict) and url.get("kind") == "url"
 
 
 def templates_of(skill: Skill | SkillRow) -> list[str]:
