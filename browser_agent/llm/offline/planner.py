@@ -193,8 +193,10 @@ def _new_error(view: View, plan: Plan) -> str:
     act = view.last_act
     if act is None or not view.looked_since_act or view.page is None:
         return ""
-    if act.name == "open_url" and act.response and _HTTP_ERROR.search(act.response):
-        return f"Could not {_task_of(act, plan)}: {act.response}"
+    if act.name == "open_url":  # a page opened answers with its status, not its words
+        if act.response and _HTTP_ERROR.search(act.response):
+            return f"Could not {_task_of(act, plan)}: {act.response}"
+        return ""
     seen = set(view.before.texts) if view.before else set()
     for text in view.page.texts:
         if text not in seen and _ERROR.search(text):
