@@ -468,6 +468,34 @@ def skills_show(
     print_source(code, console())
 
 
+@skills_app.command("export")
+def skills_export(
+    name: Annotated[str, typer.Argument(help="The skill's name.", autocompletion=skill_names)],
+    version: Annotated[
+        int | None,
+        typer.Option("--version", help="Which version (default: the current one).", min=1),
+    ] = None,
+    output: Annotated[
+        Path | None,
+        typer.Option("--output", "-o", help="Write the script here (default: print it)."),
+    ] = None,
+) -> None:
+    """Write a skill as a plain Playwright script (Python, async) that imports nothing of ours.
+
+    Run it as `python FILE.py --start-url URL --PARAM VALUE...`; it prints the final page's
+    address. A step no plain script can do is refused, naming the step."""
+    from browser_agent.harvest.export import exported_script
+    from browser_agent.settings import load_settings
+    from browser_agent.store.db import open_store
+
+    code = exported_script(open_store(load_settings()), name, version)
+    if output is None:
+        print_source(code, console())
+        return
+    output.write_text(code, encoding="utf-8")
+    console().print(f"Wrote {escape(str(output))}: run it with python {escape(output.name)} --help")
+
+
 @skills_app.command("rollback")
 def skills_rollback(
     name: Annotated[str, typer.Argument(help="The skill's name.", autocompletion=skill_names)],
