@@ -141,9 +141,11 @@ async def test_a_form_inside_an_iframe_is_harvested_and_reused(
     )
     (made,) = await harvest([Path(first.log_path)], settings, engine, browser=browser)
     assert made.verified, made.verify_error
+    # "help" names the help page's link: "Home", listed beside it, does not do the command
     assert json.loads(made.skill.command_templates) == [
-        'send the message "{message}" as {name} through the {link_name} contact form'
+        'send the message "{message}" as {name} through the help contact form'
     ]
+    assert any("link_name: refuted as a choice" in reading for reading in made.readings)
     again = await run_command(
         'send the message "Do you ship to Oslo?" as Grace Hopper through the help contact form',
         FunctionClient(no_llm),

@@ -169,3 +169,48 @@ async def test_text_added_after_what_a_field_held_is_added_again_not_replaced(
     )
     assert (run.status, run.llm_calls) == ("succeeded", 0), run.answer
     assert wiki.pages["Delta"].replace("\r\n", "\n") == f"{before}\nShip it on Monday."
+
+
+async def test_a_page_opened_by_its_name_is_replayed_on_another_page_the_site_listed(
+    wiki: WikiSite, settings: Settings, browser: Browser
+) -> None:
+    async def person(page: Page) -> None:
+        await page.goto(f"{wiki.url}/")
+        await page.get_by_role("link", name="Gamma").click()
+        await page.wait_for_url("**/wiki/Gamma")
+
+    result = await shown(wiki, settings, browser, 'open the page "Gamma"', person)
+    assert result.verified, result.verify_error
+    assert result.readings == ["link_name: a value the site listed ('Delta') did the command too"]
+    run = await run_command(
+        'open the page "Epsilon"',
+        FunctionClient(no_llm),
+        settings,
+        start_url=f"{wiki.url}/",
+        browser=browser,
+        engine=open_store(settings),
+    )
+    assert run.status == "succeeded", run.answer
+    assert run.llm_calls == 0
+
+
+async def test_a_skill_that_works_only_on_the_demonstrated_page_is_not_verified(
+    wiki: WikiSite, settings: Settings, browser: Browser
+) -> None:
+    """Only Gamma can be edited: the edit shown on it does nothing on the other pages the
+    front page lists, so the skill is not verified, and says with which value it failed."""
+    wiki.locked = {"Delta", "Epsilon"}
+
+    async def person(page: Page) -> None:
+        await page.goto(f"{wiki.url}/")
+        await page.get_by_role("link", name="Gamma").click()
+        await page.get_by_role("link", name="Edit this page").click()
+        await page.fill("textarea", "Meet on Friday at noon.")
+        await page.get_by_role("button", name="Save changes").click()
+        await page.wait_for_url("**/wiki/Gamma")
+
+    command = 'open the page "Gamma" and edit it to add the text "Meet on Friday at noon."'
+    result = await shown(wiki, settings, browser, command, person)
+    assert not result.verified
+    assert "link_name='Epsilon'" in str(result.verify_error), result.verify_error
+    assert wiki.pages["Delta"] == "Delta is the river plan."

@@ -43,6 +43,7 @@ class WikiSite(ServedSite):
         }
     )
     sessions: dict[str, str] = field(default_factory=dict)
+    locked: set[str] = field(default_factory=set)  # pages shown without "Edit this page"
 
     def _user(self, request: BaseHTTPRequestHandler) -> str | None:
         cookie = SimpleCookie(request.headers.get("Cookie", ""))
@@ -122,6 +123,7 @@ class WikiSite(ServedSite):
             self._send(request, _page(f"Editing {title}", f"<h1>Editing {title}</h1>{form}", user))
         else:
             edit = f'<a href="/wiki/{quote(title)}?action=edit">Edit this page</a>'
+            edit = "" if title in self.locked else edit
             edit += f' <a href="/wiki/{quote(title)}?action=history">History</a>'
             delete = (
                 f'<form action="/wiki/{quote(title)}"><input type="hidden" name="action" '

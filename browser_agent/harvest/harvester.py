@@ -87,6 +87,9 @@ class HarvestResult:
     # per speculated step: its reading and what the verifying replay made of it
     readings: list[str] = field(default_factory=list)
     unreadable: bool = False  # the log could not be read: tried again next time
+    # values of the command that name an element and that other names the site listed
+    # could not stand in for: the element is one the command names, not a choice
+    named: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -284,10 +287,13 @@ def _expected_end(plan: SkillPlan) -> str:
     return relative(plan.end_url)
 
 
-def plan_from(source: Path, command: str | None = None) -> SkillPlan:
-    """Read and plan one log (``command``: what it did, when the log does not say);
-    LogError or NotHarvestable say why not."""
-    return without_tokens(plan_skill(read_log(source, command)))
+def plan_from(
+    source: Path, command: str | None = None, named: frozenset[str] = frozenset()
+) -> SkillPlan:
+    """Read and plan one log (``command``: what it did, when the log does not say;
+    ``named``: values kept as the names of fixed controls, see plan_skill); LogError or
+    NotHarvestable say why not."""
+    return without_tokens(plan_skill(read_log(source, command), named))
 
 
 def source_key(source: Path, settings: Settings) -> SourceKey | None:
@@ -390,9 +396,37 @@ async def harvest_one(
     command: str | None = None,
 ) -> HarvestResult:
     """Harvest one log: a new skill, a new version, or (same code as the current version)
-    the source recorded on it. Never raises for a bad log: it says so in the result."""
+    the source recorded on it. Never raises for a bad log: it says so in the result. A
+    skill whose element named by a value did its command only with the demonstration's
+    value (not with others the site listed beside it) is retired, and the log harvested
+    again with that element read as a fixed control the command names."""
+    options = {"dry_run": dry_run, "verify": verify, "browser": browser}
+    first = await _harvest_plan(source, command, frozenset(), settings, engine, **options)
+    if not first.named or first.skill is None or first.skill.id is None:
+        return first
+    update_skill(engine, first.skill.id, status="retired")
+    named = frozenset(first.named)
+    again = await _harvest_plan(source, command, named, settings, engine, **options)
+    if again.error is not None:
+        return first
+    again.readings = [*first.readings, *again.readings]
+    return again
+
+
+async def _harvest_plan(
+    source: Path,
+    command: str | None,
+    named: frozenset[str],
+    settings: Settings,
+    engine: Engine,
+    *,
+    dry_run: bool,
+    verify: bool,
+    browser: Browser | None,
+) -> HarvestResult:
+    """Plan, write and verify one log's skill (see harvest_one)."""
     try:
-        draft = draft_skill(plan_from(source, command), engine)
+        draft = draft_skill(plan_from(source, command, named), engine)
     except (LogError, NotHarvestable, TemplateConflict) as exc:
         return _skipped(source, exc)
     except Exception as exc:  # one source's surprise must not stop the batch
@@ -423,8 +457,11 @@ async def harvest_one(
         n: step.speculated for n, step in enumerate(draft.plan.steps, 1) if step.speculated
     }
     result.readings = [f"step {n}: {reading} (not replayed)" for n, reading in speculated.items()]
+    listed = {name: names for name, names in draft.plan.listed.items() if names}
     if verify:
-        await _verify(result, settings, engine, browser, speculated)
+        await _verify(result, settings, engine, browser, speculated, listed)
+        examples = {p.name: p.example for p in draft.plan.params}
+        result.named = [str(examples[n]) for n in result.named if n in examples]
     if waits and result.verified and result.skill is not None and result.skill.id is not None:
         result.skill = earn_place(engine, result.skill, settings.candidate_uses)
     return result
@@ -436,10 +473,12 @@ async def _verify(
     engine: Engine,
     browser: Browser | None,
     speculated: dict[int, str],
+    listed: dict[str, list[str]],
 ) -> None:
     """Replay the new skill at once: healthy when it reaches its end state, else candidate;
     the replay is the first outcome in its health window. It bears out or refutes each
-    ``speculated`` reading (see replay), as ``result.readings`` say."""
+    ``speculated`` reading, and replays with the ``listed`` values the site offered (see
+    replay), as ``result.readings`` say."""
     skill = result.skill
     if skill is None or skill.id is None:
         return
@@ -454,9 +493,12 @@ async def _verify(
             relogin=again,
             candidates=healthy,
             speculated=speculated,
+            listed=listed,
         )
         passed, error, made_by = outcome.passed, outcome.error, outcome.made_by
         result.readings = [_borne(n, reading, outcome) for n, reading in speculated.items()]
+        result.readings += [_listed(name, outcome) for name in listed]
+        result.named = list(outcome.only_example)
         kind = OK if passed else outcome.kind or BROKEN
     except Exception as exc:  # the replay could not run: the skill stays unverified
         passed, error = False, f"the replay could not run: {type(exc).__name__}: {exc}"
@@ -477,6 +519,19 @@ def _borne(step: int, reading: str, outcome: Replay) -> str:
     if outcome.step == step:
         return f"step {step}: {reading}: refuted ({outcome.error})"
     return f"step {step}: {reading}: not borne out (the replay failed: {outcome.error})"
+
+
+def _listed(name: str, outcome: Replay) -> str:
+    """What the verifying replay made of a parameter replayed with a value the site listed."""
+    used = (outcome.arguments or {}).get(name)
+    if outcome.passed and outcome.fresh:
+        return f"{name}: a value the site listed ({used!r}) did the command too"
+    if name in outcome.only_example:
+        return (
+            f"{name}: refuted as a choice among what the site listed ({outcome.error}); "
+            "read as a control the command names"
+        )
+    return f"{name}: values the site listed did not do the command ({outcome.error})"
 
 
 async def harvest(

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import keyword
 import re
+from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import parse_qsl, unquote, urlsplit
@@ -196,6 +197,9 @@ class SkillPlan:
     # The run's last address built from the command's values, when the run reached it
     # sending nothing to the site (a search's results): opened when the steps no longer fit.
     end_address: BuiltUrl | None = None
+    # For a parameter naming an element: other names the page listed beside it, to replay
+    # the skill on values the site itself offers (see harvest.replay). Not stored.
+    listed: dict[str, list[str]] = field(default_factory=dict)
 
     @property
     def complete(self) -> bool:
@@ -298,6 +302,8 @@ class _Builder:
     toggles: dict[str, bool] = field(default_factory=dict)  # mmid -> shown expanded
     at: int = 0  # the index of the call being taken
     quoted_only: bool = False  # only quoted values of the command become address parameters
+    listed: dict[str, list[str]] = field(default_factory=dict)  # see SkillPlan.listed
+    named: frozenset[str] = frozenset()  # see plan_skill
 
     def build(self) -> SkillPlan:
         left_out: list[str] = []
@@ -341,6 +347,7 @@ class _Builder:
             done_template=self._template(done_upto),
             failed=self.failed,
             end_address=self._end_address(),
+            listed=self.listed,
         )
 
     def _went_by_get(self, step: PlannedStep, url: str, response: str) -> BuiltUrl | None:
@@ -599,6 +606,8 @@ class _Builder:
             if record.selector.startswith("role="):
                 record.selector = text_selector(record.tag, record.name)
         said = self._said_name(record)
+        if said is not None and said.group(0) in self.named:
+            said = None  # a fixed control the command names: its name stays literal
         kind = record.role or "element"
         position = self._position(mmid.group(1), record.role) if mmid and said is None else None
         if said is None and position is None and self._one_of_several(mmid, record):
@@ -612,6 +621,8 @@ class _Builder:
             value = [said.group(0)] if plural else said.group(0)
             param = self._param(noun, description, value, "list" if plural else "str", said)
             step.arguments[key] = ByRoleName(record.role, param)
+            if mmid and not plural and param.name not in self.listed:
+                self.listed[param.name] = self._listed_beside(mmid.group(1), record, param)
         elif position is not None:
             param = self._param(
                 "position",
@@ -751,12 +762,12 @@ class _Builder:
             )
         return False
 
-    def _holds_a_value(self, *texts: str) -> bool:
+    def _holds_a_value(self, *texts: str, params: list[Param] | None = None) -> bool:
         """Whether any of the texts holds a word of a value the command gave so far (a
-        result named like the search term was picked by matching it)."""
+        result named like the search term was picked by matching it), or of ``params``."""
         said = {
             w.casefold()
-            for p in self.params
+            for p in (self.params if params is None else params)
             for item in _items(p)
             for w in re.findall(r"\w{2,}", item)
         }
@@ -802,6 +813,29 @@ class _Builder:
         )
         equals = [key for key, seen in lines if seen == self.observed[mmid]]
         return {"heading": heading[:120], "index": equals.index(mmid)}
+
+    def _listed_beside(self, mmid: str, record: ElementRecord, param: Param) -> list[str]:
+        """Other names of the element's role the page listed under the same heading (a
+        page's other pages, a list's other items), each shown once, of the kind of the
+        example (a number for a number) and holding no other value of the command: values
+        the site itself offers for ``param``, at most three."""
+        lines = list(self.observed.values())
+        index = list(self.observed).index(mmid)
+        start = next((i + 1 for i in range(index - 1, -1, -1) if _heading(lines[i][0])), 0)
+        end = next((i for i in range(index + 1, len(lines)) if _heading(lines[i][0])), None)
+        counts = Counter(name for role, name in lines if role == record.role)
+        others = [p for p in self.params if p is not param]
+        numeric = record.name.strip().isdigit()
+        return [
+            name
+            for role, name in lines[start:end]
+            if role == record.role
+            and name.strip()
+            and name != record.name
+            and counts[name] == 1
+            and name.strip().isdigit() == numeric
+            and not self._holds_a_value(name, params=others)
+        ][:3]
 
     def _read_off_page(self, typed: str) -> bool:
         """Typed text the command does not say but an observed page showed: it was read."""
@@ -1093,6 +1127,11 @@ def _plain(text: str) -> str:
     return " ".join(text.split()).casefold()
 
 
+def _heading(role: str) -> bool:
+    """Whether a get_dom line of this role is a heading (h1 to h6)."""
+    return len(role) == 2 and role[0] == "h" and role[1].isdigit()
+
+
 def _ordinal_value(match: re.Match[str]) -> int:
     if match["n"]:
         return int(match["n"])
@@ -1179,10 +1218,12 @@ def _items(param: Param) -> list[str]:
     return list(param.example) if isinstance(param.example, list) else [str(param.example)]
 
 
-def plan_skill(log: ChatLog) -> SkillPlan:
-    """The harvestable stretch of a successful run, or NotHarvestable saying why not."""
+def plan_skill(log: ChatLog, named: frozenset[str] = frozenset()) -> SkillPlan:
+    """The harvestable stretch of a successful run, or NotHarvestable saying why not.
+    ``named``: values of the command that name a fixed control (replays refuted reading
+    them as a choice among what the site listed), kept as literal names."""
     if not log.succeeded:
         raise NotHarvestable(f"{log.path}: the run did not succeed")
     if not log.calls:
         raise NotHarvestable(f"{log.path}: the run made no tool calls")
-    return _Builder(log).build()
+    return _Builder(log, named=named).build()

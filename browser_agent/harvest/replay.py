@@ -7,7 +7,7 @@ import re
 import time
 import uuid
 from collections.abc import Awaitable, Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -56,6 +56,9 @@ class Replay:
     arguments: dict[str, Any] | None = None  # the values it was replayed with
     made_by: str | None = None  # the skill that made the state it was replayed on
     fresh: bool = False  # it passed on values other than the example's
+    fresh_tried: bool = False  # it was run on values other than the example's
+    # parameters naming an element that did the command only with the example's value
+    only_example: list[str] = field(default_factory=list)
 
     def findings(self) -> dict[str, Any]:
         """Where it failed, what it saw and how long it took, as a verdict or a stored
@@ -142,6 +145,7 @@ async def replay(
     relogin: Relogin | None = None,
     candidates: Sequence[Skill | SkillRow] = (),
     speculated: Mapping[int, str] | None = None,
+    listed: Mapping[str, Sequence[str]] | None = None,
 ) -> Replay:
     """Run ``skill`` in a fresh context with its example arguments, fresh ones for what it
     only types (see fresh); passed means its end showed the values it was given (see
@@ -157,7 +161,9 @@ async def replay(
     ``speculated`` maps step numbers to readings the log could not prove (a link read as
     a fixed control of the site): a replay on fresh values that fails at one of them
     refutes it, and the example's own values are not tried (they would only repeat the
-    demonstration)."""
+    demonstration). ``listed`` gives, for a parameter that names an element, other names
+    the site listed beside it: the skill is replayed with those (the site's own fresh
+    values), and one that does its command only with the demonstration's value fails."""
     started = time.perf_counter()
     secrets = configured() if secrets is None else secrets
     lacking = lacking_secret(skill, secrets)
@@ -168,59 +174,94 @@ async def replay(
         function = load_skill(skill, settings.workspace)
     except SkillLoadError as exc:  # a refused skill is never run
         return Replay(False, error=str(exc))
-    arguments = fresh_arguments(made_code(skill, settings.workspace), example)
-    fresh = arguments != example  # a failed fresh replay keeps no picture: the next one does
-    outcome = await _session_run(
-        function,
-        arguments,
-        skill,
-        settings,
-        browser,
-        secrets,
-        None if fresh else trace_path,
-        None if fresh else screenshot_dir,
-        pace,
-        relogin,
-    )
-    outcome.fresh = outcome.passed and fresh
-    speculated = speculated or {}
-    typed = fresh_arguments(made_code(skill, settings.workspace), example, frozenset({"typed"}))
-    if not outcome.passed and outcome.step in speculated and typed not in (arguments, example):
-        # the other reading of an address's value: it names a thing that exists (the page
-        # an edit opens), and only what is typed is new
-        outcome = await _session_run(
-            function, typed, skill, settings, browser, secrets, None, None, pace, relogin
-        )
-        outcome.fresh = outcome.passed
-    if not outcome.passed and fresh and outcome.step in speculated:
-        outcome.error = (
-            f"step {outcome.step}: {speculated[outcome.step]} is refuted by a replay on fresh "
-            f"values ({outcome.error})"
-        )
-    elif not outcome.passed and fresh:
+    run = partial(
+        _session_run, function, skill=skill, settings=settings, browser=browser,
+        secrets=secrets, pace=pace, relogin=relogin,
+    )  # fmt: skip
+    code = made_code(skill, settings.workspace)
+    arguments = fresh_arguments(code, example)
+    offered = site_values(arguments, example, listed or {})
+    kept = {"trace_path": trace_path, "screenshot_dir": screenshot_dir}
+    outcome = await _fresh_run(run, code, example, arguments, offered, speculated or {}, kept)
+    if not outcome.passed and outcome.fresh_tried and outcome.step not in (speculated or {}):
         # fresh values a field cannot take (a date, an account that must exist): the
         # skill may still do its command with the example's own values
-        outcome = await _session_run(
-            function,
-            example,
-            skill,
-            settings,
-            browser,
-            secrets,
-            trace_path,
-            screenshot_dir,
-            pace,
-            relogin,
-        )
+        fresh = outcome
+        outcome = await run(example, **kept)
+        if outcome.passed and offered:
+            tried = fresh.arguments or offered[-1]
+            site = {name: v for name, v in tried.items() if v != arguments.get(name)}
+            outcome = _only_on_example(fresh, site)
     if not outcome.passed and outcome.kind == NOT_APPLICABLE and candidates:
         found = makers(skill, candidates, settings.workspace, start_url)
-        run = partial(
+        made = partial(
             _session_run, settings=settings, browser=browser, secrets=secrets,
             trace_path=None, screenshot_dir=None, pace=pace, relogin=relogin,
         )  # fmt: skip
-        outcome = await _on_made_state(skill, function, example, found, run) or outcome
+        outcome = await _on_made_state(skill, function, example, found, made) or outcome
     outcome.seconds = time.perf_counter() - started
     return outcome
+
+
+def site_values(
+    arguments: dict[str, Any], example: Mapping[str, Any], listed: Mapping[str, Sequence[str]]
+) -> list[dict[str, Any]]:
+    """The arguments with each parameter that names an element (kept at its example by
+    fresh) set to another name the site listed beside it, one set per listed name."""
+    names = [n for n in listed if n in arguments and arguments[n] == example.get(n)]
+    rounds = max((len(listed[n]) for n in names), default=0)
+    return [
+        {**arguments, **{n: listed[n][i] for n in names if i < len(listed[n])}}
+        for i in range(min(rounds, 2))
+    ]
+
+
+async def _fresh_run(
+    run: Callable[..., Awaitable[Replay]],
+    code: str,
+    example: dict[str, Any],
+    arguments: dict[str, Any],
+    offered: list[dict[str, Any]],
+    speculated: Mapping[int, str],
+    kept: Mapping[str, Path | None],
+) -> Replay:
+    """The replay on values other than the example's: the site's own (``offered``, until
+    one passes), else fresh made-up ones (``arguments``); the example's when there are
+    none (traced and pictured as ``kept`` says: a failed fresh replay keeps none). At a
+    speculated step that failed, an address's value is also read as naming a thing that
+    exists (only what is typed is new); a failure there refutes the reading."""
+    typed = fresh_arguments(code, example, frozenset({"typed"}))
+    none: dict[str, Path | None] = {"trace_path": None, "screenshot_dir": None}
+    outcome, site = Replay(False), {}
+    for values in offered or [arguments]:
+        fresh = values != example
+        outcome = await run(values, **(none if fresh else kept))
+        site = {name: value for name, value in values.items() if value != arguments.get(name)}
+        if not outcome.passed and outcome.step in speculated and typed not in (arguments, example):
+            outcome, fresh = await run({**typed, **site}, **none), True
+        outcome.fresh, outcome.fresh_tried = outcome.passed and fresh, fresh
+        if outcome.passed:
+            break
+    if not outcome.passed and outcome.fresh_tried and outcome.step in speculated:
+        given = "".join(f", {name}={value!r}" for name, value in site.items())
+        outcome.error = (
+            f"step {outcome.step}: {speculated[outcome.step]} is refuted by a replay on fresh "
+            f"values{given} ({outcome.error})"
+        )
+    return outcome
+
+
+def _only_on_example(fresh: Replay, site: Mapping[str, Any]) -> Replay:
+    """The verdict on a skill that did its command with the demonstration's value but not
+    with others the site listed beside it (``site``): not verified, saying with which."""
+    given = ", ".join(f"{name}={value!r}" for name, value in site.items())
+    fresh.error = (
+        f"it did its command only with the demonstration's values: with {given} (listed "
+        f"by the site beside them) {fresh.error}"
+    )
+    fresh.kind = BROKEN
+    fresh.only_example = list(site)
+    return fresh
 
 
 async def _on_made_state(
