@@ -10,6 +10,7 @@ wiki's own state: its pages and who is logged in."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -194,11 +195,12 @@ async def test_a_page_opened_by_its_name_is_replayed_on_another_page_the_site_li
     assert run.llm_calls == 0
 
 
-async def test_a_skill_that_works_only_on_the_demonstrated_page_is_not_verified(
+async def test_an_edit_that_works_only_on_the_demonstrated_page_keeps_that_page_literal(
     wiki: WikiSite, settings: Settings, browser: Browser
 ) -> None:
     """Only Gamma can be edited: the edit shown on it does nothing on the other pages the
-    front page lists, so the skill is not verified, and says with which value it failed."""
+    front page lists, so the page is read as one the command names, not a choice: the
+    skill edits Gamma, and "Gamma" stays in its template."""
     wiki.locked = {"Delta", "Epsilon"}
 
     async def person(page: Page) -> None:
@@ -211,6 +213,19 @@ async def test_a_skill_that_works_only_on_the_demonstrated_page_is_not_verified(
 
     command = 'open the page "Gamma" and edit it to add the text "Meet on Friday at noon."'
     result = await shown(wiki, settings, browser, command, person)
-    assert not result.verified
-    assert "link_name='Epsilon'" in str(result.verify_error), result.verify_error
+    assert result.verified, result.verify_error
+    assert json.loads(result.skill.command_templates) == [
+        'open the page "Gamma" and edit it to add the text "{text}"'
+    ]
+    assert any("link_name: refuted as a choice" in reading for reading in result.readings)
     assert wiki.pages["Delta"] == "Delta is the river plan."
+    run = await run_command(
+        'open the page "Gamma" and edit it to add the text "Lunch moved to one."',
+        FunctionClient(no_llm),
+        settings,
+        start_url=f"{wiki.url}/",
+        browser=browser,
+        engine=open_store(settings),
+    )
+    assert run.status == "succeeded" and run.llm_calls == 0, run.answer
+    assert wiki.pages["Gamma"] == "Lunch moved to one."

@@ -183,12 +183,18 @@ async def replay(
     offered = site_values(arguments, example, listed or {})
     kept = {"trace_path": trace_path, "screenshot_dir": screenshot_dir}
     outcome = await _fresh_run(run, code, example, arguments, offered, speculated or {}, kept)
-    if not outcome.passed and outcome.fresh_tried and outcome.step not in (speculated or {}):
+    at_speculated = outcome.step in (speculated or {})
+    if not outcome.passed and outcome.fresh_tried and (offered or not at_speculated):
         # fresh values a field cannot take (a date, an account that must exist): the
-        # skill may still do its command with the example's own values
+        # skill may still do its command with the example's own values; failing at a
+        # speculated step, with the example's names and fresh typed text, it refutes the
+        # site's other names instead of the speculated reading
         fresh = outcome
-        outcome = await run(example, **kept)
-        if outcome.passed and offered:
+        again = fresh_arguments(code, example, frozenset({"typed"})) if at_speculated else example
+        outcome = await run(again, **kept)
+        if not outcome.passed and at_speculated:
+            outcome = fresh
+        elif outcome.passed and offered:
             tried = fresh.arguments or offered[-1]
             site = {name: v for name, v in tried.items() if v != arguments.get(name)}
             outcome = _only_on_example(fresh, site)
