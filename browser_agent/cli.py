@@ -38,6 +38,7 @@ from browser_agent.ports import checked_port
 from browser_agent.prices import cost_of_run, priced, shown_cost
 from browser_agent.profile_options import ProfileOption, StorageStateOption
 from browser_agent.record.cli import record_command
+from browser_agent.record.teach_cli import teach_command
 from browser_agent.secrets import OPTION_HELP as SECRET_HELP
 from browser_agent.secrets import configured as configured_secrets
 from browser_agent.secrets import unconfigured_in
@@ -71,6 +72,7 @@ app.command("harvest")(harvest_command)
 app.add_typer(skills_app, name="skills")
 app.command("validate")(validate_command)
 app.command("record")(record_command)
+app.command("teach")(teach_command)
 app.command("serve")(serve_command)
 app.command("batch")(batch_command)
 app.add_typer(watch_app, name="watch")
