@@ -7,7 +7,7 @@ import re
 from collections.abc import Mapping, Sequence
 
 from sqlalchemy import Engine
-from sqlmodel import Session, func, select
+from sqlmodel import Session, select
 
 from browser_agent.errors import BrowserAgentError
 from browser_agent.store.models import HarvestedSource, Skill
@@ -137,13 +137,6 @@ def skill_source_runs(engine: Engine) -> dict[str, Skill]:
     with Session(engine) as db:
         rows = db.exec(select(Skill).order_by(Skill.version)).all()
     return {run: skill for skill in rows for run in runs_of(skill)}
-
-
-def count_current_skills(engine: Engine) -> int:
-    """How many skills there are (their current versions)."""
-    with Session(engine) as db:
-        query = select(func.count()).select_from(Skill).where(Skill.current == True)  # noqa: E712
-        return db.exec(query).one()
 
 
 def skill_by_name(engine: Engine, name: str) -> Skill | None:

@@ -73,11 +73,6 @@ def task_pages() -> Path:
     return Path(next(iter(spec.submodule_search_locations))) / "html"
 
 
-def task_names() -> list[str]:
-    """Every task the package ships, by name (``click-button``, ``enter-text``...)."""
-    return sorted(p.stem for p in (task_pages() / "miniwob").glob("*.html"))
-
-
 @dataclass
 class Reward:
     """What a page reported when its episode ended."""
