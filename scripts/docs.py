@@ -1,4 +1,5 @@
-"""Regenerate the docs' generated blocks from the code: every command's --help, the settings table.
+"""Regenerate the docs' generated blocks from the code: every command's --help, the settings
+table, the map of the packages.
 
     .venv/bin/python scripts/docs.py --write   # rewrite the blocks in README.md and docs/*.md
     .venv/bin/python scripts/docs.py --check   # exit 1, with a diff, when a block is out of date
@@ -82,13 +83,32 @@ def settings_table() -> str:
     return table() + "\n"
 
 
+def package_map() -> str:
+    """One line per subpackage of browser_agent: its folder and the first sentence of its
+    docstring, so the map in docs/development.md names every room as the code does."""
+    import ast
+    import re
+
+    lines = []
+    for init in sorted((ROOT / "browser_agent").glob("*/__init__.py")):
+        doc = ast.get_docstring(ast.parse(init.read_text(encoding="utf-8"))) or ""
+        paragraph = " ".join(doc.split("\n\n")[0].split())
+        first = re.split(r"(?<=[.])\s", paragraph, maxsplit=1)[0]
+        lines.append(f"- `browser_agent/{init.parent.name}`: {first}")
+    return "\n".join(lines) + "\n"
+
+
 def regenerated(path: Path) -> str:
     """``path``'s text with every generated block made anew."""
     from cogapp import Cog
 
     text = path.read_text(encoding="utf-8")
     out = io.StringIO()
-    blocks = {"help_pages": help_pages, "settings_table": settings_table}
+    blocks = {
+        "help_pages": help_pages,
+        "settings_table": settings_table,
+        "package_map": package_map,
+    }
     Cog().process_file(io.StringIO(text), out, fname=str(path), globals=blocks)
     return out.getvalue()
 
