@@ -23,6 +23,13 @@ async def editor_text(locator: Locator) -> str | None:
     return await locator.evaluate(_EDITOR_TEXT)
 
 
+async def held_value(locator: Locator) -> str:
+    """What the element holds: an editor box's text, else the field's value (Playwright's
+    input_value, which raises for an element that is neither)."""
+    text = await editor_text(locator)
+    return text if text is not None else await locator.input_value()
+
+
 def same_text(held: str, wanted: str) -> bool:
     """Whether an editor box's text is the text typed (spaces and line ends aside)."""
     return held.split() == wanted.split()
