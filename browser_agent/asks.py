@@ -97,7 +97,7 @@ def quoted(text: str) -> list[str]:
 def read_clause(clause: str) -> Ask:
     """The end state one clause asks for (kind "values" when no other kind fits)."""
     text = re.sub(r"^(?:please\s+|now\s+|also\s+)+", "", clause.strip(), flags=re.I)
-    for reader in (_login, _sort, _filter, _view, _open, _remove, _edit, _create):
+    for reader in (_login, _sort, _filter, _view, _open, _remove, _edit, _assign, _create):
         ask = reader(text)
         if ask is not None:
             return Ask(ask.kind, ask.target, ask.view, ask.values, clause)
@@ -105,8 +105,9 @@ def read_clause(clause: str) -> Ask:
 
 
 def _named(text: str) -> str | None:
-    """The thing ``text`` names: a quoted value, or what follows titled / named / called
-    (up to "with" or the end); None when it names nothing that plainly."""
+    """The thing ``text`` names: a quoted value, what follows titled / named / called (up
+    to "with" or the end), or the number a noun is given ("ticket #14"); None when it
+    names nothing that plainly."""
     masked = _QUOTED.sub(lambda m: "\0" * len(m.group(0)), text)
     naming = re.search(rf"\b{_NAMING}\s+", masked, re.I)
     rest = text[naming.end() :] if naming else text
@@ -121,7 +122,12 @@ def _named(text: str) -> str | None:
     if naming:
         value = re.split(r"\s+with\s+|\s*,\s*", rest, maxsplit=1)[0].strip(" .")
         return value or None
-    return None
+    numbered = _NUMBERED.fullmatch(text.strip(" ."))
+    return numbered["n"] if numbered else None
+
+
+# "ticket #14", "the issue #7": a thing a site numbers, named by its number.
+_NUMBERED = re.compile(rf"(?:{_ARTICLE}\s+)?(?:[\w-]+\s+){{1,2}}(?P<n>#\d+)", re.I)
 
 
 def _login(text: str) -> Ask | None:
@@ -240,6 +246,16 @@ def _edit(text: str) -> Ask | None:
     target = _named(m["x"]) or ""
     values = tuple(quoted(m["y"])) or (re.sub(r"^(?:add|say|read|include)\s+", "", m["y"]),)
     return Ask("edit", target, values=values)
+
+
+def _assign(text: str) -> Ask | None:
+    """*assign X to U*: an edit of X after which its page shows U."""
+    m = re.match(r"(?:re)?assign\s+(?P<x>.+?)\s+to\s+(?P<u>.+)$", text, re.I)
+    target = _named(m["x"]) if m else None
+    if not m or not target:
+        return None
+    user = quoted(m["u"])
+    return Ask("edit", target, values=(user[0] if user else m["u"].strip(" ."),))
 
 
 def _create(text: str) -> Ask | None:

@@ -275,3 +275,34 @@ async def test_a_long_text_area_that_cannot_be_read_whole_is_left_as_it_was(
     assert result.status == "failed"
     assert 'Could not add to the textbox "Text' in (result.answer or "")
     assert wiki.pages["Delta"] == long
+
+
+@pytest.mark.parametrize(
+    ("command", "target", "label", "value"),
+    [
+        ("assign ticket #10 to alice", "#10", "assignee", "alice"),
+        ('assign the issue "Typo" to "bob"', "Typo", "assignee", "bob"),
+        ('add the comment "Seen again" to ticket #14', "#14", "comment", "Seen again"),
+        ('edit the issue #2 to add the text "x"', "#2", "text", "x"),
+    ],
+)
+def test_a_thing_named_by_its_number_or_assigned_is_reached_then_edited(
+    command: str, target: str, label: str, value: str
+) -> None:
+    reach, control, write, _save = tasks_of(command)
+    assert reach == Reach(target)
+    assert control.verb == "edit" and control.noun in ("ticket", "issue")
+    assert (write.label, write.value) == (label, value)
+
+
+async def test_an_issue_named_by_its_number_is_assigned_and_edited(
+    tracker: TrackerSite, settings: Settings, browser: Browser
+) -> None:
+    result = await run("assign issue #2 to bob", settings, browser, f"{tracker.url}/")
+    assert result.status == "succeeded", result.answer
+    assert tracker.issues[2].assignee == "bob"
+    result = await run(
+        'edit the issue #1 to add the text "Also on Firefox."', settings, browser, f"{tracker.url}/"
+    )
+    assert result.status == "succeeded", result.answer
+    assert tracker.issues[1].description == "The form does not answer. Also on Firefox."

@@ -14,6 +14,7 @@ from urllib.parse import parse_qs, urlsplit
 from tests.served_site import ServedSite
 
 PRIORITIES = ("Low", "Normal", "High")
+PEOPLE = ("", "ada", "bob", "grace")
 
 
 @dataclass
@@ -23,6 +24,7 @@ class Issue:
     subject: str
     description: str = ""
     priority: str = "Normal"
+    assignee: str = ""
 
 
 def _page(title: str, body: str) -> str:
@@ -37,6 +39,10 @@ def _form(action: str, issue: Issue, button: str) -> str:
     options = "".join(
         f"<option{' selected' if p == issue.priority else ''}>{p}</option>" for p in PRIORITIES
     )
+    people = "".join(
+        f'<option value="{p}"{" selected" if p == issue.assignee else ""}>{p or "nobody"}</option>'
+        for p in PEOPLE
+    )
     return (
         f'<form method="post" action="{action}" onsubmit="this.description.value = '
         "document.getElementById('description').innerText\">"
@@ -46,6 +52,7 @@ def _form(action: str, issue: Issue, button: str) -> str:
         f'aria-label="Description">{html.escape(issue.description)}</div>'
         '<input type="hidden" name="description"></p>'
         f'<p><label>Priority <select name="priority">{options}</select></label></p>'
+        f'<p><label>Assigned to <select name="assignee">{people}</select></label></p>'
         f'<input type="submit" value="{button}"></form>'
     )
 
@@ -82,7 +89,8 @@ class TrackerSite(ServedSite):
         parts = [p for p in urlsplit(request.path).path.split("/") if p]
         if not parts:
             rows = "".join(
-                f'<tr><td>#{n}</td><td><a href="/issues/{n}">{html.escape(i.subject)}</a></td>'
+                f'<tr><td><a href="/issues/{n}">#{n}</a></td>'
+                f'<td><a href="/issues/{n}">{html.escape(i.subject)}</a></td>'
                 f"<td>{i.priority}</td></tr>"
                 for n, i in self.issues.items()
             )
@@ -111,6 +119,7 @@ class TrackerSite(ServedSite):
             body = (
                 f"<h1>{subject}</h1><p>{html.escape(issue.description)}</p>"
                 f"<p>Priority: {issue.priority}</p>"
+                f"<p>Assigned to: {issue.assignee or 'nobody'}</p>"
                 f'<p><a href="/issues/{number}/edit">Edit</a></p>'
                 f'<form method="post" action="/issues/{number}/delete" '
                 "onsubmit=\"return confirm('Delete this issue for good?')\">"
@@ -126,6 +135,7 @@ class TrackerSite(ServedSite):
             form.get("subject", "").strip(),
             form.get("description", "").strip(),
             form.get("priority", "Normal"),
+            form.get("assignee", ""),
         )
         if parts == ["issues"] and sent.subject:
             number = max(self.issues, default=0) + 1

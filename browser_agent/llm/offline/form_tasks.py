@@ -22,6 +22,8 @@ SAVE_WORDS: dict[str, tuple[str, ...]] = {
 #: The labels a thing's title field goes by, and those of its text.
 TITLE_KEYS = ("title", "subject", "name", "summary", "headline")
 TEXT_KEYS = ("text", "body", "content", "description", "details", "message")
+#: The labels of the field that says who a thing is assigned to.
+ASSIGN_KEYS = ("assignee", "assigned to", "assign to", "reassign to", "owner", "assign")
 
 
 def thing(noun: str, target: str) -> str:

@@ -168,6 +168,9 @@ def _write(task: Write, situation: Situation) -> Outcome:
             f"no field for the {task.label} of {thing(task.noun, '')} on {page.url}: looked "
             f"for fields labelled {keys}{RECORD}"
         )
+    opener = _opener(field, page)
+    if opener is not None:  # "reassign to [owner]": the choice that opens the field first
+        return Action("click", {"selector": opener.selector}, f"choose {opener.describe()}")
     if field.role in CHOICE_ROLES:
         return _choose(task, field, page)
     value, held = task.value, field.attrs.get("value", "")
@@ -197,6 +200,17 @@ def _write(task: Write, situation: Situation) -> Outcome:
         {"selector": field.selector, "text": value},
         f'{how} "{task.value}" in {field.describe()}',
     )
+
+
+def _opener(field: Element, page: Page) -> Element | None:
+    """The unticked radio button or checkbox just before a disabled field, which a form
+    ticks to open it ("reassign to" before the new owner's box); None when the field is
+    enabled or nothing before it opens it."""
+    if "disabled" not in field.states:
+        return None
+    before = [e for e in page.elements[: field.position] if not e.is_text][-2:]
+    toggles = [e for e in before if e.role in ("radio", "checkbox") and "checked" not in e.states]
+    return toggles[-1] if toggles else None
 
 
 def _choose(task: Write, field: Element, page: Page) -> Outcome:

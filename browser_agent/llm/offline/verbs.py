@@ -12,6 +12,7 @@ from dataclasses import replace
 
 from browser_agent.asks import quoted, read_clause
 from browser_agent.llm.offline.form_tasks import (
+    ASSIGN_KEYS,
     TEXT_KEYS,
     TITLE_KEYS,
     Confirm,
@@ -53,6 +54,8 @@ def read_verb(clause: str) -> list[Task] | None:
     if first in _CREATE_WORDS - {"open", "start"} and _NAMING.search(_masked(text)):
         named = read_clause(f"open {text.split(maxsplit=1)[1]}")  # "… called X on Y"
         return _create(text, named.target) if named.kind == "open" else None
+    if first in ("assign", "reassign"):
+        return _assign(text)
     if ask.kind == "edit" and ask.target:
         return _edit(text, ask.target)
     if ask.kind == "remove" or (ask.kind == "values" and _is_removal(first)):
@@ -122,6 +125,7 @@ def _noun(text: str) -> str:
         default=len(masked),
     )
     head = re.split(r"\s+with\s+", masked[:end], maxsplit=1)[0]
+    head = re.sub(r"\s*#\d+\b.*$", "", head)  # "ticket #14": the number is its name
     head = _ARTICLES.sub("", head.strip()).strip(" ,")
     return head.lower() if head and len(head.split()) <= 3 else ""
 
@@ -156,7 +160,8 @@ def _write(item: str, noun: str, append: bool = False, label: str = "") -> Write
     item = _ARTICLES.sub("", item.strip())
     values = quoted(item)
     if values:
-        named = item[: item.find(values[0]) - 1].strip()
+        opening = QUOTES.search(item)
+        named = item[: opening.start() if opening else 0].strip()
         named = re.sub(r"\s*(?:of|as|is|=|:)$", "", named, flags=re.I).strip()
         value = values[0]
     elif label:
@@ -225,6 +230,22 @@ def _changes(said: str, noun: str) -> list[Write]:
     saying = re.match(r"^(?:say|read|contain|hold|be)\s+(?P<v>.+)$", said, re.I)
     value = unquote(saying["v"] if saying else said)
     return [Write("text", _keys("text"), value, noun=noun)] if value else []
+
+
+def _assign(text: str) -> list[Task] | None:
+    """'assign ticket #10 to alice', 'assign the issue "Typo" to "bob"': an edit that sets
+    who the thing is assigned to."""
+    masked = _masked(text)
+    split = re.match(r"^\w+\s+(?P<x>.+?)\s+to\s+(?P<u>.+)$", masked, re.I)
+    if not split:
+        return None
+    place, user = text[split.start("x") : split.end("x")], unquote(text[split.start("u") :])
+    named = read_clause(f"open {place}")
+    if named.kind != "open" or not user.strip(" ."):
+        return None
+    noun = _noun(place)
+    write = Write("assignee", ASSIGN_KEYS, user.strip(" ."), noun=noun)
+    return _changing(named.target, noun, [write])
 
 
 def _add_to(text: str) -> list[Task] | None:
