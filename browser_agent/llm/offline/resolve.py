@@ -102,6 +102,8 @@ def reach(task: Reach, situation: Situation) -> Outcome:
     page = situation.page
     if any(covers(h.name, task.phrase) for h in page.headings() if h.role == "h1"):
         return Done()
+    if _titled(page.title, task.phrase):
+        return Done()
     link = _best_clickable(page, (task.phrase,), prefer=("link", "tab", "menuitem"))
     if link is not None and _offers_to_make(link.name, task.phrase):
         link = None  # "Create the page X" leads to a form for X, not to X
@@ -119,6 +121,14 @@ def reach(task: Reach, situation: Situation) -> Outcome:
         )
     tried = " (I searched the site for it)" if searched else ""
     return Blocked(f'could not find a link to "{task.phrase}" on {where(page)}{tried}')
+
+
+def _titled(title: str, phrase: str) -> bool:
+    """The page's title begins with the thing's name, as its own page's does ("#7 (Crash on
+    start) – Tracker", "Gamma – Wiki"); a page of results for it does not."""
+    first = re.split(r"\s+[–—|·-]\s+", title.strip(), maxsplit=1)[0]
+    wanted, have = content_words(phrase), words(first)
+    return bool(wanted) and have[: len(wanted)] == wanted
 
 
 # Words of a link's name that make it an offer to make or change the thing it names.
