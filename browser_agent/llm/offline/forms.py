@@ -170,7 +170,8 @@ def _write(task: Write, situation: Situation) -> Outcome:
         )
     opener = _opener(field, page)
     if opener is not None:  # "reassign to [owner]": the choice that opens the field first
-        return Action("click", {"selector": opener.selector}, f"choose {opener.describe()}")
+        note = f"choose {opener.describe()}, which opens {field.describe()}"
+        return Action("click", {"selector": opener.selector}, note, phase="prepare", kind="open")
     if field.role in CHOICE_ROLES:
         return _choose(task, field, page)
     value, held = task.value, field.attrs.get("value", "")

@@ -104,7 +104,10 @@ def reach(task: Reach, situation: Situation) -> Outcome:
         return Done()
     if _titled(page.title, task.phrase):
         return Done()
-    link = _best_clickable(page, (task.phrase,), prefer=("link", "tab", "menuitem"))
+    if re.fullmatch(r"#\d+", task.phrase):  # a number: its link says it, never "1.6"
+        link = next((e for e in page.interactive() if _numbered(e.name, task.phrase)), None)
+    else:
+        link = _best_clickable(page, (task.phrase,), prefer=("link", "tab", "menuitem"))
     if link is not None and _offers_to_make(link.name, task.phrase):
         link = None  # "Create the page X" leads to a form for X, not to X
     if link is not None and not points_here(link, page):
@@ -121,6 +124,12 @@ def reach(task: Reach, situation: Situation) -> Outcome:
         )
     tried = " (I searched the site for it)" if searched else ""
     return Blocked(f'could not find a link to "{task.phrase}" on {where(page)}{tried}')
+
+
+def _numbered(name: str, number: str) -> bool:
+    """A link's name says the thing's number: "#14" in it, or the bare number alone."""
+    said = re.search(rf"(?<![\w.#]){re.escape(number)}(?![\w.])", name)
+    return said is not None or name.strip() == number[1:]
 
 
 def _titled(title: str, phrase: str) -> bool:
