@@ -1061,6 +1061,9 @@ def _said(value: str, command: str, whole: bool = False) -> re.Match[str] | None
     trailing = re.search(r"[^\w\s]+$", value.strip())
     if trailing:  # "Where is my order?" keeps its question mark when the command has it
         pattern += f"(?:{re.escape(trailing.group())})?"
+    leading = re.match(r"[#@$]+", value.strip())
+    if leading:  # "#2" keeps its hash when the command has it ("ticket #2")
+        pattern = f"(?:{re.escape(leading.group())})?" + pattern
     if whole:
         pattern = r"(?<=[\"'\u201c])" + pattern + r"(?=[\"'\u201d])"
     for match in re.finditer(pattern, command, re.IGNORECASE):
