@@ -1,8 +1,9 @@
 """A small issue tracker on 127.0.0.1, shaped unlike the wiki: a "+ New issue" link on the
-list of issues leads to a form with "Subject", a "Description" editor box (contenteditable)
-and a "Priority" drop-down, sent with "Submit"; an issue's page has an "Edit" link to a
-form saved with "Update", and a "Delete issue" button that asks to confirm in the browser's
-own dialog. What the tests check is the tracker's own state: its issues."""
+list of issues (each listed by its number and its subject) leads to a form with "Subject",
+a "Description" editor box (contenteditable), a "Priority" drop-down and the owner's box,
+disabled until "reassign to" is chosen, sent with "Submit"; an issue's page has an "Edit"
+link to that form saved with "Update", and a "Delete issue" button that asks to confirm in
+the browser's own dialog. What the tests check is the tracker's own state: its issues."""
 
 from __future__ import annotations
 
@@ -14,7 +15,6 @@ from urllib.parse import parse_qs, urlsplit
 from tests.served_site import ServedSite
 
 PRIORITIES = ("Low", "Normal", "High")
-PEOPLE = ("", "ada", "bob", "grace")
 
 
 @dataclass
@@ -39,10 +39,6 @@ def _form(action: str, issue: Issue, button: str) -> str:
     options = "".join(
         f"<option{' selected' if p == issue.priority else ''}>{p}</option>" for p in PRIORITIES
     )
-    people = "".join(
-        f'<option value="{p}"{" selected" if p == issue.assignee else ""}>{p or "nobody"}</option>'
-        for p in PEOPLE
-    )
     return (
         f'<form method="post" action="{action}" onsubmit="this.description.value = '
         "document.getElementById('description').innerText\">"
@@ -52,7 +48,10 @@ def _form(action: str, issue: Issue, button: str) -> str:
         f'aria-label="Description">{html.escape(issue.description)}</div>'
         '<input type="hidden" name="description"></p>'
         f'<p><label>Priority <select name="priority">{options}</select></label></p>'
-        f'<p><label>Assigned to <select name="assignee">{people}</select></label></p>'
+        '<p><label><input type="radio" name="action" value="leave" checked> leave as '
+        f'{html.escape(issue.assignee or "nobody")}\'s</label> <label><input type="radio" '
+        'name="action" value="reassign" onchange="this.form.assignee.disabled = false"> '
+        'reassign to</label> <input name="assignee" aria-label="new owner" disabled></p>'
         f'<input type="submit" value="{button}"></form>'
     )
 
@@ -137,6 +136,8 @@ class TrackerSite(ServedSite):
             form.get("priority", "Normal"),
             form.get("assignee", ""),
         )
+        if "assignee" not in form and len(parts) == 2 and parts[1].isdigit():
+            sent.assignee = self.issues.get(int(parts[1]), sent).assignee  # left as it was
         if parts == ["issues"] and sent.subject:
             number = max(self.issues, default=0) + 1
             self.issues[number] = sent

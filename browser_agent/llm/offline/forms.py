@@ -168,7 +168,7 @@ def _write(task: Write, situation: Situation) -> Outcome:
             f"no field for the {task.label} of {thing(task.noun, '')} on {page.url}: looked "
             f"for fields labelled {keys}{RECORD}"
         )
-    opener = _opener(field, page)
+    opener = None if "open" in situation.prepared else _opener(field, page)
     if opener is not None:  # "reassign to [owner]": the choice that opens the field first
         note = f"choose {opener.describe()}, which opens {field.describe()}"
         return Action("click", {"selector": opener.selector}, note, phase="prepare", kind="open")
