@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any
 
 CACHE = Path(os.environ.get("BROWSER_AGENT_APPS_CACHE", Path.home() / ".cache/browser-agent-apps"))
-APP_NAMES = ("trac", "datasette", "wordpress", "phpmyadmin", "redmine")
+APP_NAMES = ("trac", "datasette", "wordpress", "phpmyadmin", "redmine", "mediawiki")
 
 Values = dict[str, str]
 State = Mapping[str, object]

@@ -5,7 +5,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 apps=("$@")
-[ ${#apps[@]} -gt 0 ] || apps=(trac datasette wordpress phpmyadmin redmine)
+[ ${#apps[@]} -gt 0 ] || apps=(trac datasette wordpress phpmyadmin redmine mediawiki)
 debs=()
 for app in "${apps[@]}"; do
   case "$app" in
@@ -13,6 +13,7 @@ for app in "${apps[@]}"; do
                       mariadb-server mariadb-client php-cli php-mysql php-mbstring php-xml) ;;
     phpmyadmin) debs+=(phpmyadmin mariadb-server mariadb-client php-cli php-mysql php-mbstring) ;;
     redmine) debs+=(redmine redmine-sqlite puma) ;;
+    mediawiki) debs+=(mediawiki php-cli php-sqlite3 php-mbstring php-xml php-intl) ;;
   esac
 done
 missing=()
