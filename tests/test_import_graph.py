@@ -24,11 +24,13 @@ LAYERS: list[tuple[str, ...]] = [
         "browser_agent.cli_group",
         "browser_agent.completion",
         "browser_agent.json_output",
+        "browser_agent.mcp_server",
         "browser_agent.progress",
         "browser_agent.profile_options",
         "browser_agent.run_lookup",
     ),
     (  # the surfaces
+        "browser_agent.api",
         "browser_agent.console",
         "browser_agent.cluster",
         "browser_agent.record",
@@ -80,6 +82,19 @@ def imported_names(tree: ast.AST) -> Iterator[str]:
             yield from (f"{node.module}.{alias.name}" for alias in node.names)
 
 
+def public_names_left_out(tree: ast.Module) -> ast.Module:
+    """The package root without its public names (``from browser_agent import Agent``): the
+    imports under ``if TYPE_CHECKING:`` and in its ``__getattr__`` load the API on first
+    use, the top of the graph, while the rest of the package imports the root's constants."""
+    kept = [
+        node
+        for node in tree.body
+        if not (isinstance(node, ast.FunctionDef) and node.name == "__getattr__")
+        and not (isinstance(node, ast.If) and ast.unparse(node.test) == "TYPE_CHECKING")
+    ]
+    return ast.Module(body=kept, type_ignores=[])
+
+
 def import_graph() -> dict[str, set[str]]:
     """Module → the package's modules it imports."""
     known = modules()
@@ -92,6 +107,8 @@ def import_graph() -> dict[str, set[str]]:
     graph: dict[str, set[str]] = {}
     for name, path in known.items():
         tree = _parse(path.read_text(encoding="utf-8"))
+        if name == "browser_agent":
+            tree = public_names_left_out(tree)
         targets = {module_of(imported) for imported in imported_names(tree)}
         graph[name] = {t for t in targets if t is not None and t != name}
     return graph

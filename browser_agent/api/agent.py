@@ -1,0 +1,215 @@
+"""The agent of the Python API: commands carried out, runs harvested, skills and runs read,
+with the settings the command line uses."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Coroutine, Mapping
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from browser_agent.api.records import (
+    HarvestInfo,
+    OpenStore,
+    RunInfo,
+    RunNotFound,
+    SkillInfo,
+    SkillNotFound,
+    harvest_record,
+    run_record,
+    skill_record,
+    step_record,
+)
+from browser_agent.api.skill import Skill
+from browser_agent.errors import UserError
+
+if TYPE_CHECKING:
+    from sqlmodel import Session
+
+    from browser_agent.llm.types import LLMClient
+    from browser_agent.planner.agent import RunResult
+    from browser_agent.settings import Settings
+    from browser_agent.store.models import Run
+
+T = TypeVar("T")
+SHOWN_IDS = 5  # ids named when the start of one matches several runs
+
+
+def run_now(work: Coroutine[Any, Any, T]) -> T:
+    """``work`` run to its end from synchronous code; a RuntimeError inside a running event
+    loop, where the async method must be awaited instead."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(work)
+    work.close()
+    raise RuntimeError(
+        "A *_sync method was called inside a running event loop: await the async one"
+    )
+
+
+class Agent:
+    """The browser agent, set up as the command line is: the settings come from the
+    environment (``BROWSER_AGENT_*``), with any setting overridden by keyword
+    (``workspace=``, ``allowed_domains=``...); ``headless=`` is ``headed``'s opposite, ``url``
+    the page commands start from, ``model`` a model name at the configured endpoint
+    (``"offline"`` for the built-in planner), ``llm`` a model client of your own, ``secrets``
+    values named ``{NAME}`` in commands. A setting that is not one is a TypeError; a bad
+    value a SettingsError (a ValueError) naming it."""
+
+    def __init__(
+        self,
+        settings: Settings | None = None,
+        *,
+        url: str | None = None,
+        model: str | None = None,
+        headless: bool | None = None,
+        llm: LLMClient | None = None,
+        secrets: Mapping[str, str] | None = None,
+        max_steps: int = 30,
+        **overrides: object,
+    ) -> None:
+        from browser_agent.secrets import configured, key
+        from browser_agent.settings import load_settings
+
+        if headless is not None:
+            overrides["headed"] = not headless
+        base = settings if settings is not None else load_settings()
+        self.settings: Settings = base.with_overrides(**overrides)
+        self.url, self.model, self.llm, self.max_steps = url, model, llm, max_steps
+        self.secrets = {**configured(), **{key(k): v for k, v in (secrets or {}).items()}}
+
+    async def run(
+        self, command: str, *, url: str | None = None, max_steps: int | None = None
+    ) -> RunResult:
+        """Carry out ``command`` in a browser of its own, starting from ``url`` (else the
+        agent's), routed to a healthy skill when one matches, else with the planner; the run
+        is logged and stored. A failed task is a result (``status``), not an exception; a
+        mistake of the caller (an empty command, a refused address) is a UserError."""
+        from browser_agent.llm.choose import make_llm
+        from browser_agent.planner.agent import run_command
+        from browser_agent.ports import checked_port
+        from browser_agent.secrets import unconfigured_in
+        from browser_agent.site_policy import command_urls_refused, openable
+
+        start = url or self.url
+        if start:
+            try:
+                checked_port(start)
+            except ValueError as exc:
+                raise UserError(f"url {start}: {exc}") from None
+            openable(start, self.settings)
+        command_urls_refused(command, self.settings)
+        unconfigured_in(command, self.secrets)
+        return await run_command(
+            command,
+            self.llm or make_llm(self.settings, self.model),
+            self.settings,
+            start_url=start,
+            max_steps=max_steps or self.max_steps,
+            secrets=self.secrets,
+        )
+
+    def run_sync(
+        self, command: str, *, url: str | None = None, max_steps: int | None = None
+    ) -> RunResult:
+        """:meth:`run`, from synchronous code."""
+        return run_now(self.run(command, url=url, max_steps=max_steps))
+
+    async def harvest(self, *run_ids: str, verify: bool = True) -> list[HarvestInfo]:
+        """Harvest these runs (every succeeded run when none is named) into skills, each
+        new skill or version verified by a replay; runs harvested before are passed over."""
+        from sqlmodel import Session, col, select
+
+        from browser_agent.harvest.harvester import harvest
+        from browser_agent.store.db import open_store
+        from browser_agent.store.models import Run
+        from browser_agent.store.run_logs import log_file
+
+        engine = open_store(self.settings)
+        with Session(engine) as db:
+            if run_ids:
+                runs = [self._stored_run(db, run_id) for run_id in run_ids]
+            else:
+                chosen = select(Run).where(Run.status == "succeeded")
+                runs = list(db.exec(chosen.order_by(col(Run.started_at))))
+        logs = [log_file(engine, run, self.settings.workspace) for run in runs if run.log_path]
+        results = await harvest(logs, self.settings, engine, verify=verify)
+        return [harvest_record(result) for result in results]
+
+    def harvest_sync(self, *run_ids: str, verify: bool = True) -> list[HarvestInfo]:
+        """:meth:`harvest`, from synchronous code."""
+        return run_now(self.harvest(*run_ids, verify=verify))
+
+    def _stored_run(self, db: Session, run_id: str) -> Run:
+        """The stored run (ORM) with this id or the unique start of one; RunNotFound if none."""
+        from browser_agent.store.models import Run
+
+        found = db.get(Run, self._run_id(run_id))
+        assert found is not None  # _run_id found it
+        return found
+
+    def skills(self, status: str | None = None) -> list[SkillInfo]:
+        """The current version of every harvested skill (only those with ``status``:
+        healthy, candidate, stale), by name."""
+        from browser_agent.harvest.stored import refusal
+        from browser_agent.store.skill_use import current_skills
+
+        with self._store() as store:
+            rows = current_skills(store, status)
+        return [skill_record(row, refusal(row, self.settings.workspace)) for row in rows]
+
+    def skill(self, name: str) -> Skill:
+        """The skill ``name`` (its current version), ready to call on a page of yours;
+        SkillNotFound when there is none, SkillRefused when its stored plan or code does
+        not check (its code is only ever made from its checked plan)."""
+        from browser_agent.harvest.stored import load_skill
+        from browser_agent.store.skill_use import current_skills
+
+        with self._store() as store:
+            row = next((s for s in current_skills(store) if s.name == name), None)
+        if row is None:
+            raise SkillNotFound(f"No skill {name!r}: Agent.skills() lists the names.")
+        return Skill(row, load_skill(row, self.settings.workspace), self.settings, self.secrets)
+
+    def runs(self, limit: int = 20, status: str | None = None) -> list[RunInfo]:
+        """The ``limit`` most recent runs, newest first (only those with ``status``)."""
+        from browser_agent.store.run_rows import recent_runs
+
+        with self._store() as store:
+            return [
+                run_record(row, self.settings.workspace)
+                for row in recent_runs(store, limit, status)
+            ]
+
+    def run_info(self, run_id: str) -> RunInfo:
+        """One run with its steps, by its id or the unique start of one; RunNotFound if none."""
+        from browser_agent.store.rows import StepRow, columns
+        from browser_agent.store.run_rows import run_row
+
+        found = self._run_id(run_id)
+        with self._store() as store:
+            row = run_row(store, found)
+            names = ", ".join(f'"{name}"' for name in columns(StepRow))
+            sql = f'SELECT {names} FROM step WHERE run_id = :run_id ORDER BY "index"'
+            steps = [StepRow(**step) for step in store.execute(sql, run_id=found).rows]
+        assert row is not None  # _run_id found it
+        shown = [step_record(step) for step in steps]
+        return run_record(row, self.settings.workspace, shown)
+
+    def _run_id(self, text: str) -> str:
+        """The id of the run that is ``text`` or alone starts with it; RunNotFound otherwise."""
+        escaped = text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+        sql = "SELECT id FROM run WHERE id = :text OR id LIKE :start ESCAPE '\\' ORDER BY id"
+        with self._store() as store:
+            ids = [row["id"] for row in store.execute(sql, text=text, start=f"{escaped}%").rows]
+        if text in ids:
+            return text
+        if len(ids) == 1 and text:
+            return ids[0]
+        if not ids or not text:
+            raise RunNotFound(f"No run {text!r}: Agent.runs() lists the ids.")
+        shown = ", ".join(ids[:SHOWN_IDS]) + (", ..." if len(ids) > SHOWN_IDS else "")
+        raise RunNotFound(f"{text!r} starts several run ids ({shown}): give more of the id.")
+
+    def _store(self) -> OpenStore:
+        return OpenStore(self.settings)
