@@ -36,7 +36,7 @@ if TYPE_CHECKING:
     from sqlalchemy import Engine
 
 # Options of the script itself, which no parameter may take.
-SCRIPT_OPTIONS = frozenset({"start_url", "headless", "executable_path"})
+SCRIPT_OPTIONS = frozenset({"start_url", "headless", "executable_path", "storage_state"})
 _ROLE = re.compile(r'^role=([a-z]+)\[name=("(?:[^"\\]|\\.)*")\]$')
 _ATTRIBUTE = re.compile(r'^[a-z]+\[(aria-label|placeholder)=("(?:[^"\\]|\\.)*")\]$')
 
@@ -58,6 +58,10 @@ def arguments() -> argparse.Namespace:
     parser.add_argument(
         "--executable-path", dest="executable_path", default=None,
         help="The Chromium to launch (default: Playwright's own).",
+    )
+    parser.add_argument(
+        "--storage-state", dest="storage_state", default=None,
+        help="A Playwright storage state to start from (a login kept in a file).",
     )
     return parser.parse_args()
 '''
@@ -91,7 +95,8 @@ async def main() -> None:
         browser = await playwright.chromium.launch(
             headless=args.headless, executable_path=args.executable_path
         )
-        page = await browser.new_page()
+        context = await browser.new_context(storage_state=args.storage_state)
+        page = await context.new_page()
         await steps(page, args)
         print(page.url)
         await browser.close()
