@@ -33,6 +33,7 @@ from browser_agent.feedback.cli import feedback_app
 from browser_agent.harvest.cli import harvest_command, skills_app
 from browser_agent.json_output import print_json, run_fields, step_fields
 from browser_agent.llm.choose import OFFLINE_MODEL, is_offline, make_llm
+from browser_agent.mcp_server import mcp_command
 from browser_agent.memory.cli import app as memory_app
 from browser_agent.ports import checked_port
 from browser_agent.prices import cost_of_run, priced, shown_cost
@@ -78,6 +79,7 @@ app.command("batch")(batch_command)
 app.add_typer(watch_app, name="watch")
 app.add_typer(db_app, name="db", help="The store's schema revision; upgrading it.")
 app.add_typer(feedback_app, name="feedback")
+app.command("mcp")(mcp_command)
 
 
 def _print_version(asked: bool) -> None:
