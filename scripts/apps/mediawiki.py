@@ -238,8 +238,10 @@ def start() -> Iterator[Running]:
         base = (seeded / "base.php").read_text(encoding="utf-8")
         config = _settings(base, home, url)
         env = {**os.environ, "MW_CONFIG_FILE": str(config), "PHP_CLI_SERVER_WORKERS": "4"}
-        server = spawn(["php", "-S", f"127.0.0.1:{port}", "-t", str(ROOT)], home / "php.log",
-                       cwd=ROOT, env=env)  # fmt: skip
+        # every request reads LocalSettings.php anew (opcache would keep it up to 2 s)
+        serve = ["php", "-d", "opcache.revalidate_freq=0", "-S", f"127.0.0.1:{port}", "-t",
+                 str(ROOT)]  # fmt: skip
+        server = spawn(serve, home / "php.log", cwd=ROOT, env=env)
         try:
             wait_until_up(f"{url}/api.php", server)
             app = Running("mediawiki", url, ADMIN, home, home / "admin-state.json", lambda: {},
