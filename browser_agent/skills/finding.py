@@ -1,0 +1,317 @@
+"""Finding the element a generated step acts on: the recorded selector must match exactly
+one visible element whose role and name are still the recorded ones (or the name the
+command gives, or the element at the place it asks for). A selector that now finds
+nothing, several elements, or another control is stale: the skill stops with SkillStale
+instead of clicking the wrong thing, unless it is healed inside ``repairing()``."""
+
+from __future__ import annotations
+
+import time
+from contextlib import suppress
+from typing import Any
+from urllib.parse import quote, quote_plus
+
+from playwright.async_api import Error as PlaywrightError
+from playwright.async_api import Frame, Page
+
+from browser_agent.browser.locate import Located, frame_for, vouch
+from browser_agent.browser.session import session
+from browser_agent.dom.library import count_and_run, run_on_element
+from browser_agent.failure_kinds import SkillLate
+from browser_agent.skills.command_values import ordinal_value
+from browser_agent.skills.effects import page_says
+from browser_agent.skills.healing import (
+    ask_helper,
+    heal,
+    heal_stages,
+    placed_submit,
+    relabelled,
+    same_address,
+)
+from browser_agent.skills.naming import (
+    bare,
+    by_marks,
+    by_name,
+    marked,
+    named,
+    named_by_value,
+    same_words,
+)
+from browser_agent.skills.run_state import repair_scope, skill_run
+from browser_agent.skills.selectors import ANY_ROLE
+from browser_agent.skills.targets import SkillNotApplicable, SkillStale, Target
+
+
+async def find(target: Target, name: str | None = None, nth: str | None = None) -> str:
+    """The selector to act on: it must match exactly one visible element whose role and
+    name are still the recorded ones (``name`` overrides the recorded name; ``nth``, an
+    ordinal such as "3rd", picks the element by its place among those of its role).
+
+    Inside ``repairing()`` a selector that no longer fits is healed (or the step helper is
+    asked); waiting then ends as soon as the element shows up by any healing stage, so a
+    changed page costs no full timeout per step. A name that several visible elements
+    share is decided by what was recorded (see ``_choose``).
+    """
+    active = session()
+    top = active.current_page()
+    run = skill_run()
+    run.began[target.step] = (top.url, time.monotonic())
+    run.says[target.step] = await page_says(top)
+    if nth is not None:
+        return await _find_nth(top, target, nth)
+    expected = target.name if name is None else name
+    selector = target.selector if name is None else by_name(target, expected)
+    if name is not None and named(target, expected) and marked(target.name):
+        selector = by_marks(target.role, expected)  # "count ▼" was recorded: marks or none
+    page = await frame_for(top, selector)  # the iframe that holds it, if one does
+    repairs = repair_scope().repairs
+    healing = repairs is not None and name is None
+    waited = 0.0
+    look = await _look(page, selector)  # the element is usually there, shown and alone
+    if look is None or look[0] != 1 or not look[1][-1]:
+        look = None  # else: not yet there, several, hidden or not to be found this way
+        if not await _shown(page, selector):  # only then wait, for it or any healing stage
+            selector, waited = await _await_any(page, target, selector, name, healing)
+        if name is not None or selector.startswith("role="):  # several of one name
+            selector = await _choose(page, target, selector, expected)
+    loose = name is not None
+    problem = await _mismatch(page, target, selector, expected, waited, loose, look)
+    if problem is None:
+        run.found[target.step] = (page, selector)
+        if name is not None:
+            run.named[target.step] = (top.url, selector)
+        await _pin_editor(page, target, selector)
+        return selector
+    stale = await _unfit(top, target, selector, problem, name)
+    if repairs is None:
+        raise stale
+    repair = await heal(page, target, stale) if healing else None
+    if repair is None and repairs.helper is not None and not repair_scope().end_address:
+        repair = await ask_helper(repairs.helper, top, target, stale)
+    if repair is None:
+        raise stale
+    repairs.done.append(repair)
+    run.found[target.step] = (page, repair.found)
+    return repair.found
+
+
+async def _await_any(
+    page: Page | Frame, target: Target, selector: str, name: str | None, healing: bool
+) -> tuple[str, float]:
+    """Wait for ``selector`` or any other way to the element to show it: a healing stage
+    (when healing), the name asked for with marks, the link to the same address, the
+    button that sends the form. The selector to go on with, and the seconds waited."""
+    expected = target.name if name is None else name
+    stages = [s for _how, s in heal_stages(target)] if healing else []
+    asked = name is not None and named(target, expected)
+    marks = by_marks(target.role, expected) if asked else None
+    address = same_address(target) if name is None else None
+    placed = await placed_submit(page, target) if name is None else None
+    extra = [s for s in (marks, address, placed) if s]
+    timeout = session().settings.action_timeout_ms
+    await _wait_visible(page, [selector, *stages, *extra], timeout)
+    if marks and not await _shown(page, selector) and await _shown(page, marks):
+        selector = marks  # the name asked for, with marks added ("count ▼")
+    elif address and not await _shown(page, selector) and await _shown(page, address):
+        selector = address  # the link to the same address, relabelled or not
+    elif placed and not await _shown(page, selector) and await _shown(page, placed):
+        selector = placed  # the button that sends the form the skill filled
+    return selector, timeout / 1000
+
+
+async def _unfit(
+    top: Page, target: Target, selector: str, problem: str, name: str | None
+) -> SkillStale:
+    """The stale step for ``problem``, to heal or raise; SkillNotApplicable when the
+    command named an element the page does not have, SkillLate when the page was still
+    loading."""
+    if name is not None and problem.startswith("no visible element"):
+        raise SkillNotApplicable(
+            f"Step {target.step}: there is no {target.role} named {name!r} on {top.url}, so "
+            "this skill does not apply to the command as given.",
+            step=target.step,
+            selector=selector,
+        )
+    if problem.startswith("no visible element") and await _still_loading(top):
+        raise SkillLate(
+            f"Step {target.step}: {problem} The page was still loading.",
+            step=target.step,
+            selector=selector,
+        )
+    return SkillStale(f"Step {target.step}: {problem}", step=target.step, selector=selector)
+
+
+async def _pin_editor(page: Page | Frame, target: Target, selector: str) -> None:
+    """Hold on to the editor box (contenteditable) a step found, for its check."""
+    pinned = skill_run().pinned
+    pinned.pop(target.step, None)
+    editable = target.attributes.get("contenteditable")
+    if editable is None or editable.lower() not in ("", "true", "plaintext-only"):
+        return
+    with suppress(PlaywrightError):
+        pinned[target.step] = await page.locator(selector).element_handle(timeout=1000)
+
+
+async def _still_loading(page: Page) -> bool:
+    """Whether the page has not finished loading: an element missing then is late."""
+    try:
+        return await page.evaluate("document.readyState") != "complete"
+    except PlaywrightError:
+        return True  # it is being replaced by the next page
+
+
+async def _find_nth(top: Page, target: Target, nth: str) -> str:
+    """The visible element at place ``nth`` among those of the target's role."""
+    position = ordinal_value(nth)
+    base = f"role={target.role}" if target.role and target.role != ANY_ROLE else target.tag
+    if position is None or not base:
+        raise SkillNotApplicable(
+            f"Step {target.step}: {nth!r} is not a position such as 1st or third.",
+            step=target.step,
+        )
+    page = await frame_for(top, base)
+    shown = page.locator(base).filter(visible=True)
+    with suppress(PlaywrightError):
+        await shown.first.wait_for(timeout=session().settings.action_timeout_ms)
+    count = await shown.count()
+    if count < position:
+        raise SkillNotApplicable(
+            f"Step {target.step}: the page shows {count} {target.role or target.tag} "
+            f"element(s), so there is no {nth}.",
+            step=target.step,
+            selector=base,
+        )
+    selector = f"{base} >> visible=true >> nth={position - 1}"
+    skill_run().found[target.step] = (page, selector)
+    return selector
+
+
+async def _choose(page: Page | Frame, target: Target, selector: str, name: str) -> str:
+    """The one element to act on when several visible ones have the role and name the
+    command asks for: the one after the recorded nearby text, else the one at the
+    recorded place among its equals. The choice is noted for the skill's answer."""
+    matches = page.locator(selector)
+    try:
+        count = await matches.count()
+        if count < 2:
+            return selector
+        shown = [i for i in range(count) if await matches.nth(i).is_visible()]
+    except PlaywrightError:
+        return selector
+    if len(shown) < 2:
+        return f"{selector} >> nth={shown[0]}" if shown else selector
+    chosen, how = await _by_address(matches, shown, target, name), ""
+    if chosen is not None:
+        how = "the one whose address is the recorded one's with the name asked for"
+    if chosen is None and target.near:  # the one the recorded text stands closest before
+        wanted = " ".join(target.near.split()).casefold()
+        distances = {}
+        for index in shown:
+            before = " ".join((await run_on_element(matches.nth(index), "before", max=400)).split())
+            found = before.casefold().rfind(wanted)
+            if found >= 0:
+                distances[index] = len(before) - found - len(wanted)
+        if distances:
+            chosen = min(distances, key=lambda index: distances[index])
+            how = f"the one after {target.near!r}"
+    if chosen is None:
+        place = min(target.among, len(shown) - 1)
+        chosen, how = shown[place], f"number {place + 1} in page order, as recorded"
+    skill_run().notes.append(
+        f"{len(shown)} visible {target.role or 'element'}s are named {name!r}; step "
+        f"{target.step} used {how}."
+    )
+    return f"{selector} >> nth={chosen}"
+
+
+async def _by_address(matches: Any, shown: list[int], target: Target, name: str) -> int | None:
+    """Among same-named links, the one whose address is the recorded link's with the name
+    asked for in place of the recorded one ("?_sort_desc=count" for "count" is
+    "?_sort_desc=species" for "species"), or the recorded address itself for the recorded
+    name; None when not exactly one is."""
+    href, old, new = target.attributes.get("href", ""), bare(target.name), bare(name)
+    if target.role != "link" or not href or not old or not new:
+        return None
+    spelled = [(old, new), (quote(old), quote(new)), (quote_plus(old), quote_plus(new))]
+    wanted = {href} if old == new else {href.replace(a, b) for a, b in spelled if a in href}
+    if not wanted:
+        return None
+    same = []
+    for index in shown:
+        with suppress(PlaywrightError):
+            if (await matches.nth(index).get_attribute("href") or "") in wanted:
+                same.append(index)
+    return same[0] if len(same) == 1 else None
+
+
+async def _shown(page: Page | Frame, selector: str) -> bool:
+    """Whether ``selector`` already shows a visible element (no waiting)."""
+    try:
+        return await page.locator(selector).filter(visible=True).count() > 0
+    except PlaywrightError:
+        return False
+
+
+async def _wait_visible(page: Page | Frame, selectors: list[str], timeout: float) -> None:
+    """Wait until one of ``selectors`` shows a visible element (or the timeout passes)."""
+    union = page.locator(selectors[0]).filter(visible=True)
+    for selector in selectors[1:]:
+        union = union.or_(page.locator(selector).filter(visible=True))
+    with suppress(PlaywrightError):  # timed out, or a selector this page cannot parse
+        await union.first.wait_for(state="visible", timeout=timeout)
+
+
+async def _look(page: Page | Frame, selector: str) -> tuple[int, Any] | None:
+    """How many elements ``selector`` matches and the library's inspection of the one it
+    matches (None for no or several), in one round trip; None when the page cannot use it."""
+    try:
+        return await count_and_run(page.locator(selector), "inspect")
+    except PlaywrightError:
+        return None
+
+
+async def _mismatch(
+    page: Page | Frame,
+    target: Target,
+    selector: str,
+    expected: str,
+    waited: float,
+    loose: bool = False,
+    look: tuple[int, Any] | None = None,
+) -> str | None:
+    """Why ``selector`` does not name the recorded element now, or None when it does
+    (``loose``: names compared case aside, as a command says them; ``look``: the one just
+    taken, else one is taken). When it does, the element is vouched for, so the step's
+    primitive acts on it without locating it again."""
+    locator = page.locator(selector)
+    try:
+        count, seen = look or await count_and_run(locator, "inspect")
+    except PlaywrightError as exc:
+        return f"{selector} cannot be used on this page: {str(exc).splitlines()[0]}"
+    if count > 1:
+        return f"{count} elements match {selector}; it must be exactly one."
+    if seen is None or not seen[-1]:  # the last: visible as Playwright's visible=true has it
+        return f"no visible element matches {selector} (waited {waited:.1f} s)."
+    _tag, role, found_name, is_password, opening, usable, point, _shown = seen
+    if target.role != ANY_ROLE:  # else a selector the model wrote: one visible element
+        if loose and by_name(target, expected).startswith("role=button[name=/"):
+            expected = found_name  # an "x" that named the close button
+        if loose and named_by_value(target) and not found_name:
+            expected = found_name  # the selector matched its value, the name it goes by
+        renamed = bool(expected) and not same_words(found_name, expected)
+        if renamed and role == target.role and not loose:
+            kept = await relabelled(page, locator, target)
+            if kept:
+                renamed = False
+                skill_run().notes.append(
+                    f"Step {target.step}: the {role} {expected!r} is now labelled "
+                    f"{found_name!r} (the same {kept})."
+                )
+        if role != target.role or renamed:
+            return (
+                f"{selector} now names a {role or 'element'} {found_name!r}, "
+                f"not the {target.role} {expected!r} it was recorded on."
+            )
+    if usable:  # else the primitive's own look says why it cannot be used
+        vouch(session(), selector, Located(locator, opening, is_password, point))
+    return None
