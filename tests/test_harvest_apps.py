@@ -21,9 +21,11 @@ import pytest
 from playwright.async_api import Browser
 
 from browser_agent.harvest.codegen import generate_module
+from browser_agent.harvest.export import script_for
 from browser_agent.harvest.harvester import harvest
 from browser_agent.harvest.logs import parse_messages
-from browser_agent.harvest.plan import BuiltUrl, ByRoleName, NotHarvestable, plan_skill
+from browser_agent.harvest.plan import BuiltUrl, ByRoleName, plan_skill
+from browser_agent.harvest.plan_data import plan_text, read_plan
 from browser_agent.llm.types import FunctionClient, LLMReply
 from browser_agent.planner.agent import run_command
 from browser_agent.record.save import save_recording
@@ -534,7 +536,7 @@ def test_a_number_the_app_gave_in_the_end_address_is_not_where_replays_must_end(
 def test_a_name_holding_a_quoted_value_and_a_word_before_it_is_not_one_value() -> None:
     """ "Milestone Sprint 4", clicked for 'remove the milestone "Sprint 4"', is not the
     command's text 'milestone "Sprint 4' as one value: a parameter never takes half of a
-    quoted value. The link, named by the value searched for, was picked among results."""
+    quoted value. The link is named by the value searched for, with the site's word."""
     plan = plan_of(
         'remove the milestone "Sprint 4"',
         dom("c1", "/", '[7] textbox "Search:" id=proj-search'),
@@ -543,4 +545,44 @@ def test_a_name_holding_a_quoted_value_and_a_word_before_it_is_not_one_value() -
         click("c4", 51, '<a href="/milestone/Sprint%204">Milestone Sprint 4</a>', "/m"),
     )
     assert '"' not in plan.template.replace('"{', "").replace('}"', "")
-    assert "'Milestone Sprint 4' was a choice among page content" in plan.ended_because
+    assert plan.steps[2].arguments["selector"].before == "Milestone "
+
+
+def test_a_result_named_by_the_value_with_the_sites_words_around_it_is_one_parameter() -> None:
+    """A search for the milestone, then its result "Milestone Sprint 4" (the site's word,
+    then the value): one parameter with the site's words kept around it, a reading the
+    verifying replay decides; a result with a number beside the value stays a choice."""
+    command = 'remove the milestone "Sprint 4"'
+    plan = plan_of(
+        command,
+        dom("c1", "/", '[7] textbox "Search" id=proj-search name=q'),
+        typed("c2", 7, "Sprint 4", '<input id="proj-search" name="q">', enter=True),
+        dom("c3", "/search?q=Sprint+4", '[20] link "Milestone Sprint 4"', '[21] link "Roadmap"'),
+        click(
+            "c4",
+            20,
+            '<a href="/milestone/Sprint%204">Milestone Sprint 4</a>',
+            "/milestone/Sprint%204",
+        ),
+        dom("c5", "/milestone/Sprint%204", '[30] button "Delete milestone"'),
+        click("c6", 30, '<input type="submit" value="Delete milestone">', "/roadmap"),
+    )
+    named = plan.steps[2].arguments["selector"]
+    assert isinstance(named, ByRoleName)
+    assert (named.param.example, named.before, named.after) == ("Sprint 4", "Milestone ", "")
+    assert plan.template == 'remove the milestone "{search_term}"' and plan.complete
+    assert "read as named by search_term" in plan.steps[2].speculated
+    code = generate_module(plan, "remove_milestone")
+    assert "name='Milestone ' + search_term + ''" in code
+    assert read_plan(plan_text(plan)).steps[2].arguments["selector"] == named
+    exported = script_for(plan, "remove_milestone", 1)
+    assert "get_by_role('link', name='Milestone ' + args.search_term + ''" in exported
+
+    other = plan_of(
+        command,
+        dom("c1", "/", '[7] textbox "Search" id=proj-search name=q'),
+        typed("c2", 7, "Sprint 4", '<input id="proj-search" name="q">', enter=True),
+        dom("c3", "/search?q=Sprint+4", '[20] link "Sprint 4 notes, 2 comments"'),
+        click("c4", 20, '<a href="/wiki/Notes">Sprint 4 notes, 2 comments</a>', "/wiki/Notes"),
+    )
+    assert "was a choice among page content" in other.ended_because

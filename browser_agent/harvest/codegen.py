@@ -202,7 +202,16 @@ ITEM = "item"  # the loop variable of a step that runs once per item of a list p
 def _finder(target: str, value: Any, looped: Param | None) -> cst.BaseExpression:
     """``await find(STEP_n)``, by a name parameter (or the loop's item), or by position."""
     if isinstance(value, ByRoleName):
-        name = identifier(ITEM) if looped is value.param else identifier(value.param.name)
+        name: cst.BaseExpression = (
+            identifier(ITEM) if looped is value.param else identifier(value.param.name)
+        )
+        if value.before or value.after:  # the site's words around the value
+            name = parse_template_expression(
+                "{before} + {name} + {after}",
+                before=string(value.before),
+                name=name,
+                after=string(value.after),
+            )
         return parse_template_expression(
             "await find({target}, name={name})", target=identifier(target), name=name
         )

@@ -175,7 +175,15 @@ def _locator(step: PlannedStep, key: str, number: int) -> cst.BaseExpression:
     if isinstance(value, NthOfRole):
         raise _refuse(number, step, "it picks an element by its place among others")
     if isinstance(value, ByRoleName):
-        return _call("get_by_role", string(value.role), name=_arg(value.param), exact=True)
+        name: cst.BaseExpression = _arg(value.param)
+        if value.before or value.after:  # the site's words around the value
+            name = parse_template_expression(
+                "{before} + {name} + {after}",
+                before=string(value.before),
+                name=name,
+                after=string(value.after),
+            )
+        return _call("get_by_role", string(value.role), name=name, exact=True)
     selector = value if isinstance(value, str) else step.targets[key].selector
     if found := _ROLE.match(selector):
         name = string(json.loads(found.group(2)))

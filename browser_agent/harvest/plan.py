@@ -119,10 +119,13 @@ class Param:
 @dataclass
 class ByRoleName:
     """A selector whose accessible name is a parameter: ``role=link[name=<param>]``; for a
-    list or path parameter, the step runs once per item."""
+    list or path parameter, the step runs once per item. ``before`` and ``after`` are
+    the words the site writes around the value ("Milestone " of "Milestone Sprint 4")."""
 
     role: str
     param: Param
+    before: str = ""
+    after: str = ""
 
 
 @dataclass
@@ -610,9 +613,18 @@ class _Builder:
             said = None  # a fixed control the command names: its name stays literal
         kind = record.role or "element"
         position = self._position(mmid.group(1), record.role) if mmid and said is None else None
+        around = None
         if said is None and position is None and self._one_of_several(mmid, record):
-            return f"choosing the {kind} {record.name!r} was a choice among page content"
-        if said is None and position is None and record.role in NAVIGATION_ROLES:
+            around = self._named_around(record)
+            if around is None:
+                return f"choosing the {kind} {record.name!r} was a choice among page content"
+            param, before, after = around
+            step.arguments[key] = ByRoleName(record.role, param, before, after)
+            step.speculated = (
+                f"the {kind} {record.name!r} read as named by {param.name} with the site's "
+                f"words {(before + '…' + after).strip()!r} around it"
+            )
+        elif said is None and position is None and record.role in NAVIGATION_ROLES:
             step.speculated = f"the {kind} {record.name!r} read as a fixed control of the site"
         if said is not None and record.role not in FIELD_ROLES:
             plural = record.role in TICK_ROLES
@@ -813,6 +825,33 @@ class _Builder:
         )
         equals = [key for key, seen in lines if seen == self.observed[mmid]]
         return {"heading": heading[:120], "index": equals.index(mmid)}
+
+    def _named_around(self, record: ElementRecord) -> tuple[Param, str, str] | None:
+        """A link or button whose name is one of the command's values with a few words of
+        the site's around it ("Milestone Sprint 4" for the milestone "Sprint 4", typed
+        into a search or quoted): the parameter and the words before and after it. None
+        when no value is in the name, or the rest holds a number or more than three words
+        (one result among many, not the thing the command names)."""
+        quoted = [(v, None) for v in _quoted_values(self.log.command)]
+        known = [(p.example, p) for p in self.params if p.kind == "str"]
+        for value, param in [*known, *quoted]:
+            if not isinstance(value, str) or not value.strip():
+                continue
+            found = re.search(rf"(?<!\w){re.escape(value)}(?!\w)", record.name, re.I)
+            if found is None:  # whole words only: "Sa" is not in "San Marino"
+                continue
+            before, after = record.name[: found.start()], record.name[found.end() :]
+            rest = f"{before} {after}".split()
+            if not rest or len(rest) > 3 or re.search(r"\d", f"{before}{after}"):
+                continue
+            if param is None:
+                said = _said(value, self.log.command)
+                if said is None:
+                    continue
+                kind = record.role or "element"
+                param = self._param(snake(f"{kind} name"), f"Name of the {kind}", value, said=said)
+            return param, before, after
+        return None
 
     def _listed_beside(self, mmid: str, record: ElementRecord, param: Param) -> list[str]:
         """Other names of the element's role the page listed under the same heading (a

@@ -89,6 +89,8 @@ class ByRoleNameData(_Data):
     kind: Literal["by_role_name"]
     role: StrictStr
     param: Name
+    before: StrictStr = ""
+    after: StrictStr = ""
 
 
 class NthOfRoleData(_Data):
@@ -171,6 +173,9 @@ def plan_text(plan: SkillPlan) -> str:
             return {"kind": "start_url", "example": value.example}
         if isinstance(value, Param):
             return ref(value)
+        if isinstance(value, ByRoleName) and (value.before or value.after):
+            named = {"role": value.role, "param": ref(value.param)["param"]}
+            return {"kind": "by_role_name", **named, "before": value.before, "after": value.after}
         if isinstance(value, ByRoleName | NthOfRole):
             kind = "by_role_name" if isinstance(value, ByRoleName) else "nth_of_role"
             return {"kind": kind, "role": value.role, "param": ref(value.param)["param"]}
@@ -254,7 +259,7 @@ def read_plan(text: str) -> SkillPlan:
         if isinstance(value, StartUrlData):
             return Param(START_URL, "", value.example)
         if isinstance(value, ByRoleNameData):
-            return ByRoleName(value.role, param(value.param))
+            return ByRoleName(value.role, param(value.param), value.before, value.after)
         if isinstance(value, NthOfRoleData):
             return NthOfRole(value.role, param(value.param))
         if isinstance(value, CasedData):
