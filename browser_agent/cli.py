@@ -25,7 +25,7 @@ from browser_agent import ENV_PREFIX
 from browser_agent.browser.chromium import find_chromium
 from browser_agent.cli_group import OneLineErrors
 from browser_agent.cluster.cli import batch_command
-from browser_agent.completion import run_ids
+from browser_agent.completion import run_ids, skill_names
 from browser_agent.console.serve import serve_command
 from browser_agent.demo import FIRST_COMMAND, SECOND_COMMAND
 from browser_agent.errors import BrowserError, UserError, one_line
@@ -319,7 +319,9 @@ async def run_started_early(
 
 @app.command()
 def run(
-    command: Annotated[str, typer.Argument(help="What to do, in plain words.")],
+    command: Annotated[
+        str, typer.Argument(help="What to do, in plain words; - reads it from standard input.")
+    ],
     url: Annotated[str | None, typer.Option("--url", help="Page to start from.")] = None,
     max_steps: Annotated[int, typer.Option(min=1, help="Stop after this many tool calls.")] = 30,
     headed: Annotated[bool, typer.Option(help="Show the browser window.")] = False,
@@ -360,6 +362,7 @@ def run(
     from browser_agent.planner.people import console_channel
     from browser_agent.planner.signals import Interrupted, run_to_end
 
+    command = command_text(command, approve or review)
     if not command.strip():
         typer.secho("Error: the command is empty: say what the agent should do.", err=True)
         raise typer.Exit(2)
@@ -417,6 +420,20 @@ def run(
     else:
         print_summary(result)
     raise typer.Exit(0 if result.status == "succeeded" else 1)
+
+
+def command_text(command: str, asks: bool = False) -> str:
+    """The command as typed, or read from standard input when it is ``-`` (``echo "find
+    trail shoes" | browser-agent run -``); UserError when it is, and ``asks`` (``--approve``,
+    ``--review``) would need standard input for the answers too."""
+    if command != "-":
+        return command
+    if asks:
+        raise UserError(
+            "--approve and --review ask on standard input, and - reads the command from it: "
+            "give the command as an argument"
+        )
+    return sys.stdin.read().strip()
 
 
 def interrupted_json(settings: Settings, run_id: str, said: str) -> dict[str, object]:
@@ -510,18 +527,37 @@ def _compare(first: RunResult, second: RunResult) -> None:
 @app.command()
 def runs(
     limit: Annotated[int, typer.Option(help="How many recent runs to list.")] = 20,
+    status: Annotated[
+        str | None, typer.Option(help="Only runs with this status: succeeded, failed, ...")
+    ] = None,
+    site: Annotated[
+        str | None, typer.Option(help="Only runs that started or ended on this host.")
+    ] = None,
+    skill: Annotated[
+        str | None,
+        typer.Option(help="Only runs that used this skill.", autocompletion=skill_names),
+    ] = None,
+    since: Annotated[
+        str | None,
+        typer.Option(metavar="WHEN", help="Only runs started since: 2h, 3d, 2026-12-01."),
+    ] = None,
+    grep: Annotated[
+        str | None,
+        typer.Option("--grep", metavar="WORDS", help="Only runs whose command holds these words."),
+    ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the runs as JSON.")] = False,
 ) -> None:
-    """List recent runs with their outcome and cost."""
+    """List recent runs with their outcome and cost, filtered as the console's run list is."""
     from rich import box
     from rich.table import Column, Table
 
+    from browser_agent.run_lookup import RunFilter, filtered_runs
     from browser_agent.settings import load_settings
-    from browser_agent.store.run_rows import recent_runs
     from browser_agent.store.run_store import open_run_store  # SQL through the driver alone
 
+    wanted = RunFilter.given(status, site, skill, since, grep)
     settings = load_settings()
-    rows = recent_runs(open_run_store(settings), limit)
+    rows = filtered_runs(open_run_store(settings), limit, wanted)
     if as_json:
         print_json({"runs": [priced(run_fields(row), row, settings.prices) for row in rows]})
         return
@@ -545,7 +581,8 @@ def runs(
             shown_cost(cost_of_run(row, settings.prices)),
             escape(row.command[:60]),
         )
-    console().print(table if rows else "No runs yet: try browser-agent demo.")
+    empty = "No run matches." if wanted != RunFilter() else "No runs yet: try browser-agent demo."
+    console().print(table if rows else empty)
 
 
 @app.command()
