@@ -1,8 +1,11 @@
-"""The command group's error handling: every mistake or failure a command meets is said
-in one line on stderr, never as a traceback unless ``--debug`` asks for one."""
+"""The command group: every mistake or failure a command meets is said in one line on
+stderr, never as a traceback unless ``--debug`` asks for one; and every command's help reads
+as paragraphs that the terminal's width wraps, not as the lines its docstring was typed in."""
 
 from __future__ import annotations
 
+import inspect
+import re
 import sys
 from typing import Any
 
@@ -19,6 +22,27 @@ def fail(message: str, code: int = 2) -> typer.Exit:
     """Say ``message`` on stderr as one line and return the Exit to raise."""
     typer.secho(f"Error: {' '.join(message.split())}", fg="red", err=True)
     return typer.Exit(code)
+
+
+# A paragraph kept line by line: click's ``\b`` mark, an indented line (an example), a list.
+_KEPT = re.compile(r"^(?:\x08|\s|[-*] |\d+\. )", re.MULTILINE)
+
+
+def reflowed(text: str) -> str:
+    """``text`` with the line breaks inside each paragraph made spaces, so that the help is
+    wrapped at the terminal's width only; examples and lists keep their lines."""
+    paragraphs = inspect.cleandoc(text).split("\n\n")
+    return "\n\n".join(
+        part if _KEPT.search(part) else " ".join(part.split()) for part in paragraphs
+    )
+
+
+def reflow_help(command: Any) -> None:
+    """Reflow the help of ``command`` and of every command under it."""
+    if getattr(command, "help", None):
+        command.help = reflowed(command.help)
+    for sub in getattr(command, "commands", {}).values():
+        reflow_help(sub)
 
 
 class OneLineErrors(TyperGroup):
@@ -43,6 +67,7 @@ class OneLineErrors(TyperGroup):
     def main(self, *args: Any, standalone_mode: bool = True, **kwargs: Any) -> Any:
         """Usage errors in one line (``Error: ... (see 'browser-agent run -h')``) instead
         of click's usage block."""
+        reflow_help(self)
         if not standalone_mode:
             return super().main(*args, standalone_mode=False, **kwargs)
         try:
