@@ -9,6 +9,7 @@ import json
 import socket
 import sys
 from collections.abc import Iterator
+from dataclasses import replace
 from datetime import timedelta
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -148,7 +149,10 @@ async def test_twenty_checks_go_through_the_skill_say_a_change_once_and_stop_on_
     prices = [json.loads(check.extracted)["price"] for check in checks]
     assert prices == [89.0] * 7 + [85.0] * 12 + [79.0]
     changes = [(n, check.changed) for n, check in enumerate(checks, 1) if check.changed]
-    assert changes == [(8, "price 89 -> 85"), (20, "price 85 -> 79")]
+    assert changes == [
+        (8, "price 89 -> 85; the page: -$89.00 | +$85.00"),
+        (20, "price 85 -> 79; the page: -$85.00 | +$79.00"),
+    ]
     assert [n for n, check in enumerate(checks, 1) if check.held] == [20]
     assert all(c.final_url == f"{slow_shop.url}/product/trail-blazer-2" for c in checks)
 
@@ -244,7 +248,7 @@ async def test_a_watch_whose_site_is_down_fails_alone_and_its_failure_reaches_th
     finally:
         slow_shop.prices.clear()
     outcome = {checked.watch.name: checked for checked in again}
-    assert outcome[shop.name].check.changed == "price 89 -> 99"
+    assert outcome[shop.name].check.changed == "price 89 -> 99; the page: -$89.00 | +$99.00"
     assert [e["event"] for e in posted] == ["changed", "condition"]
     assert posted[0]["watch"] == shop.name and posted[0]["values"] == {"price": 99.0}
     assert outcome[gone.name].check.status == "failed" and outcome[gone.name].events == []
@@ -308,9 +312,10 @@ def test_a_due_watch_is_claimed_by_one_runner_only(settings: Settings) -> None:
     store = Store.of(open_store(settings))
     watch, _ = new_watch(store, settings, "open Trail Blazer 2", "15m", None, None, None)
     at = now_utc()
-    assert claim(store, watch, at)
-    assert not claim(store, watch, at)  # the row as the second runner read it
-    assert find_watch(store, watch.name).next_at == at + PERIOD
+    second = replace(watch)  # the row as the second runner read it
+    assert claim(store, watch, at + PERIOD)
+    assert not claim(store, second, at + PERIOD)
+    assert find_watch(store, watch.name).next_at == watch.next_at == at + PERIOD
 
 
 def test_a_watch_followed_in_the_terminal_ends_when_its_condition_holds(

@@ -171,6 +171,7 @@ class WatchRow:
     until: str | None = None  # the condition, in the words the person wrote
     notify: str | None = None  # a command or an http(s) URL told of each event
     keep_going: bool = False  # True: the condition notifies, and the watch goes on
+    schedule: str | None = None  # a cron expression (local time) instead of every_s
     status: str = field(default="active", metadata=INDEX)  # active, paused, done
     checks: int = 0
     last_at: datetime | None = None
@@ -210,6 +211,7 @@ class WatchCheckRow:
     held: bool = False  # the watch's condition held on this check
     notified: str | None = None  # how telling the notify hook went
     error: str | None = None
+    page: str = field(default="", metadata={**TEXT, "server_default": ""})  # its text, cut
 
     @classmethod
     def read(cls, row: dict[str, Any]) -> WatchCheckRow:
@@ -222,6 +224,7 @@ class WatchCheckRow:
         """The row as JSON values, its values as an object."""
         made = _as_json(self)
         made["extracted"] = json.loads(self.extracted or "{}")
+        del made["page"]  # the page's whole text: what changed in it is in ``changed``
         return made
 
 

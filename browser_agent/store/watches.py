@@ -4,7 +4,7 @@ two runners never check one watch at once), and keeping each check."""
 from __future__ import annotations
 
 from dataclasses import asdict
-from datetime import datetime, timedelta
+from datetime import datetime
 
 from browser_agent.errors import UserError
 from browser_agent.store.connection import Store
@@ -100,17 +100,19 @@ def due_watches(store: Store, now: datetime) -> list[WatchRow]:
     return [WatchRow.read(row) for row in rows]
 
 
-def claim(store: Store, watch: WatchRow, now: datetime) -> bool:
-    """Move the watch's next check to ``now`` plus its period, if no other runner did so
-    first; True when this runner has it."""
+def claim(store: Store, watch: WatchRow, next_at: datetime) -> bool:
+    """Move the watch's next check to ``next_at``, if no other runner did so first; True
+    when this runner has it (and ``watch`` says the new time)."""
     result = store.execute(
         "UPDATE watch SET next_at = :next_at "
         "WHERE id = :id AND next_at = :was AND status = :active",
         id=watch.id,
         was=watch.next_at,
-        next_at=now + timedelta(seconds=watch.every_s),
+        next_at=next_at,
         active=ACTIVE,
     )
+    if result.rowcount == 1:
+        watch.next_at = next_at
     return result.rowcount == 1
 
 

@@ -45,8 +45,9 @@ class WatchGroup(TyperGroup):
 
 app = typer.Typer(
     cls=WatchGroup,
-    help='Check a command on a schedule: watch "COMMAND" --every 15m [--until CONDITION] '
-    "[--notify CMD|URL]; list, pause, resume, remove, run-due, history, --install.",
+    help='Check a command on a schedule: watch "COMMAND" --every 15m|--at 09:00|--cron EXPR '
+    "[--until CONDITION] [--notify CMD|URL]; list, pause, resume, remove, run-due, history, "
+    "--install.",
     no_args_is_help=True,
 )
 
@@ -67,7 +68,18 @@ def _settings() -> Settings:
 @app.command("add")
 def add_command(
     command: Annotated[str, typer.Argument(help="What to check, in plain words.")],
-    every: Annotated[str, typer.Option("--every", help="How often: 30s, 15m, 1h, 2d.")] = "1h",
+    every: Annotated[
+        str | None, typer.Option("--every", help="How often: 30s, 15m, 1h (the default), 2d.")
+    ] = None,
+    at: Annotated[
+        str | None, typer.Option("--at", metavar="HH:MM", help="Every day at this local time.")
+    ] = None,
+    cron: Annotated[
+        str | None,
+        typer.Option(
+            "--cron", metavar="EXPR", help='A cron expression, local time: "0 9 * * 1-5".'
+        ),
+    ] = None,
     url: Annotated[str | None, typer.Option("--url", help="Page each check starts from.")] = None,
     until: Annotated[
         str | None,
@@ -106,16 +118,21 @@ def add_command(
 
     Ctrl-C stops checking here and leaves the watch stored for watch run-due."""
     from browser_agent.watch.adding import new_watch
+    from browser_agent.watch.runner import now_utc
+    from browser_agent.watch.schedule import said_next
 
     settings = _settings()
     store = _store(settings)
-    watch, given = new_watch(store, settings, command, every, url, until, notify, name, keep_going)
+    watch, given = new_watch(
+        store, settings, command, every, url, until, notify, name, keep_going, at, cron
+    )
     if as_json and detach:
         print_json({"watch": watch.as_json()})
         return
     if not as_json:
         console().print(
-            f"Watch [bold]{escape(watch.name)}[/] (id {watch.id}) added: {_every(watch)}"
+            f"Watch [bold]{escape(watch.name)}[/] (id {watch.id}) added: {_every(watch)}; "
+            f"{said_next(watch, now_utc())}"
         )
         for secret in given:
             console().print(
@@ -128,10 +145,10 @@ def add_command(
 
 
 def _every(watch: WatchRow) -> str:
-    from browser_agent.watch.durations import said_duration
+    from browser_agent.watch.schedule import said_schedule
 
     until = f", until {watch.until}" if watch.until else ""
-    return f"every {said_duration(watch.every_s)}{until}"
+    return f"{said_schedule(watch)}{until}"
 
 
 def _follow(settings: Settings, watch: WatchRow, model: str | None, as_json: bool) -> None:
@@ -167,16 +184,20 @@ def _print_checked(checked: Checked) -> None:
 
 @app.command("list")
 def list_command(as_json: Annotated[bool, typer.Option("--json", help=JSON_HELP)] = False) -> None:
-    """List the watches: period, condition, state, checks and the last outcome."""
+    """List the watches: schedule, when the next check is due, state, checks, the last
+    outcome, command and condition."""
     from rich import box
     from rich.table import Column, Table
 
     from browser_agent.store.watches import all_watches
-    from browser_agent.watch.durations import said_duration
+    from browser_agent.watch.runner import now_utc
+    from browser_agent.watch.schedule import said_next, said_schedule
 
     watches = all_watches(_store(_settings()))
+    now = now_utc()
     if as_json:
-        print_json({"watches": [watch.as_json() for watch in watches]})
+        shown = [{**w.as_json(), "next_check": said_next(w, now)} for w in watches]
+        print_json({"watches": shown})
         return
     if not watches:
         console().print('No watches yet: browser-agent watch "COMMAND" --every 15m')
@@ -184,10 +205,9 @@ def list_command(as_json: Annotated[bool, typer.Option("--json", help=JSON_HELP)
     table = Table(
         Column("id", no_wrap=True, justify="right"),
         Column("name", no_wrap=True),
-        Column("every", no_wrap=True),
+        Column("when", overflow="fold", min_width=9),
+        Column("next", no_wrap=True),
         Column("state", no_wrap=True),
-        Column("checks", no_wrap=True, justify="right"),
-        Column("last", no_wrap=True),
         Column("command, until", overflow="fold", min_width=14),
         box=box.SIMPLE_HEAD,
     )
@@ -195,10 +215,9 @@ def list_command(as_json: Annotated[bool, typer.Option("--json", help=JSON_HELP)
         table.add_row(
             str(watch.id),
             escape(watch.name),
-            said_duration(watch.every_s),
-            watch.status,
-            str(watch.checks),
-            watch.last_status or "-",
+            said_schedule(watch),
+            said_next(watch, now).rpartition(", ")[2].replace("no next check", "-"),
+            f"{watch.status}\n[dim]{watch.checks}, {watch.last_status or '-'}[/]",
             escape(watch.command[:60])
             + (f"\n[dim]until {escape(watch.until)}[/]" if watch.until else ""),
         )
@@ -208,18 +227,39 @@ def list_command(as_json: Annotated[bool, typer.Option("--json", help=JSON_HELP)
 def _set(name: str, status: str, as_json: bool) -> None:
     from browser_agent.store.watches import ACTIVE, find_watch, set_status
     from browser_agent.watch.runner import now_utc
+    from browser_agent.watch.schedule import next_due, said_next
 
     store = _store(_settings())
     watch = find_watch(store, name)
-    set_status(store, watch, status, now_utc() if status == ACTIVE else None)
-    watch.status = status
+    now = now_utc()
+    due = (next_due(watch, now) if watch.schedule else now) if status == ACTIVE else None
+    set_status(store, watch, status, due)
+    watch.status, watch.next_at = status, due or watch.next_at
     if as_json:
         print_json({"watch": watch.as_json()})
     else:
-        console().print(f"Watch {escape(watch.name)} (id {watch.id}): {status}")
+        console().print(
+            f"Watch {escape(watch.name)} (id {watch.id}): {status}; {said_next(watch, now)}"
+        )
 
 
-WatchArgument = Annotated[str, typer.Argument(help="The watch's name or id (see watch list).")]
+def watch_names(incomplete: str) -> list[str]:
+    """Tab completion: the names of the watches that begin with what is typed; none when the
+    store cannot be read."""
+    from browser_agent.errors import BrowserAgentError
+    from browser_agent.store.watches import all_watches
+
+    try:
+        watches = all_watches(_store(_settings()))
+    except (BrowserAgentError, OSError, ValueError):
+        return []
+    return [watch.name for watch in watches if watch.name.startswith(incomplete)]
+
+
+WatchArgument = Annotated[
+    str,
+    typer.Argument(help="The watch's name or id (see watch list).", autocompletion=watch_names),
+]
 
 
 @app.command("pause")

@@ -1,6 +1,7 @@
 """Checking watches: each check is a run of the watch's command (routed to its skill when
 one matches, so a check makes no model call), then the values of its final page, what
-changed since the check before, the condition, and the notify hook.
+changed since the check before (its values, and its text as a short diff), the condition,
+and the notify hook.
 
 One watch's failure (its site down, a skill broken, an exception) is kept as that watch's
 check and told to its hook; the other watches are checked as usual."""
@@ -20,7 +21,9 @@ from browser_agent.store.rows import WatchCheckRow, WatchRow
 from browser_agent.store.watches import ACTIVE, add_check, checks_of, claim, due_watches
 from browser_agent.watch.conditions import Condition, parse_condition
 from browser_agent.watch.notify import notify
+from browser_agent.watch.page_diff import KEPT, said_diff
 from browser_agent.watch.page_values import MAX_TEXT, read_values
+from browser_agent.watch.schedule import next_due, said_next
 
 if TYPE_CHECKING:
     from playwright.async_api import Browser, Page
@@ -65,6 +68,8 @@ class Checked:
             parts.append(f"notify {check.notified}")
         if self.ended:
             parts.append("watch done")
+        else:
+            parts.append(said_next(self.watch, now_utc()))
         return "; ".join(parts)
 
 
@@ -93,7 +98,7 @@ async def run_due(
     done: list[Checked] = []
     async with _browser(settings, browser) as active:
         for watch in due:
-            if not claim(store, watch, moment):
+            if not claim(store, watch, next_due(watch, moment)):
                 continue  # another runner has it
             checked = await check_watch(watch, settings, engine, active, llm, moment)
             done.append(checked)
@@ -143,6 +148,7 @@ async def check_watch(
     text = page[0] if page else ""
     values = read_values(text, condition.names() if condition else []) if text else {}
     check.extracted = json.dumps(values)
+    check.page = text[:KEPT]
     changes = _changes(previous, check, values)
     check.changed = "; ".join(_said_change(k, a, b) for k, (a, b) in changes.items()) or None
     check.held = bool(
@@ -205,6 +211,9 @@ def _changes(
         found["status"] = (previous.status, check.status)
     if previous.final_url != check.final_url and check.status not in FAILED:
         found["final page"] = (previous.final_url, check.final_url)
+    diff = said_diff(previous.page, check.page) if previous.page and check.page else ""
+    if diff and check.status not in FAILED:
+        found["page"] = ("", diff)
     no_model = previous.llm_calls == 0 and check.llm_calls == 0
     if no_model and previous.answer != check.answer and check.status not in FAILED:
         found["answer"] = (previous.answer, check.answer)
@@ -214,6 +223,8 @@ def _changes(
 def _said_change(name: str, before: object, after: object) -> str:
     if name == "answer":
         return "the answer changed"
+    if name == "page":
+        return f"the page: {after}"
     return f"{name} {_shown(before)} -> {_shown(after)}"
 
 
@@ -298,5 +309,5 @@ async def follow(
             if ahead > 0:
                 await wait(ahead)
                 continue
-            if claim(store, current, now_utc()):
+            if claim(store, current, next_due(current, now_utc())):
                 on_check(await check_watch(current, settings, engine, browser, llm, now_utc()))
