@@ -586,3 +586,21 @@ def test_a_result_named_by_the_value_with_the_sites_words_around_it_is_one_param
         click("c4", 20, '<a href="/wiki/Notes">Sprint 4 notes, 2 comments</a>', "/wiki/Notes"),
     )
     assert "was a choice among page content" in other.ended_because
+
+
+def test_values_the_site_lists_beside_a_named_link_lead_to_addresses_of_its_shape() -> None:
+    """A table's other column headers are values the site offers for the column a sort
+    names; the export links beside them lead elsewhere and are not."""
+    plan = plan_of(
+        "sort the sightings by count",
+        dom(
+            "c1",
+            "/field/sightings",
+            '[3] link "json" href=/field/sightings.json',
+            '[4] link "species" href=?_sort=species',
+            '[5] link "count" href=?_sort=count',
+            '[6] link "place" href=?_sort=place',
+        ),
+        click("c2", 5, '<a href="?_sort=count">count</a>', "/field/sightings?_sort=count"),
+    )
+    assert plan.listed == {"link_name": ["species", "place"]}

@@ -307,6 +307,7 @@ class _Builder:
     quoted_only: bool = False  # only quoted values of the command become address parameters
     listed: dict[str, list[str]] = field(default_factory=dict)  # see SkillPlan.listed
     named: frozenset[str] = frozenset()  # see plan_skill
+    hrefs: dict[str, str] = field(default_factory=dict)  # mmid -> address, last observed
 
     def build(self) -> SkillPlan:
         left_out: list[str] = []
@@ -457,6 +458,7 @@ class _Builder:
         if call.name in OBSERVE:
             if call.name == "get_dom":
                 self.observed = observed_elements(call.response)
+                self.hrefs = dict(_HREF.findall(call.response))
                 self.disabled = disabled_elements(call.response)
                 self.toggles = toggle_elements(call.response)
                 self.page_texts |= {_plain(name) for _role, name in self.observed.values()}
@@ -609,12 +611,15 @@ class _Builder:
             if record.selector.startswith("role="):
                 record.selector = text_selector(record.tag, record.name)
         said = self._said_name(record)
-        if said is not None and said.group(0) in self.named:
+        named = said is not None and said.group(0) in self.named
+        if named:
             said = None  # a fixed control the command names: its name stays literal
         kind = record.role or "element"
-        position = self._position(mmid.group(1), record.role) if mmid and said is None else None
-        around = None
-        if said is None and position is None and self._one_of_several(mmid, record):
+        counted = mmid and said is None and not named
+        position = self._position(mmid.group(1), record.role) if counted else None
+        if named:
+            pass  # replays showed the command names this very control
+        elif said is None and position is None and self._one_of_several(mmid, record):
             around = self._named_around(record)
             if around is None:
                 return f"choosing the {kind} {record.name!r} was a choice among page content"
@@ -855,9 +860,11 @@ class _Builder:
 
     def _listed_beside(self, mmid: str, record: ElementRecord, param: Param) -> list[str]:
         """Other names of the element's role the page listed under the same heading (a
-        page's other pages, a list's other items), each shown once, of the kind of the
-        example (a number for a number) and holding no other value of the command: values
-        the site itself offers for ``param``, at most three."""
+        page's other pages, a list's other items, a table's other columns), each shown
+        once, leading to an address of the same shape (the same path and query keys, the
+        values aside), of the kind of the example (a number for a number) and holding no
+        other value of the command: values the site itself offers for ``param``, at most
+        three."""
         lines = list(self.observed.values())
         index = list(self.observed).index(mmid)
         start = next((i + 1 for i in range(index - 1, -1, -1) if _heading(lines[i][0])), 0)
@@ -865,10 +872,13 @@ class _Builder:
         counts = Counter(name for role, name in lines if role == record.role)
         others = [p for p in self.params if p is not param]
         numeric = record.name.strip().isdigit()
+        keys = list(self.observed)
+        shape = _address_shape(self.hrefs.get(mmid, ""))
         return [
             name
-            for role, name in lines[start:end]
+            for key, (role, name) in zip(keys[start:end], lines[start:end], strict=True)
             if role == record.role
+            and _address_shape(self.hrefs.get(key, "")) == shape
             and name.strip()
             and name != record.name
             and counts[name] == 1
@@ -1167,6 +1177,19 @@ _CLOSES = frozenset(" \t\n\"')\u201d\u2019>,;:.!?")
 
 def _plain(text: str) -> str:
     return " ".join(text.split()).casefold()
+
+
+_HREF = re.compile(r"^\[(\d+)\][^\n]*?\shref=(\S+)", re.MULTILINE)
+
+
+def _address_shape(href: str) -> tuple[str, ...]:
+    """An address with its values set aside: the path's folder and the query's keys
+    ("/wiki/Gamma" and "/wiki/Delta" are of one shape, "?_sort=a" and "?_sort=b" too)."""
+    if not href:
+        return ()
+    parts = urlsplit(href.strip("\"'"))
+    folder = parts.path.rsplit("/", 1)[0] if parts.path.count("/") > 1 else ""
+    return (folder, *sorted(key for key, _value in parse_qsl(parts.query, True)))
 
 
 def _heading(role: str) -> bool:
