@@ -24,7 +24,7 @@ from browser_agent.harvest.codegen import generate_module
 from browser_agent.harvest.export import script_for
 from browser_agent.harvest.harvester import harvest
 from browser_agent.harvest.logs import parse_messages
-from browser_agent.harvest.plan import BuiltUrl, ByRoleName, plan_skill
+from browser_agent.harvest.plan import BuiltUrl, ByRoleName, NotHarvestable, plan_skill
 from browser_agent.harvest.plan_data import plan_text, read_plan
 from browser_agent.llm.types import FunctionClient, LLMReply
 from browser_agent.planner.agent import run_command
@@ -604,3 +604,23 @@ def test_values_the_site_lists_beside_a_named_link_lead_to_addresses_of_its_shap
         click("c2", 5, '<a href="?_sort=count">count</a>', "/field/sightings?_sort=count"),
     )
     assert plan.listed == {"link_name": ["species", "place"]}
+
+
+def test_a_typed_value_that_contradicts_the_command_is_refused_by_name() -> None:
+    """The run typed grace@example.com (corrected in the console) where the command says
+    ada@example.com: no skill whose template says one address and whose code types the
+    other; the step is refused, naming both."""
+    command = "type ada@example.com into the Get deals by email field and click Subscribe"
+    with pytest.raises(NotHarvestable, match="not the command's 'ada@example.com'"):
+        plan_of(
+            command,
+            dom("c1", "/", '[43] textbox "Get deals by email" id=newsletter-email'),
+            typed("c2", 43, "grace@example.com", '<input id="newsletter-email">'),
+            click("c3", 44, '<button id="newsletter-submit">Subscribe</button>'),
+        )
+    plan = plan_of(
+        command,
+        dom("c1", "/", '[43] textbox "Get deals by email" id=newsletter-email'),
+        typed("c2", 43, "ada@example.com", '<input id="newsletter-email">'),
+    )
+    assert plan.template.startswith("type {")

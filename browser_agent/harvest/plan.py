@@ -490,6 +490,11 @@ class _Builder:
         typed = arguments.get("text")
         if isinstance(typed, str) and typed != MASK and self._read_off_page(typed):
             return f"the text {typed!r} it typed was read off the page, not said in the command"
+        if isinstance(typed, str) and (said := _contradicted(typed, self.log.command)):
+            return (
+                f"the text {typed!r} it typed is not the command's {said!r} (a value corrected "
+                "during the run): teach it again with a command that says what was typed"
+            )
         step = PlannedStep(name, {})
         for key, value in arguments.items():
             if key in SELECTOR_ARGS:
@@ -1190,6 +1195,29 @@ def _address_shape(href: str) -> tuple[str, ...]:
     parts = urlsplit(href.strip("\"'"))
     folder = parts.path.rsplit("/", 1)[0] if parts.path.count("/") > 1 else ""
     return (folder, *sorted(key for key, _value in parse_qsl(parts.query, True)))
+
+
+# Values of a shape a command says exactly: an email address, a web address, a number of
+# three digits or more (a phone, an order number).
+_EXACT_SHAPES = {
+    "email": re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+"),
+    "url": re.compile(r"https?://\S+"),
+    "number": re.compile(r"\+?\d[\d\s-]{2,}\d"),
+}
+
+
+def _contradicted(typed: str, command: str) -> str | None:
+    """The command's value that typed text of the same exact shape stands in place of
+    (grace@example.com typed where the command says ada@example.com: corrected during
+    the run); None when the command says the typed text or no value of its shape."""
+    text = typed.strip()
+    if not text or _said(text, command) is not None:
+        return None
+    for pattern in _EXACT_SHAPES.values():
+        if pattern.fullmatch(text):
+            said = [v for v in pattern.findall(command) if v.strip(".,") != text]
+            return said[0].strip(".,") if said else None
+    return None
 
 
 def _heading(role: str) -> bool:
