@@ -68,7 +68,35 @@ async def _gone(page: Page, named: Iterable[tuple[str, str]]) -> str | None:
         return f"the final page {page.url} is an error page (HTTP {status})."
     for url, selector in named:
         if urlsplit(url).path != urlsplit(page.url).path:
-            return f"the final page {page.url} is not {url}, where what it removes was shown."
+            listed = await _listed_again(page, url, selector)
+            if listed is None:
+                return f"the final page {page.url} is not {url}, where what it removes was shown."
+            if listed:
+                return f"{url}, read again, still shows what it was to remove ({selector})."
+            continue
         if await (await frame_for(page, selector)).locator(selector).count():
             return f"the final page {page.url} still shows what it was to remove ({selector})."
     return None
+
+
+async def _listed_again(page: Page, url: str, selector: str) -> bool | None:
+    """Whether the page where the removed thing was shown (a list, a search's results)
+    still shows it when read again, in a tab of its own that is closed after; None when
+    it cannot be read (an error, an address that is not a page)."""
+    if urlsplit(url).scheme not in ("http", "https"):
+        return None
+    active = session()
+    notes = len(active.notes)
+    other = await page.context.new_page()
+    active.page = page  # the session followed the new tab: the run stays where it was
+    del active.notes[notes:]
+    try:
+        response = await other.goto(url, wait_until="load")
+        if response is None or response.status >= 400:
+            return None
+        return await other.locator(selector).count() > 0
+    except PlaywrightError:
+        return None
+    finally:
+        with suppress(PlaywrightError):
+            await other.close()
