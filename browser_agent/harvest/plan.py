@@ -864,24 +864,33 @@ class _Builder:
         return None
 
     def _listed_beside(self, mmid: str, record: ElementRecord, param: Param) -> list[str]:
-        """Other names of the element's role the page listed under the same heading (a
-        page's other pages, a list's other items, a table's other columns), each shown
+        """Other names of the element's role the page listed beside it, with nothing but
+        text between them and no heading (a page's other pages, a list's other items, a
+        table's other columns), each shown
         once, leading to an address of the same shape (the same path and query keys, the
         values aside), of the kind of the example (a number for a number) and holding no
-        other value of the command: values the site itself offers for ``param``, at most
-        three."""
+        other value of the command: values the site itself offers for ``param``, the three
+        nearest it."""
         lines = list(self.observed.values())
         index = list(self.observed).index(mmid)
-        start = next((i + 1 for i in range(index - 1, -1, -1) if _heading(lines[i][0])), 0)
-        end = next((i for i in range(index + 1, len(lines)) if _heading(lines[i][0])), None)
+
+        def apart(i: int) -> bool:  # a heading or another kind of control ends the list
+            role = lines[i][0]
+            return _heading(role) or role not in (record.role, "text", "")
+
+        start = next((i + 1 for i in range(index - 1, -1, -1) if apart(i)), 0)
+        end = next((i for i in range(index + 1, len(lines)) if apart(i)), None)
         counts = Counter(name for role, name in lines if role == record.role)
         others = [p for p in self.params if p is not param]
         numeric = record.name.strip().isdigit()
         keys = list(self.observed)
         shape = _address_shape(self.hrefs.get(mmid, ""))
+        near = sorted(
+            range(start, len(lines) if end is None else end), key=lambda i: abs(i - index)
+        )
         return [
             name
-            for key, (role, name) in zip(keys[start:end], lines[start:end], strict=True)
+            for key, (role, name) in ((keys[i], lines[i]) for i in near)
             if role == record.role
             and _address_shape(self.hrefs.get(key, "")) == shape
             and name.strip()
