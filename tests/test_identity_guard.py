@@ -161,3 +161,11 @@ def test_two_roads_to_one_results_page_are_one_end() -> None:
     assert not same_end(SWAPPED_END, RECORDED_END, example, example)
     assert not same_end("/wiki/road+shoes", "/search?q=trail+shoes", example, used)
     assert not same_end("/search?q=trail+shoes", "/search?q=trail+shoes", example, used)
+
+
+def test_a_title_an_address_writes_with_underscores_is_the_same_end() -> None:
+    """A wiki writes "Safety Notes" as /index.php/Safety_Notes: another page of the list,
+    "Harbor Office", ends at /index.php/Harbor_Office, the same end for its value."""
+    example, used = {"link_name": "Safety Notes"}, {"link_name": "Harbor Office"}
+    assert same_end("/index.php/Harbor_Office", "/index.php/Safety_Notes", example, used)
+    assert not same_end("/index.php/Main_Page", "/index.php/Safety_Notes", example, used)

@@ -432,9 +432,11 @@ def same_end(
 
 
 def _url_forms(value: str) -> list[str]:
-    """How an address may hold ``value``: as it is, or as a slug."""
+    """How an address may hold ``value``: as it is, its spaces as + or _ (a wiki's title),
+    or as a slug."""
     slug = "-".join(re.sub(r"[\W_]+", " ", value.casefold()).split())
-    return sorted({value, value.replace(" ", "+"), slug}, key=len, reverse=True)
+    forms = {value, value.replace(" ", "+"), value.replace(" ", "_"), slug}
+    return sorted(forms, key=len, reverse=True)
 
 
 async def _screenshot(page, directory: Path | None, skill: Skill | SkillRow) -> str | None:  # type: ignore[no-untyped-def]
