@@ -624,3 +624,19 @@ def test_a_typed_value_that_contradicts_the_command_is_refused_by_name() -> None
         typed("c2", 43, "ada@example.com", '<input id="newsletter-email">'),
     )
     assert plan.template.startswith("type {")
+
+
+def test_a_skill_starts_from_the_address_asked_not_where_the_site_moved_it() -> None:
+    """The front page asked for moves on to /index.php/Main_Page: the skill starts from the
+    address a command is given, so a command given the front page is routed to it."""
+    moved = tool_round(
+        "c0", "open_url", {"url": SITE + "/"}, f"Page loaded: {SITE}/index.php/Main_Page."
+    )
+    log = shop_log(
+        'open the wiki page "Gamma"',
+        moved,
+        dom("c1", "/index.php/Main_Page", '[5] link "Gamma"'),
+        click("c2", 5, '<a href="/index.php/Gamma">Gamma</a>', "/index.php/Gamma"),
+    )
+    plan = plan_skill(parse_messages(log, "log.json"))
+    assert plan.start_url == SITE + "/"

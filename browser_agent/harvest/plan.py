@@ -540,11 +540,14 @@ class _Builder:
         if refused := refused_url(loaded, not self.steps, self.log.command):
             return refused
         if not self.steps:  # the site's address, or a page of it the command names
+            # the address asked for, when the site only moved it on within itself (its
+            # front page to /index.php/Main_Page): the one a command is given to start from
+            asked = url if urlsplit(url).netloc == urlsplit(loaded).netloc else loaded
             self.quoted_only = True  # the page a run starts on is named by a quoted value
-            built = self._url(loaded)
+            built = self._url(asked)
             self.quoted_only = False
-            self.start_url = loaded
-            start = built if isinstance(built, BuiltUrl) else Param("start_url", "", loaded)
+            self.start_url = asked
+            start = built if isinstance(built, BuiltUrl) else Param("start_url", "", asked)
             self.steps.append(PlannedStep("open_url", {"url": start}))
         else:
             url = self._url(loaded)
