@@ -196,8 +196,8 @@ def demo_site(
     from browser_agent.demo_site import start_demo_site
 
     site = start_demo_site(port=port, variant=variant, latency_ms=latency_ms)
-    typer.echo(f"Demo shop ({site.variant}) at {site.url} - press Ctrl-C to stop.")
-    try:
+    try:  # printed inside: a Ctrl-C right after the address is read still stops cleanly
+        typer.echo(f"Demo shop ({site.variant}) at {site.url} - press Ctrl-C to stop.")
         while True:
             time.sleep(3600)
     except KeyboardInterrupt:

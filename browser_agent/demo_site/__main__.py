@@ -27,8 +27,8 @@ def main(argv: list[str] | None = None) -> None:
     )
     args = parser.parse_args(argv)
     with start_demo_site(args.port, args.variant, args.latency_ms) as site:
-        print(f"Demo shop ({site.variant}) at {site.url} - press Ctrl-C to stop", flush=True)
-        try:
+        try:  # printed inside: a Ctrl-C right after the address is read still stops cleanly
+            print(f"Demo shop ({site.variant}) at {site.url} - press Ctrl-C to stop", flush=True)
             threading.Event().wait()
         except KeyboardInterrupt:
             print("Stopped.", flush=True)
