@@ -202,16 +202,8 @@ ITEM = "item"  # the loop variable of a step that runs once per item of a list p
 def _finder(target: str, value: Any, looped: Param | None) -> cst.BaseExpression:
     """``await find(STEP_n)``, by a name parameter (or the loop's item), or by position."""
     if isinstance(value, ByRoleName):
-        name: cst.BaseExpression = (
-            identifier(ITEM) if looped is value.param else identifier(value.param.name)
-        )
-        if value.before or value.after:  # the site's words around the value
-            name = parse_template_expression(
-                "{before} + {name} + {after}",
-                before=string(value.before),
-                name=name,
-                after=string(value.after),
-            )
+        given = identifier(ITEM) if looped is value.param else identifier(value.param.name)
+        name = named_with_words(value, given)
         return parse_template_expression(
             "await find({target}, name={name})", target=identifier(target), name=name
         )
@@ -222,6 +214,19 @@ def _finder(target: str, value: Any, looped: Param | None) -> cst.BaseExpression
             position=identifier(value.param.name),
         )
     return parse_template_expression("await find({target})", target=identifier(target))
+
+
+def named_with_words(value: ByRoleName, name: cst.BaseExpression) -> cst.BaseExpression:
+    """The element's name as code: the value, with the site's words around it when the
+    plan kept some (``'Milestone ' + name + ''``)."""
+    if not (value.before or value.after):
+        return name
+    return parse_template_expression(
+        "{before} + {name} + {after}",
+        before=string(value.before),
+        name=name,
+        after=string(value.after),
+    )
 
 
 def _looped(planned: PlannedStep) -> Param | None:

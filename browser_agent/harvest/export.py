@@ -20,7 +20,13 @@ import libcst.matchers as m
 from libcst.helpers import parse_template_expression, parse_template_statement
 
 from browser_agent.errors import UserError
-from browser_agent.harvest.codegen import docstring, identifier, keyword_arg, string
+from browser_agent.harvest.codegen import (
+    docstring,
+    identifier,
+    keyword_arg,
+    named_with_words,
+    string,
+)
 from browser_agent.harvest.plan import (
     BuiltUrl,
     ByRoleName,
@@ -175,14 +181,7 @@ def _locator(step: PlannedStep, key: str, number: int) -> cst.BaseExpression:
     if isinstance(value, NthOfRole):
         raise _refuse(number, step, "it picks an element by its place among others")
     if isinstance(value, ByRoleName):
-        name: cst.BaseExpression = _arg(value.param)
-        if value.before or value.after:  # the site's words around the value
-            name = parse_template_expression(
-                "{before} + {name} + {after}",
-                before=string(value.before),
-                name=name,
-                after=string(value.after),
-            )
+        name = named_with_words(value, _arg(value.param))
         return _call("get_by_role", string(value.role), name=name, exact=True)
     selector = value if isinstance(value, str) else step.targets[key].selector
     if found := _ROLE.match(selector):
