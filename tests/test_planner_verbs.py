@@ -306,3 +306,16 @@ async def test_an_issue_named_by_its_number_is_assigned_and_edited(
     )
     assert result.status == "succeeded", result.answer
     assert tracker.issues[1].description == "The form does not answer. Also on Firefox."
+
+
+def test_a_thing_is_reached_when_the_pages_title_begins_with_its_name() -> None:
+    """A site's search that jumps to ticket #7 lands on its own page, titled by it; a page
+    of results for it, or another ticket, is not that page."""
+    from browser_agent.llm.offline.resolve import _numbered, _titled
+
+    assert _titled("#7 (Glacier report fails) – Field Office", "#7")
+    assert _titled("Gamma – Wiki", "Gamma")
+    assert not _titled("Search results for #7 – Field Office", "#7")
+    assert not _titled("#17 (Other) – Field Office", "#7")
+    assert _numbered("#7", "#7") and _numbered("7", "#7")
+    assert not _numbered("Trac 1.7", "#7") and not _numbered("#17", "#7")
