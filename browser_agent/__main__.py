@@ -1,5 +1,5 @@
 """``python -m browser_agent``: the same command line as ``browser-agent``."""
 
-from browser_agent.cli import entry
+from browser_agent.cli.app import entry
 
 entry()

@@ -45,7 +45,7 @@ from sqlalchemy import Engine, insert  # noqa: E402
 from sqlmodel import Session, select  # noqa: E402
 from typer.testing import CliRunner  # noqa: E402
 
-from browser_agent.cli import app  # noqa: E402
+from browser_agent.cli.app import app  # noqa: E402
 from browser_agent.planner.router import route  # noqa: E402
 from browser_agent.settings import Settings, load_settings  # noqa: E402
 from browser_agent.store.db import open_store  # noqa: E402

@@ -34,7 +34,7 @@ def command_paths() -> Iterator[list[str]]:
     """Every command and subcommand of the command line, as its words after ``browser-agent``."""
     from typer.main import get_command
 
-    from browser_agent.cli import app
+    from browser_agent.cli.app import app
 
     def walk(command: object, path: list[str]) -> Iterator[list[str]]:
         yield path
@@ -49,7 +49,7 @@ def command_help(path: list[str]) -> str:
     import typer.rich_utils as rich_help
     from typer.testing import CliRunner
 
-    from browser_agent.cli import app
+    from browser_agent.cli.app import app
 
     # Typer reads these once at import from the environment (TERMINAL_WIDTH, FORCE_COLOR):
     # fixed while rendering, so neither the terminal nor CI changes the text.

@@ -22,7 +22,7 @@ from typer.testing import CliRunner
 
 from browser_agent.allow_list import domain_list
 from browser_agent.browser.session import BrowserSession, browser_session
-from browser_agent.cli import app
+from browser_agent.cli.app import app
 from browser_agent.demo_site import DemoSite
 from browser_agent.errors import ActionError
 from browser_agent.harvest.plan import Param, PlannedStep

@@ -18,7 +18,7 @@ from typer.testing import CliRunner
 from browser_agent.browser.chromium import LAUNCH_ARGS, find_chromium
 from browser_agent.browser.endpoint import cdp_address
 from browser_agent.browser.session import launched_browser
-from browser_agent.cli import app
+from browser_agent.cli.app import app
 from browser_agent.demo_site import DemoSite
 from browser_agent.settings import Settings
 from tests.postgres_server import free_port

@@ -27,10 +27,10 @@ from rich.console import Console
 from sqlmodel import Session
 from typer.testing import CliRunner
 
-from browser_agent.cli import app
+from browser_agent.cli.app import app
+from browser_agent.cli.progress import counting, waiting_for_model
 from browser_agent.demo_site import DemoSite
 from browser_agent.llm.types import FunctionClient, LLMReply
-from browser_agent.progress import counting, waiting_for_model
 from browser_agent.settings import Settings
 from browser_agent.store.db import open_store
 from browser_agent.store.memory_models import MemoryEntry
@@ -328,7 +328,7 @@ def test_an_unexpected_error_is_one_line_unless_debug(
     def broken(_settings: Settings) -> dict[str, str]:
         raise RuntimeError("a bug\nover two lines")
 
-    monkeypatch.setattr("browser_agent.cli.environment_info", broken)
+    monkeypatch.setattr("browser_agent.cli.info.environment_info", broken)
     env = {"BROWSER_AGENT_WORKSPACE": str(settings.workspace), "COLUMNS": "80"}
     plain = CliRunner().invoke(app, ["info"], env=env)
     assert plain.exit_code == 1

@@ -21,7 +21,7 @@ import pytest_asyncio
 from playwright.async_api import Browser
 from typer.testing import CliRunner
 
-from browser_agent.cli import app
+from browser_agent.cli.app import app
 from browser_agent.console.browse import find_runs
 from browser_agent.demo_site import DemoSite
 from browser_agent.llm.offline import OfflinePlanner

@@ -19,7 +19,7 @@ from browser_agent.demo_site.server import start_demo_site
 SCRIPTS = Path(__file__).resolve().parent.parent / "scripts"
 HEAVY = ("libcst", "openai", "alembic", "sqlmodel", "playwright", "pydantic_settings")
 LOADED = (
-    "import browser_agent.cli, sys; "
+    "import browser_agent.cli.app, sys; "
     f"print(sorted(m for m in sys.modules if m.split('.')[0] in {HEAVY + ('browser_agent',)!r}))"
 )
 
@@ -29,7 +29,7 @@ def test_importing_the_cli_loads_neither_the_harvester_nor_the_model_client() ->
         [sys.executable, "-c", LOADED], capture_output=True, text=True, timeout=60, check=True
     )
     loaded = set(ast.literal_eval(done.stdout.strip()))
-    assert "browser_agent.cli" in loaded
+    assert "browser_agent.cli.app" in loaded
     for module in ("browser_agent.harvest.codegen", "browser_agent.harvest.harvester"):
         assert module not in loaded
     for package in HEAVY:
@@ -121,7 +121,7 @@ def imported_by(arguments: list[str], workspace: Path) -> tuple[set[str], str]:
 
 def test_help_loads_neither_the_settings_nor_the_store(tmp_path: Path) -> None:
     imported, _ = imported_by(["--help"], tmp_path)
-    assert "browser_agent.cli_group" in imported  # the list is the command's real imports
+    assert "browser_agent.cli.group" in imported  # the list is the command's real imports
     for module in ("pydantic", "browser_agent.settings", "browser_agent.store.connection"):
         assert module not in imported, module
 

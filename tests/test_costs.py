@@ -15,7 +15,7 @@ from types import SimpleNamespace
 import pytest
 from typer.testing import CliRunner
 
-from browser_agent.cli import app
+from browser_agent.cli.app import app
 from browser_agent.demo_site import DemoSite
 from browser_agent.prices import cost_of_run, run_cost, shown_cost
 from browser_agent.settings import Settings, SettingsError, load_settings

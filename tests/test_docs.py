@@ -15,7 +15,7 @@ from types import ModuleType
 import pytest
 from typer.main import get_command
 
-from browser_agent.cli import app
+from browser_agent.cli.app import app
 from browser_agent.secrets import ENV_PREFIX as SECRET_PREFIX
 from browser_agent.settings import Settings, env_names, settings_table
 

@@ -17,7 +17,7 @@ from playwright.async_api import Browser
 from typer.testing import CliRunner
 
 from browser_agent.browser.chromium import find_chromium
-from browser_agent.cli import app
+from browser_agent.cli.app import app
 from browser_agent.demo_site import DemoSite
 from browser_agent.demo_site.catalog import search
 from browser_agent.harvest.export import CannotExport, exported_script, script_for

@@ -622,7 +622,7 @@ def test_harvest_takes_the_command_of_a_history_that_does_not_say_it(
 ) -> None:
     from typer.testing import CliRunner
 
-    from browser_agent.cli import app
+    from browser_agent.cli.app import app
 
     path = shop_copy("browser_use_search.json", demo, settings.workspace / "foreign")
     path.with_suffix(".meta.json").unlink()

@@ -17,7 +17,7 @@ from playwright.async_api import Browser
 from sqlmodel import Session, select
 from typer.testing import CliRunner
 
-from browser_agent.cli import app
+from browser_agent.cli.app import app
 from browser_agent.demo_site import DemoSite
 from browser_agent.harvest.codegen import generate_module
 from browser_agent.harvest.harvester import (

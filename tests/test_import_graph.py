@@ -21,13 +21,7 @@ LAYERS: list[tuple[str, ...]] = [
     (  # the command line
         "browser_agent.__main__",
         "browser_agent.cli",
-        "browser_agent.cli_group",
-        "browser_agent.completion",
-        "browser_agent.json_output",
         "browser_agent.mcp_server",
-        "browser_agent.progress",
-        "browser_agent.profile_options",
-        "browser_agent.run_lookup",
     ),
     (  # the surfaces
         "browser_agent.api",
@@ -185,7 +179,7 @@ def upward(graph: dict[str, set[str]]) -> list[str]:
 
 def test_the_graph_is_read_from_the_code() -> None:
     graph = import_graph()
-    assert "browser_agent.errors" in graph["browser_agent.cli_group"]
+    assert "browser_agent.errors" in graph["browser_agent.cli.group"]
     assert "browser_agent.skills.primitive" in graph["browser_agent.harvest.codegen"]
     assert len(graph) > 100
 

@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from browser_agent.cli import app
+from browser_agent.cli.app import app
 from browser_agent.harvest.elements import ElementRecord
 from browser_agent.harvest.logins import is_login_skill, relogin
 from browser_agent.harvest.plan import Param, PlannedStep, SkillPlan

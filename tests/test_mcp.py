@@ -93,7 +93,7 @@ def test_without_the_mcp_package_the_command_says_how_to_install_it() -> None:
             sys.executable,
             "-c",
             "import sys; sys.modules['mcp'] = None; "
-            "from browser_agent.cli import entry; sys.argv[1:] = ['mcp']; entry()",
+            "from browser_agent.cli.app import entry; sys.argv[1:] = ['mcp']; entry()",
         ],
         capture_output=True,
         text=True,

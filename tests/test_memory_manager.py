@@ -9,7 +9,7 @@ import pytest
 from sqlalchemy import Engine
 from typer.testing import CliRunner
 
-from browser_agent.cli import app
+from browser_agent.cli.app import app
 from browser_agent.llm.types import FunctionClient, LLMReply, ToolCall
 from browser_agent.memory import EstimateCounter, ManagerLimits, MemoryManager
 from browser_agent.memory.manager import LONG_TERM_TOOL, SHORT_TERM_TOOL, entries

@@ -13,7 +13,7 @@ import pytest
 from playwright.async_api import Browser
 from typer.testing import CliRunner
 
-from browser_agent.cli import app
+from browser_agent.cli.app import app
 from browser_agent.demo_site import DemoSite
 from browser_agent.llm.model_window import (
     ModelWindow,

@@ -13,7 +13,7 @@ from sqlalchemy import Engine
 from sqlmodel import Session, select
 from typer.testing import CliRunner
 
-from browser_agent.cli import app
+from browser_agent.cli.app import app
 from browser_agent.demo_site import DemoSite
 from browser_agent.llm.choose import make_llm
 from browser_agent.llm.offline import OfflinePlanner

@@ -19,7 +19,7 @@ import pytest
 from playwright.async_api import Browser
 from typer.testing import CliRunner
 
-from browser_agent.cli import app
+from browser_agent.cli.app import app
 from browser_agent.harvest.harvester import harvest
 from browser_agent.harvest.logs import parse_messages, read_log
 from browser_agent.harvest.plan import plan_skill

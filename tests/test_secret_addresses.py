@@ -20,7 +20,7 @@ from urllib.parse import parse_qs, quote, quote_plus, urlsplit
 import pytest
 from typer.testing import CliRunner
 
-from browser_agent.cli import app
+from browser_agent.cli.app import app
 from browser_agent.redact import MASK, masked_address, redact
 from browser_agent.secrets import filled_address
 from browser_agent.settings import Settings

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from browser_agent.cli import app
+from browser_agent.cli.app import app
 from browser_agent.demo_site import DemoSite
 from browser_agent.demo_site.server import DEMO_PASSWORD
 from browser_agent.harvest.calls import Call

@@ -16,7 +16,7 @@ import pytest
 from pydantic import ValidationError
 from typer.testing import CliRunner
 
-from browser_agent.cli import app
+from browser_agent.cli.app import app
 from browser_agent.settings import (
     Settings,
     SettingsError,

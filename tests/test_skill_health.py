@@ -16,7 +16,7 @@ from playwright.async_api import Browser
 from typer.testing import CliRunner
 
 from browser_agent.browser.session import browser_session
-from browser_agent.cli import app
+from browser_agent.cli.app import app
 from browser_agent.demo_site import DemoSite
 from browser_agent.errors import ActionError, BrowserError
 from browser_agent.failure_kinds import BROKEN, LATE, NOT_APPLICABLE, SkillLate, classify

@@ -12,7 +12,7 @@ from pathlib import Path
 from sqlmodel import Session
 from typer.testing import CliRunner
 
-from browser_agent.cli import app
+from browser_agent.cli.app import app
 from browser_agent.settings import Settings
 from browser_agent.store.db import open_store
 from browser_agent.store.models import Run, Skill

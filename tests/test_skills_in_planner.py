@@ -11,7 +11,7 @@ import pytest
 from playwright.async_api import Browser
 from typer.testing import CliRunner
 
-from browser_agent.cli import app
+from browser_agent.cli.app import app
 from browser_agent.demo_site import DemoSite
 from browser_agent.harvest.harvester import harvest
 from browser_agent.llm.types import FunctionClient, LLMReply, ToolCall

@@ -27,7 +27,7 @@ from sqlalchemy import Engine, insert, inspect, text
 from sqlmodel import SQLModel
 from typer.testing import CliRunner
 
-from browser_agent.cli import app
+from browser_agent.cli.app import app
 from browser_agent.planner.router import route
 from browser_agent.settings import Settings, load_settings
 from browser_agent.store.db import open_store, store_engine
@@ -334,7 +334,7 @@ def test_opening_a_current_store_and_starting_the_cli_leave_alembic_unimported(
     settings = workspace_with(tmp_path)
     open_store(settings)
     code = (
-        "import sys; from pathlib import Path; import browser_agent.cli; "
+        "import sys; from pathlib import Path; import browser_agent.cli.app; "
         "from browser_agent.settings import load_settings; "
         "from browser_agent.store.db import open_store; "
         f"open_store(load_settings().with_overrides(workspace=Path({str(settings.workspace)!r})));"

@@ -24,7 +24,7 @@ from sqlalchemy import Engine, inspect, make_url
 from sqlmodel import Session
 from typer.testing import CliRunner
 
-from browser_agent.cli import app
+from browser_agent.cli.app import app
 from browser_agent.settings import load_settings
 from browser_agent.store.db import engine_url, open_store, store_engine
 from browser_agent.store.errors import StoreError

@@ -12,7 +12,7 @@ import pytest
 from playwright.async_api import Browser
 from typer.testing import CliRunner
 
-from browser_agent.cli import app
+from browser_agent.cli.app import app
 from browser_agent.demo_site import DemoSite
 from browser_agent.errors import UserError
 from browser_agent.llm.types import FunctionClient, LLMReply

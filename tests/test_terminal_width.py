@@ -13,10 +13,10 @@ import pytest
 SCRIPT = """
 import os, sys
 os.environ["COLUMNS"] = "40"
-import browser_agent.cli
+import browser_agent.cli.app
 from typer.testing import CliRunner
 done = CliRunner().invoke(
-    browser_agent.cli.app,
+    browser_agent.cli.app.app,
     ["--workspace", sys.argv[1], "harvest", sys.argv[2]],
     env={"COLUMNS": "400"},
 )

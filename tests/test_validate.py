@@ -13,7 +13,7 @@ from playwright.async_api import Browser
 from sqlmodel import Session, select
 from typer.testing import CliRunner
 
-from browser_agent.cli import app
+from browser_agent.cli.app import app
 from browser_agent.demo_site import DemoSite
 from browser_agent.settings import Settings
 from browser_agent.store.db import open_store

@@ -13,7 +13,7 @@ import pytest_asyncio
 from playwright.async_api import Browser
 from typer.testing import CliRunner
 
-from browser_agent.cli import app
+from browser_agent.cli.app import app
 from browser_agent.demo_site import DemoSite
 from browser_agent.harvest.harvester import NEW_SKILL, NEW_VERSION, UNCHANGED, harvest
 from browser_agent.planner.router import route

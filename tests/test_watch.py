@@ -22,7 +22,7 @@ from sqlalchemy import Engine
 from sqlmodel import Session
 from typer.testing import CliRunner
 
-from browser_agent.cli import app
+from browser_agent.cli.app import app
 from browser_agent.demo_site import DemoSite, start_demo_site
 from browser_agent.llm.offline import OfflinePlanner
 from browser_agent.llm.types import FunctionClient, LLMReply

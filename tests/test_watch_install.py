@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from browser_agent.cli import app
+from browser_agent.cli.app import app
 from browser_agent.settings import Settings
 from browser_agent.watch.install import CRONTAB, FAILED, SERVICE, TIMER, cron_schedule
 

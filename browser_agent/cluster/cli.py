@@ -14,9 +14,9 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
+from browser_agent.cli.json_output import print_json
+from browser_agent.cli.terminal import console
 from browser_agent.cluster.options import ClusterOption, WorkersOption, check_cluster_options
-from browser_agent.json_output import print_json
-from browser_agent.terminal import console
 
 if TYPE_CHECKING:
     from browser_agent.cluster.batch_file import BatchLine
@@ -56,8 +56,8 @@ def batch_command(
 
     Exit code 0 when every command succeeded, 1 otherwise, 2 when the batch could not run.
     """
+    from browser_agent.cli.progress import counting
     from browser_agent.cluster.batch_file import read_batch
-    from browser_agent.progress import counting
     from browser_agent.settings import load_settings
 
     check_cluster_options(workers, cluster)

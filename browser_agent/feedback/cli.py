@@ -10,8 +10,8 @@ from typing import Annotated
 
 import typer
 
+from browser_agent.cli.json_output import print_json
 from browser_agent.errors import UserError
-from browser_agent.json_output import print_json
 
 feedback_app = typer.Typer(
     help="The person's decisions on the agent's actions (approval mode), as feedback.",

@@ -13,7 +13,9 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
-from browser_agent.completion import run_ids, skill_names
+from browser_agent.cli.completion import run_ids, skill_names
+from browser_agent.cli.json_output import print_json, skill_fields
+from browser_agent.cli.terminal import console, err_console
 from browser_agent.errors import UserError
 from browser_agent.harvest.outcomes import (
     ALREADY,
@@ -23,8 +25,6 @@ from browser_agent.harvest.outcomes import (
     SKIPPED,
     UNCHANGED,
 )
-from browser_agent.json_output import print_json, skill_fields
-from browser_agent.terminal import console, err_console
 
 if TYPE_CHECKING:
     from browser_agent.harvest.harvester import HarvestResult
@@ -136,8 +136,8 @@ def harvest_command(
     harvested from any source.
     """
     # the harvester (libcst, the browser) loads only when harvesting
+    from browser_agent.cli.progress import counting
     from browser_agent.harvest.harvester import harvest
-    from browser_agent.progress import counting
     from browser_agent.settings import load_settings
     from browser_agent.store.db import open_store
 

@@ -7,9 +7,9 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 from rich.markup import escape
 
+from browser_agent.cli.json_output import memory_fields, print_json
+from browser_agent.cli.terminal import console
 from browser_agent.errors import UserError
-from browser_agent.json_output import memory_fields, print_json
-from browser_agent.terminal import console
 
 if TYPE_CHECKING:
     from browser_agent.store.memory_models import MemoryEntry

@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from browser_agent.json_output import print_json
+from browser_agent.cli.json_output import print_json
 
 if TYPE_CHECKING:
     from sqlalchemy import Engine

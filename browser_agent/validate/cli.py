@@ -11,14 +11,14 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
+from browser_agent.cli.completion import skill_names
+from browser_agent.cli.json_output import print_json
+from browser_agent.cli.profile_options import ProfileOption, StorageStateOption
+from browser_agent.cli.terminal import console
 from browser_agent.cluster.options import ClusterOption, WorkersOption, check_cluster_options
-from browser_agent.completion import skill_names
-from browser_agent.json_output import print_json
-from browser_agent.profile_options import ProfileOption, StorageStateOption
 from browser_agent.secrets import OPTION_HELP as SECRET_HELP
 from browser_agent.secrets import configured as configured_secrets
 from browser_agent.site_policy import ALLOW_DOMAIN_HELP
-from browser_agent.terminal import console
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -69,8 +69,8 @@ def validate_command(
     replays at once on each).
     """
     # the validator (browser, store, harvester) loads only when validating
+    from browser_agent.cli.progress import counting
     from browser_agent.errors import BrowserError
-    from browser_agent.progress import counting
     from browser_agent.settings import load_settings
     from browser_agent.validate.lock import LockHeld
     from browser_agent.validate.validator import CannotValidate, run_validation

@@ -11,9 +11,9 @@ import typer
 from rich.markup import escape
 from typer.core import TyperGroup
 
+from browser_agent.cli.json_output import print_json
+from browser_agent.cli.terminal import console
 from browser_agent.errors import UserError
-from browser_agent.json_output import print_json
-from browser_agent.terminal import console
 
 if TYPE_CHECKING:
     from browser_agent.settings import Settings
