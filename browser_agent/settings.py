@@ -1,23 +1,34 @@
-"""Settings read from environment variables, with the defaults a first-time user expects.
+"""Settings read from environment variables and a config file, with the defaults a
+first-time user expects.
 
 Every setting has an environment variable named ``BROWSER_AGENT_<NAME>``; the
 LLM endpoint also honours the usual ``OPENAI_API_KEY`` / ``OPENAI_BASE_URL`` /
-``OPENAI_MODEL``. Values are checked when they are read: a bad one raises
-:class:`SettingsError` with a one-line message naming the variable.
+``OPENAI_MODEL``. A TOML config file (``BROWSER_AGENT_CONFIG``, else ``config.toml`` in
+the per-user config folder) gives the settings no variable sets: command-line options
+over variables over the file over the defaults. Values are checked when they are read: a
+bad one raises :class:`SettingsError` with a one-line message naming the variable, or
+the file and its key.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from platformdirs import user_data_dir
+from platformdirs import user_config_dir, user_data_dir
 from pydantic import AliasChoices, Field, NonNegativeFloat, ValidationError, field_validator
 from pydantic.fields import FieldInfo
-from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
+from pydantic_settings import (
+    BaseSettings,
+    NoDecode,
+    PydanticBaseSettingsSource,
+    SettingsConfigDict,
+    TomlConfigSettingsSource,
+)
 
 from browser_agent import APP_NAME, ENV_PREFIX
 from browser_agent.allow_list import domain_list
@@ -31,6 +42,10 @@ SHOWN_DEFAULT = "shown_default"
 class SettingsError(UserError, ValueError):
     """A setting has a value the agent cannot use; the message names the variable."""
 
+
+# The variable naming the config file; without it, config.toml in the per-user config folder.
+CONFIG_ENV = f"{ENV_PREFIX}CONFIG"
+CONFIG_NAME = "config.toml"
 
 # The folder above the package: the repository's root when the package runs from a checkout.
 PACKAGE_PARENT = Path(__file__).resolve().parent.parent
@@ -261,6 +276,21 @@ class Settings(BaseSettings):
     )
     memory_recall_tokens: int = Field(4_000, gt=0, description="most memory text one recall reads")
 
+    @classmethod
+    def settings_customise_sources(
+        cls,
+        settings_cls: type[BaseSettings],
+        init_settings: PydanticBaseSettingsSource,
+        env_settings: PydanticBaseSettingsSource,
+        dotenv_settings: PydanticBaseSettingsSource,
+        file_secret_settings: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
+        """Values given in code, then the environment, then the config file, then the
+        defaults (command-line options reach the settings as variables or in code)."""
+        path = config_path()
+        config = TomlConfigSettingsSource(settings_cls, toml_file=path if path.is_file() else [])
+        return (init_settings, env_settings, config)
+
     @field_validator("workspace", "memory_prompts_dir")
     @classmethod
     def _absolute(cls, value: Path | None) -> Path | None:
@@ -349,19 +379,76 @@ class Settings(BaseSettings):
 
 
 def load_settings() -> Settings:
-    """Settings from the environment (``BROWSER_AGENT_*`` and ``OPENAI_*``).
+    """Settings from the environment (``BROWSER_AGENT_*`` and ``OPENAI_*``) over those of
+    the config file (see :func:`config_path`).
 
-    Raises SettingsError, naming the variable, when a value is not usable.
+    Raises SettingsError, naming the variable (or the file and its key), when a value is
+    not usable.
     """
+    path = config_path()
+    values = read_config(path)
+    if values:  # the file alone first: its mistakes are named as the file's
+        _checked(lambda: Settings.model_validate(values), lambda loc: str(loc[0]), f"{path}: ")
     return _checked(Settings)
 
 
-def _checked(build: Any) -> Settings:
-    """``build()``, with pydantic's validation errors turned into one SettingsError."""
+def config_path() -> Path:
+    """The config file: the one ``BROWSER_AGENT_CONFIG`` names, else ``config.toml`` in the
+    per-user config folder (``~/.config/browser-agent/config.toml`` on Linux)."""
+    named = os.environ.get(CONFIG_ENV, "").strip()
+    if named:
+        return Path(named).expanduser()
+    return Path(user_config_dir(APP_NAME)) / CONFIG_NAME
+
+
+def read_config(path: Path) -> dict[str, Any]:
+    """The settings a TOML config file gives, by name; empty when the default file is not
+    there. SettingsError naming the file when it cannot be read, is not TOML, or names a
+    key that is not a setting (with the nearest setting's name)."""
+    import tomllib
+
+    if not path.is_file():
+        if os.environ.get(CONFIG_ENV, "").strip():
+            raise SettingsError(f"{CONFIG_ENV} names {path}, which is not a file")
+        return {}
+    try:
+        values = tomllib.loads(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise SettingsError(f"{path}: the config file cannot be read ({exc.strerror})") from None
+    except UnicodeDecodeError:
+        raise SettingsError(f"{path}: the config file is not UTF-8 text") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise SettingsError(f"{path}: not valid TOML: {exc}") from None
+    unknown = [key for key in values if key not in Settings.model_fields]
+    if unknown:
+        raise SettingsError(f"{path}: {_not_settings(unknown)}")
+    return values
+
+
+def _not_settings(keys: list[str]) -> str:
+    """``foo is not a setting (llm_model?)``: each key with the nearest setting's name."""
+    from difflib import get_close_matches
+
+    said = []
+    for key in keys:
+        near = get_close_matches(key.lower(), list(Settings.model_fields), n=1)
+        said.append(f"{key} is not a setting" + (f" (did you mean {near[0]}?)" if near else ""))
+    return "; ".join(said) + " (the keys are listed in docs/settings.md)"
+
+
+def _checked(
+    build: Callable[[], Settings],
+    named: Callable[[tuple[int | str, ...]], str] | None = None,
+    where: str = "",
+) -> Settings:
+    """``build()``, with pydantic's validation errors turned into one SettingsError; each
+    error names what ``named`` makes of its location (the variable by default), after
+    ``where``."""
     try:
         return build()
     except ValidationError as exc:
-        raise SettingsError("; ".join(_describe(error) for error in exc.errors())) from None
+        said = "; ".join(_describe(error, named or _variable) for error in exc.errors())
+        raise SettingsError(f"{where}{said}") from None
 
 
 def env_names(name: str) -> list[str]:
@@ -387,11 +474,14 @@ def _number(value: object) -> str:
     return str(value)
 
 
-def _describe(error: Mapping[str, Any]) -> str:
-    """One pydantic error as ``VARIABLE must be ..., got VALUE``."""
+def _describe(
+    error: Mapping[str, Any], named: Callable[[tuple[int | str, ...]], str] = _variable
+) -> str:
+    """One pydantic error as ``VARIABLE must be ..., got VALUE`` (or the config file's key)."""
     loc = tuple(error.get("loc", ()))
-    variable = _variable(loc)
-    got = f"got {error.get('input')}"
+    variable = named(loc) if loc else "?"
+    field = Settings.model_fields.get(str(loc[0])) if loc else None
+    got = "the value is not shown" if field and not field.repr else f"got {error.get('input')}"
     kind = error.get("type", "")
     if kind in ("greater_than", "greater_than_equal", "less_than", "less_than_equal"):
         return f"{variable} {_range_rule(str(loc[0]) if loc else '', error)}, {got}"
@@ -401,6 +491,8 @@ def _describe(error: Mapping[str, Any]) -> str:
         return f"{variable} must be a whole number, {got}"
     if kind in ("float_parsing", "float_type"):
         return f"{variable} must be a number, {got}"
+    if kind == "string_type":  # only a config file gives values that are not text
+        return f"{variable} must be text, in quotes, {got}"
     if kind == "finite_number":
         return f"{variable} must be a finite number, {got}"
     if kind == "extra_forbidden":

@@ -26,11 +26,14 @@ STORES = ["sqlite", "postgresql"]
 
 @pytest.fixture(scope="session", autouse=True)
 def _user_state(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
-    """The user's state folder (where the key of checked skills' marks is kept) in a
-    temporary place of the session's own, for this process and the commands it starts."""
+    """The user's state folder (where the key of checked skills' marks is kept) and config
+    folder (no config file of the machine's user reaches a test) in temporary places of the
+    session's own, for this process and the commands it starts."""
     with pytest.MonkeyPatch.context() as patch:
         folder = tmp_path_factory.mktemp("user-state")
         patch.setenv("XDG_STATE_HOME", str(folder))
+        patch.setenv("XDG_CONFIG_HOME", str(tmp_path_factory.mktemp("user-config")))
+        patch.delenv("BROWSER_AGENT_CONFIG", raising=False)
         yield folder
 
 
