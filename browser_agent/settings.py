@@ -31,9 +31,9 @@ from pydantic_settings import (
 )
 
 from browser_agent import APP_NAME, ENV_PREFIX
-from browser_agent.allow_list import domain_list
 from browser_agent.errors import UserError
-from browser_agent.ports import checked_port
+from browser_agent.sites.allow_list import domain_list
+from browser_agent.sites.ports import checked_port
 
 # Shown in the settings table instead of a default that depends on the machine or is unset.
 SHOWN_DEFAULT = "shown_default"

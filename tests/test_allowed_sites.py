@@ -20,7 +20,6 @@ from playwright.async_api import Browser
 from sqlmodel import Session, select
 from typer.testing import CliRunner
 
-from browser_agent.allow_list import domain_list
 from browser_agent.browser.session import BrowserSession, browser_session
 from browser_agent.cli.app import app
 from browser_agent.demo_site import DemoSite
@@ -30,6 +29,7 @@ from browser_agent.harvest.replay import replay
 from browser_agent.llm.types import ToolCall
 from browser_agent.planner.agent import Tools, execute
 from browser_agent.settings import Settings, SettingsError
+from browser_agent.sites.allow_list import domain_list
 from browser_agent.skills.primitive import click, open_url
 from browser_agent.store.db import open_store
 from browser_agent.store.models import Step

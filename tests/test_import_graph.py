@@ -6,7 +6,8 @@ lazy import is still a dependency. Layers, top to bottom: the command line, the 
 (console, cluster, record, validate, feedback, the shipped test helpers, the demo), the
 agent (the planner with its router, and memory), the harvester (which writes skills), the
 skills (the primitives and the runtime generated skills import), the store, the browser,
-the page and the model clients, and the ground (settings, secrets, site policy, the errors)."""
+the page and the model clients, and the ground (settings, secrets, the site boundary, the
+errors)."""
 
 from __future__ import annotations
 
@@ -50,12 +51,11 @@ LAYERS: list[tuple[str, ...]] = [
     ),
     (  # the ground
         "browser_agent",
-        "browser_agent.allow_list",
         "browser_agent.errors",
         "browser_agent.redact",
         "browser_agent.secrets",
         "browser_agent.settings",
-        "browser_agent.site_policy",
+        "browser_agent.sites",
         "browser_agent.storage_state",
     ),
 ]

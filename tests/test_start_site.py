@@ -17,14 +17,14 @@ from pathlib import Path
 import pytest
 from playwright.async_api import Browser
 
-from browser_agent.allow_list import domain_list
-from browser_agent.boundary import Boundary, Site, named_sites, site_of
 from browser_agent.browser.chromium import LAUNCH_ARGS, find_chromium
 from browser_agent.browser.session import browser_session
 from browser_agent.errors import ActionError
 from browser_agent.llm.types import FunctionClient, LLMReply, ToolCall
 from browser_agent.planner.agent import run_command
 from browser_agent.settings import Settings
+from browser_agent.sites.allow_list import domain_list
+from browser_agent.sites.boundary import Boundary, Site, named_sites, site_of
 from browser_agent.skills.primitive import click, open_url
 from tests.test_allowed_sites import Site as Served
 from tests.test_allowed_sites import serve

@@ -87,9 +87,9 @@ class Agent:
         mistake of the caller (an empty command, a refused address) is a UserError."""
         from browser_agent.llm.choose import make_llm
         from browser_agent.planner.agent import run_command
-        from browser_agent.ports import checked_port
         from browser_agent.secrets import unconfigured_in
-        from browser_agent.site_policy import command_urls_refused, openable
+        from browser_agent.sites.policy import command_urls_refused, openable
+        from browser_agent.sites.ports import checked_port
 
         start = url or self.url
         if start:

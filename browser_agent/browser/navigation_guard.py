@@ -13,12 +13,12 @@ from urllib.parse import urljoin, urlparse
 from playwright.async_api import BrowserContext, Page, Route
 from playwright.async_api import Error as PlaywrightError
 
-from browser_agent.allow_list import ANY_SITE
-from browser_agent.site_policy import EMPTY_PAGE, WEB_SCHEMES, refusal
+from browser_agent.sites.allow_list import ANY_SITE
+from browser_agent.sites.policy import EMPTY_PAGE, WEB_SCHEMES, refusal
 
 if TYPE_CHECKING:
-    from browser_agent.boundary import Boundary
     from browser_agent.settings import Settings
+    from browser_agent.sites.boundary import Boundary
 
 MAX_REDIRECTS = 20
 

@@ -15,7 +15,6 @@ from dataclasses import dataclass, field
 
 from playwright.async_api import Browser, BrowserContext, Dialog, Frame, Page, Playwright
 
-from browser_agent.boundary import Boundary
 from browser_agent.browser.chromium import LAUNCH_ARGS, find_chromium
 from browser_agent.browser.dialogs import answer_dialog
 from browser_agent.browser.driver import playwright_driver
@@ -24,6 +23,7 @@ from browser_agent.browser.navigation_guard import guard_navigations
 from browser_agent.browser.profiles import keep_profile, starting_state
 from browser_agent.errors import BrowserError, NoBrowser
 from browser_agent.settings import Settings, mask_url
+from browser_agent.sites.boundary import Boundary
 from browser_agent.storage_state import ProfileError
 
 

@@ -10,7 +10,7 @@ from typing import Annotated
 import typer
 
 from browser_agent.errors import BrowserError, one_line
-from browser_agent.site_policy import ALLOW_DOMAIN_HELP, openable
+from browser_agent.sites.policy import ALLOW_DOMAIN_HELP, openable
 
 
 def demo_site(

@@ -89,7 +89,7 @@ def batch_command(
 def start_url_option(url: str, settings: Settings) -> str:
     """``--url`` as a start page, or a mistake of the option said in one line."""
     from browser_agent.errors import ActionError, UserError
-    from browser_agent.site_policy import normalize_url
+    from browser_agent.sites.policy import normalize_url
 
     try:
         return normalize_url(url, settings)
@@ -110,7 +110,7 @@ def command_jobs(
     secret not configured, is a mistake of the line that names it."""
     from browser_agent.cluster.jobs import CommandJob, job_ids, named_secrets
     from browser_agent.errors import ActionError, UserError
-    from browser_agent.site_policy import normalize_url
+    from browser_agent.sites.policy import normalize_url
 
     batch_id = uuid.uuid4().hex[:12]
     jobs = []

@@ -25,7 +25,7 @@ ClusterOption = Annotated[
 def check_cluster_options(workers: int | None, cluster: str | None) -> None:
     """--workers and --cluster exclude each other; a scheduler address is tcp://HOST:PORT."""
     from browser_agent.errors import UserError
-    from browser_agent.ports import checked_port
+    from browser_agent.sites.ports import checked_port
 
     if workers and cluster:
         raise UserError("--workers starts a local cluster and --cluster uses another: give one")

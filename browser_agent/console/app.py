@@ -123,7 +123,7 @@ class Console:
         """Record the person showing the command in a browser window (see ``recording``)."""
         from browser_agent.console.recording import start_recording
         from browser_agent.record.teach import NO_DISPLAY, has_display
-        from browser_agent.site_policy import normalize_url
+        from browser_agent.sites.policy import normalize_url
 
         fields = await self.form(request)
         command = fields.get("command", "").strip()
@@ -142,7 +142,7 @@ class Console:
     def _refused_start(self, command: str, start_url: str | None) -> str | None:
         """Why this command may not start (an empty command, a URL the settings refuse)."""
         from browser_agent.errors import ActionError
-        from browser_agent.site_policy import normalize_url
+        from browser_agent.sites.policy import normalize_url
 
         if not command:
             return "The command is empty: say what the agent should do."

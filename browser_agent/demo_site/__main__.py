@@ -8,7 +8,7 @@ import threading
 
 from browser_agent.demo_site.pages import VARIANTS
 from browser_agent.demo_site.server import start_demo_site
-from browser_agent.ports import MAX_PORT
+from browser_agent.sites.ports import MAX_PORT
 
 DEFAULT_PORT = 8811
 

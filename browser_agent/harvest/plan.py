@@ -30,8 +30,8 @@ from browser_agent.harvest.elements import (
     toggle_elements,
 )
 from browser_agent.redact import MASK
-from browser_agent.request_tokens import refused_url
 from browser_agent.secrets import PLACEHOLDER
+from browser_agent.sites.request_tokens import refused_url
 from browser_agent.skills.fresh import TYPING
 from browser_agent.skills.primitive import NOT_REPLAYABLE, OBSERVATION_ONLY, PRIMITIVES
 from browser_agent.skills.selectors import ANY_ROLE, CLOSE_MARKS, text_selector

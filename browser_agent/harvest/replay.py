@@ -15,7 +15,6 @@ from urllib.parse import parse_qsl, unquote_plus, urlsplit
 
 from playwright.async_api import Browser
 
-from browser_agent.boundary import Boundary
 from browser_agent.browser.awaiting import paced
 from browser_agent.browser.session import BrowserSession, browser_session
 from browser_agent.errors import ActionError, BrowserError
@@ -23,9 +22,10 @@ from browser_agent.failure_kinds import BROKEN, NOT_APPLICABLE, classify
 from browser_agent.harvest.made_state import Maker, makers
 from browser_agent.harvest.stored import load_skill, made_code
 from browser_agent.redact import masked_address, redact
-from browser_agent.request_tokens import strip_tokens
 from browser_agent.secrets import configured, how_to_set, missing, placeholders
 from browser_agent.settings import Settings
+from browser_agent.sites.boundary import Boundary
+from browser_agent.sites.request_tokens import strip_tokens
 from browser_agent.skills.fresh import example_arguments, fresh_arguments, fresh_value
 from browser_agent.skills.loader import SkillFunction, SkillLoadError
 

@@ -1,12 +1,12 @@
-"""Per-request tokens kept out of what a plan stores (see :mod:`browser_agent.request_tokens`):
-the start page, the pages a step lands on and the elements recorded keep their URLs
-without them, and a hidden field, where sites keep such tokens, is never typed into by a
-skill."""
+"""Per-request tokens kept out of what a plan stores (see
+:mod:`browser_agent.sites.request_tokens`): the start page, the pages a step lands on and
+the elements recorded keep their URLs without them, and a hidden field, where sites keep
+such tokens, is never typed into by a skill."""
 
 from __future__ import annotations
 
 from browser_agent.harvest.plan import NotHarvestable, Param, SkillPlan
-from browser_agent.request_tokens import strip_tokens
+from browser_agent.sites.request_tokens import strip_tokens
 
 _URL_ATTRIBUTES = ("href", "action", "src", "formaction")
 

@@ -18,7 +18,6 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 from playwright.async_api import Browser, Page
 
-from browser_agent.boundary import Ask, Boundary
 from browser_agent.browser.dialogs import command_accepts_dialogs
 from browser_agent.browser.session import BrowserSession, browser_session
 from browser_agent.browser.tracing import RunTrace
@@ -55,6 +54,7 @@ from browser_agent.redact import redact
 from browser_agent.secrets import configured as configured_secrets
 from browser_agent.secrets import masked_command
 from browser_agent.settings import Settings
+from browser_agent.sites.boundary import Ask, Boundary
 from browser_agent.skills.end_state import command_values, end_state, search_terms
 from browser_agent.skills.loader import SkillLoadError
 from browser_agent.skills.primitive import OBSERVATION_ONLY, PRIMITIVES, get_dom

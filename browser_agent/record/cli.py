@@ -47,7 +47,7 @@ def record_command(
     from browser_agent.record.teach import NO_DISPLAY, CannotRecord, has_display
     from browser_agent.secrets import configured
     from browser_agent.settings import load_settings
-    from browser_agent.site_policy import openable
+    from browser_agent.sites.policy import openable
 
     settings = load_settings()
     terminal = sys.stdin.isatty()

@@ -261,7 +261,7 @@ async def play(
     from playwright.async_api import Error as PlaywrightError
 
     from browser_agent.record.session import record_session
-    from browser_agent.site_policy import openable
+    from browser_agent.sites.policy import openable
 
     first = next((s.args[0] for s in steps if s.action == "goto"), "")
     addresses = {  # every address checked as open_url checks it, before anything opens

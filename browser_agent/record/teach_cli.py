@@ -37,7 +37,7 @@ def teach_command(
     naming its line number."""
     from browser_agent.record.codegen_script import read_script, teach_script
     from browser_agent.settings import load_settings
-    from browser_agent.site_policy import openable
+    from browser_agent.sites.policy import openable
     from browser_agent.store.db import open_store
 
     if not command.strip():

@@ -18,7 +18,7 @@ from browser_agent.cli.terminal import console
 from browser_agent.cluster.options import ClusterOption, WorkersOption, check_cluster_options
 from browser_agent.secrets import OPTION_HELP as SECRET_HELP
 from browser_agent.secrets import configured as configured_secrets
-from browser_agent.site_policy import ALLOW_DOMAIN_HELP
+from browser_agent.sites.policy import ALLOW_DOMAIN_HELP
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -135,7 +135,7 @@ def _checked_options(
     """``--url`` as a base URL the browser may open, once the options are known to go
     together; a mistake ends the command in one line, exit code 2."""
     if url:  # said in one line, as run and dom say it
-        from browser_agent.site_policy import openable
+        from browser_agent.sites.policy import openable
 
         url = openable(url, settings)
     check_cluster_options(workers, cluster)

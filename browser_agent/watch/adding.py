@@ -7,10 +7,10 @@ from __future__ import annotations
 import re
 
 from browser_agent.errors import UserError
-from browser_agent.ports import checked_port
 from browser_agent.secrets import configured, masked_command
 from browser_agent.settings import Settings
-from browser_agent.site_policy import openable
+from browser_agent.sites.policy import openable
+from browser_agent.sites.ports import checked_port
 from browser_agent.store.connection import Store
 from browser_agent.store.rows import WatchRow
 from browser_agent.store.watches import WatchExists, add_watch, all_watches

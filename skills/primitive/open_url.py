@@ -9,7 +9,7 @@ from playwright.async_api import Error as PlaywrightError
 from browser_agent.browser.navigation_guard import navigation_refusal
 from browser_agent.browser.session import session
 from browser_agent.errors import ActionError
-from browser_agent.site_policy import normalize_url
+from browser_agent.sites.policy import normalize_url
 
 
 async def open_url(

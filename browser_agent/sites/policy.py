@@ -8,8 +8,8 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING
 from urllib.parse import urlparse, urlsplit
 
-from browser_agent.allow_list import ANY_SITE
 from browser_agent.errors import ActionError, UserError
+from browser_agent.sites.allow_list import ANY_SITE
 
 if TYPE_CHECKING:
     from browser_agent.settings import Settings
