@@ -1,5 +1,6 @@
-"""Watches in the console: listed with their last checks, paused, resumed and removed; and
-while the server is up, the due ones are checked in it, as ``watch run-due`` would."""
+"""Watches in the console: listed with their schedules (a period, a clock time or a cron
+expression), next and last checks, paused, resumed and removed; and while the server is up,
+the due ones are checked in it, as ``watch run-due`` would."""
 
 from __future__ import annotations
 
@@ -24,8 +25,8 @@ from browser_agent.store.watches import (
     set_status,
     watch_by_id,
 )
-from browser_agent.watch.durations import said_duration
 from browser_agent.watch.runner import now_utc, run_due
+from browser_agent.watch.schedule import next_due, said_next, said_schedule
 
 if TYPE_CHECKING:
     from sqlalchemy import Engine
@@ -51,9 +52,14 @@ def watch_routes(console: Pages) -> list[Route]:
     """The console's watch pages and forms."""
 
     async def page(request: Request) -> Response:
-        store = Store.of(console.engine)
+        store, now = Store.of(console.engine), now_utc()
         shown = [
-            {"watch": w, "every": said_duration(w.every_s), "last": checks_of(store, w, 1)}
+            {
+                "watch": w,
+                "when": said_schedule(w),
+                "next": said_next(w, now).removeprefix("next check "),
+                "last": checks_of(store, w, 1),
+            }
             for w in all_watches(store)
         ]
         return console.page("watches.html", watches=shown)
@@ -67,8 +73,9 @@ def watch_routes(console: Pages) -> list[Route]:
         action = request.path_params["action"]
         if action == "pause":
             set_status(store, watch, PAUSED)
-        elif action == "resume":
-            set_status(store, watch, ACTIVE, now_utc())
+        elif action == "resume":  # a clock's watch waits for its next time, as watch resume
+            now = now_utc()
+            set_status(store, watch, ACTIVE, next_due(watch, now) if watch.schedule else now)
         elif action == "remove":
             remove_watch(store, watch)
         else:
