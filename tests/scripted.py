@@ -7,8 +7,8 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from browser_agent.dom.page_lines import element_lines
 from browser_agent.llm.types import FunctionClient, LLMReply, ToolCall, Usage
-from browser_agent.page_lines import element_lines
 
 # A step of a script: a tool name and a function of the last get_dom text to its arguments.
 Action = tuple[str, Callable[[str], dict]]

@@ -18,8 +18,8 @@ from playwright.async_api import Browser, Page, expect
 
 from browser_agent.console.browse import find_runs
 from browser_agent.demo_site import DemoSite
+from browser_agent.llm.prices import cost_of_run, shown_cost
 from browser_agent.llm.types import LLMReply
-from browser_agent.prices import cost_of_run, shown_cost
 from browser_agent.store.connection import Store
 from browser_agent.store.db import open_store
 from browser_agent.store.decisions import decisions

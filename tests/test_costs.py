@@ -17,7 +17,7 @@ from typer.testing import CliRunner
 
 from browser_agent.cli.app import app
 from browser_agent.demo_site import DemoSite
-from browser_agent.prices import cost_of_run, run_cost, shown_cost
+from browser_agent.llm.prices import cost_of_run, run_cost, shown_cost
 from browser_agent.settings import Settings, SettingsError, load_settings
 from browser_agent.testing.openai_server import estimate_tokens, start_test_llm_server
 from tests.scripted import Script

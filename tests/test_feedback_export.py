@@ -13,7 +13,7 @@ import pytest
 from browser_agent.feedback.cli import BadSince, since_time
 from browser_agent.feedback.dataset import export
 from browser_agent.planner.records import RunRecorder
-from browser_agent.redact import MASK
+from browser_agent.secrets import MASK
 from browser_agent.settings import load_settings
 from browser_agent.store.connection import Store
 from browser_agent.store.db import open_store

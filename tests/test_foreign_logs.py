@@ -27,7 +27,7 @@ from browser_agent.harvest.logs import command_of, parse_messages, read_log
 from browser_agent.harvest.plan import NotHarvestable, plan_skill
 from browser_agent.harvest.replay import NEEDS_SECRET
 from browser_agent.harvest.stored import load_skill
-from browser_agent.redact import MASK
+from browser_agent.secrets import MASK
 from browser_agent.settings import Settings
 from browser_agent.skills.primitive import PRIMITIVES
 from browser_agent.store.db import open_store

@@ -10,10 +10,10 @@ from playwright.async_api import Browser
 from sqlalchemy import Engine
 
 from browser_agent.browser.session import BrowserSession
+from browser_agent.dom.page_content import PAGE_END, PAGE_START
+from browser_agent.dom.page_lines import element_lines
 from browser_agent.llm.offline import OfflinePlanner
 from browser_agent.llm.offline.page import parse_page
-from browser_agent.page_content import PAGE_END, PAGE_START
-from browser_agent.page_lines import element_lines
 from browser_agent.planner.agent import run_command
 from browser_agent.planner.prompts import prompt
 from browser_agent.settings import Settings

@@ -13,8 +13,8 @@ import pytest
 from browser_agent.browser.session import BrowserSession
 from browser_agent.demo_site import DemoSite
 from browser_agent.dom.library import run_on_page
+from browser_agent.dom.page_content import PAGE_END, PAGE_START
 from browser_agent.errors import ActionError
-from browser_agent.page_content import PAGE_END, PAGE_START
 from browser_agent.skills.primitive import (
     PRIMITIVES,
     bulk_enter_text,

@@ -21,8 +21,7 @@ import pytest
 from typer.testing import CliRunner
 
 from browser_agent.cli.app import app
-from browser_agent.redact import MASK, masked_address, redact
-from browser_agent.secrets import filled_address
+from browser_agent.secrets import MASK, filled_address, masked_address, redact
 from browser_agent.settings import Settings
 from browser_agent.store.connection import Store
 from browser_agent.store.db import open_store

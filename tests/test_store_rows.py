@@ -16,7 +16,7 @@ from sqlalchemy import Engine, text
 from sqlmodel import Session, SQLModel, select
 
 from browser_agent.planner.records import RunRecorder
-from browser_agent.redact import MASK
+from browser_agent.secrets import MASK
 from browser_agent.settings import Settings, load_settings
 from browser_agent.store.abandoned import ABANDONED_ERROR, this_process
 from browser_agent.store.connection import Store

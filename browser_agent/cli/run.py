@@ -22,7 +22,7 @@ from browser_agent.cli.terminal import console
 from browser_agent.demo import FIRST_COMMAND, SECOND_COMMAND
 from browser_agent.errors import UserError, one_line
 from browser_agent.llm.choose import make_llm
-from browser_agent.prices import shown_cost
+from browser_agent.llm.prices import shown_cost
 from browser_agent.secrets import OPTION_HELP as SECRET_HELP
 from browser_agent.secrets import configured as configured_secrets
 from browser_agent.secrets import unconfigured_in

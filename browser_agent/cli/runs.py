@@ -11,7 +11,7 @@ from browser_agent.cli.completion import run_ids, skill_names
 from browser_agent.cli.json_output import print_json, run_fields, step_fields
 from browser_agent.cli.run import cost_note
 from browser_agent.cli.terminal import console
-from browser_agent.prices import cost_of_run, priced, shown_cost
+from browser_agent.llm.prices import cost_of_run, priced, shown_cost
 
 
 def runs(

@@ -54,8 +54,8 @@ from browser_agent.console.runs import (
 )
 from browser_agent.console.validation import Validations
 from browser_agent.console.watches import DueWatches, watch_routes
+from browser_agent.llm.prices import cost_of_run, shown_cost
 from browser_agent.llm.types import LLMClient
-from browser_agent.prices import cost_of_run, shown_cost
 from browser_agent.settings import Settings
 from browser_agent.store.run_logs import log_file
 from browser_agent.store.skills import runs_of

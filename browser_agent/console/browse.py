@@ -13,7 +13,7 @@ from pathlib import Path
 from sqlalchemy import Engine
 from sqlmodel import Session, col, select
 
-from browser_agent.prices import run_cost, shown_cost
+from browser_agent.llm.prices import run_cost, shown_cost
 from browser_agent.store.connection import Store
 from browser_agent.store.decisions import decisions
 from browser_agent.store.health import Health, health_of

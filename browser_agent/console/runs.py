@@ -13,10 +13,10 @@ from secrets import token_hex
 from typing import Any
 
 from browser_agent.console.browse import said_of
+from browser_agent.llm.prices import run_cost, shown_cost
 from browser_agent.llm.types import LLMClient, ToolCall
 from browser_agent.planner.approval import Decision, Proposal
 from browser_agent.planner.people import Channel
-from browser_agent.prices import run_cost, shown_cost
 from browser_agent.settings import Settings
 from browser_agent.store.rows import StepRow
 

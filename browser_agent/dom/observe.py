@@ -8,7 +8,7 @@ from typing import Literal
 
 from browser_agent.browser.session import BrowserSession
 from browser_agent.dom.library import read_page
-from browser_agent.page_content import fenced, neutralised
+from browser_agent.dom.page_content import fenced, neutralised
 
 ContentType = Literal["text_only", "input_fields", "all_fields"]
 CONTENT_TYPES: tuple[str, ...] = ("text_only", "input_fields", "all_fields")

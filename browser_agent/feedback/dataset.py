@@ -13,7 +13,7 @@ from datetime import datetime
 from typing import Any, TextIO
 
 from browser_agent.planner.approval import rejected
-from browser_agent.redact import redact
+from browser_agent.secrets import redact
 from browser_agent.store.connection import Store
 from browser_agent.store.decisions import decisions
 from browser_agent.store.rows import DecisionRow

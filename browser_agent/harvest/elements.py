@@ -16,7 +16,7 @@ from dataclasses import asdict, dataclass, field
 from bs4 import BeautifulSoup
 from bs4 import Tag as BsTag
 
-from browser_agent.page_lines import element_lines
+from browser_agent.dom.page_lines import element_lines
 
 _MMID = re.compile(r"""\[\s*mmid\s*=\s*["']?(\d+)["']?\s*\]""")
 # Text longer than this inside an element is content, not a label to find it by.

@@ -30,7 +30,7 @@ from typing import Any
 
 from browser_agent.harvest.calls import Call, ChatLog, LogError, problem_with
 from browser_agent.harvest.elements import Tag, find_tags, role_of
-from browser_agent.redact import MASK
+from browser_agent.secrets import MASK
 from browser_agent.skills.primitive import PRIMITIVES
 
 # Calls that only look at the page (or wait): nothing to replay, nothing to report.

@@ -19,8 +19,7 @@ from typing import Any
 from browser_agent.harvest import foreign
 from browser_agent.harvest.calls import Call, ChatLog, LogError, problem_with
 from browser_agent.harvest.elements import tag_for_selector
-from browser_agent.redact import MASK, redact
-from browser_agent.secrets import PLACEHOLDER
+from browser_agent.secrets import MASK, PLACEHOLDER, redact
 from browser_agent.skills.primitive import PRIMITIVES
 
 # Where the command starts: after "user task", "task:", "command" or "request".

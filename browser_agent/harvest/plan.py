@@ -29,8 +29,7 @@ from browser_agent.harvest.elements import (
     tag_for_selector,
     toggle_elements,
 )
-from browser_agent.redact import MASK
-from browser_agent.secrets import PLACEHOLDER
+from browser_agent.secrets import MASK, PLACEHOLDER
 from browser_agent.sites.request_tokens import refused_url
 from browser_agent.skills.fresh import TYPING
 from browser_agent.skills.primitive import NOT_REPLAYABLE, OBSERVATION_ONLY, PRIMITIVES

@@ -21,8 +21,14 @@ from browser_agent.errors import ActionError, BrowserError
 from browser_agent.failure_kinds import BROKEN, NOT_APPLICABLE, classify
 from browser_agent.harvest.made_state import Maker, makers
 from browser_agent.harvest.stored import load_skill, made_code
-from browser_agent.redact import masked_address, redact
-from browser_agent.secrets import configured, how_to_set, missing, placeholders
+from browser_agent.secrets import (
+    configured,
+    how_to_set,
+    masked_address,
+    missing,
+    placeholders,
+    redact,
+)
 from browser_agent.settings import Settings
 from browser_agent.sites.boundary import Boundary
 from browser_agent.sites.request_tokens import strip_tokens

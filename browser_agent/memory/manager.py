@@ -26,7 +26,7 @@ from browser_agent.memory.messages import clip_text, text_tokens
 from browser_agent.memory.prompts import Prompts
 from browser_agent.memory.tokens import TokenCounter
 from browser_agent.memory.usage import MemoryUsage
-from browser_agent.redact import redact
+from browser_agent.secrets import redact
 from browser_agent.settings import Settings
 from browser_agent.store.memory_models import MemoryEntry
 from browser_agent.tools import tool_schema

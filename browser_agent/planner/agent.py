@@ -31,6 +31,7 @@ from browser_agent.errors import (
 )
 from browser_agent.harvest.stored import load_skill
 from browser_agent.llm.model_window import served_locally
+from browser_agent.llm.prices import run_cost
 from browser_agent.llm.types import LLMClient, LLMError, LLMReply, ToolCall
 from browser_agent.memory.context import ContextMemory
 from browser_agent.planner.approval import (
@@ -49,10 +50,8 @@ from browser_agent.planner.router import PassedOver, Route, decide
 from browser_agent.planner.skill_call import SkillOutcome, call_skill
 from browser_agent.planner.skill_tools import skill_tools
 from browser_agent.planner.step_help import MAX_HELP_CALLS, choose_element, step_messages
-from browser_agent.prices import run_cost
-from browser_agent.redact import redact
 from browser_agent.secrets import configured as configured_secrets
-from browser_agent.secrets import masked_command
+from browser_agent.secrets import masked_command, redact
 from browser_agent.settings import Settings
 from browser_agent.sites.boundary import Ask, Boundary
 from browser_agent.skills.end_state import command_values, end_state, search_terms

@@ -16,7 +16,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from browser_agent.redact import redact
+from browser_agent.secrets import redact
 from browser_agent.store.abandoned import this_process
 from browser_agent.store.connection import Store
 from browser_agent.store.decisions import add_decision, follow_decision, rewrite_decisions

@@ -22,7 +22,7 @@ from browser_agent.browser.session import session
 from browser_agent.errors import ActionError, BrowserError
 from browser_agent.failure_kinds import BROKEN, LATE, NOT_APPLICABLE, classify
 from browser_agent.harvest.logins import RunLogin, landed_on_login, renew_login
-from browser_agent.redact import redact
+from browser_agent.secrets import redact
 from browser_agent.settings import Settings
 from browser_agent.skills.end_state import EndNotShown
 from browser_agent.skills.loader import SkillFunction

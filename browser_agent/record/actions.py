@@ -15,8 +15,8 @@ from typing import Any
 
 from browser_agent.browser.effects import SENT_DATA
 from browser_agent.dom.observe import window_line
+from browser_agent.dom.page_content import fenced, neutralised
 from browser_agent.harvest.elements import observed_elements
-from browser_agent.page_content import fenced, neutralised
 
 # Lines of an observation that are page text, not controls (see the page library).
 _TEXT_KINDS = frozenset({"text", "iframe", "h1", "h2", "h3", "h4", "h5", "h6"})

@@ -6,7 +6,7 @@ from typing import Annotated
 
 from browser_agent.browser.locate import locate
 from browser_agent.browser.session import session
-from browser_agent.page_content import fenced, neutralised
+from browser_agent.dom.page_content import fenced, neutralised
 from browser_agent.skills.primitive._common import attempt
 
 MAX_CHARS = 4_000

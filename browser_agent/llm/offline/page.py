@@ -7,10 +7,10 @@ import re
 from dataclasses import dataclass, field
 from urllib.parse import urlsplit
 
+from browser_agent.dom.page_content import PAGE_END, PAGE_START
+from browser_agent.dom.page_lines import BARE, ElementLine, element_lines, unquoted
+from browser_agent.dom.page_lines import QUOTED as _QUOTED
 from browser_agent.llm.offline.words import words
-from browser_agent.page_content import PAGE_END, PAGE_START
-from browser_agent.page_lines import BARE, ElementLine, element_lines, unquoted
-from browser_agent.page_lines import QUOTED as _QUOTED
 
 _HEADER = re.compile(rf"^Page ({_QUOTED}) at (\S+)$")
 _TOKEN = re.compile(
