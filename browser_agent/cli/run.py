@@ -211,7 +211,7 @@ def run(
         if as_json and loaded and started:
             print_json(interrupted_json(loaded[0], started[0], str(exc)))
         raise typer.Exit(exc.exit_code) from None
-    except Exception as exc:  # said in one line (cli_group); --json still prints the run
+    except Exception as exc:  # said in one line (cli.group); --json still prints the run
         if as_json and loaded and started:
             print_json(interrupted_json(loaded[0], started[0], one_line(exc)))
         raise
