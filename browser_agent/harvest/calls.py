@@ -43,6 +43,7 @@ class ChatLog:
     start_url: str | None = None
     meta: dict[str, Any] = field(default_factory=dict)
     dropped: list[str] = field(default_factory=list)  # calls left out, each with the reason
+    routed_to: str | None = None  # the skill that did the command alone, when one did
 
 
 def problem_with(primitive: str, arguments: dict[str, Any]) -> str | None:

@@ -458,6 +458,8 @@ def skills_show(
     console().print(f"example arguments: {escape(skill.example_args)}")
     console().print(f"from runs: {escape(', '.join(json.loads(skill.source_runs)))}")
     console().print(f"health: {_health_cell(health)} ({escape(health.summary())})")
+    checked = f"{skill.last_validated_at:%Y-%m-%d %H:%M}" if skill.last_validated_at else "never"
+    console().print(f"last checked by replay: {checked}")
     for failure in health.failures():
         console().print(f"  {escape(failure.said())}")
     if skill.last_error:

@@ -34,7 +34,7 @@ from browser_agent.harvest.outcomes import (
 )
 from browser_agent.harvest.plan import NotHarvestable, SkillPlan, made_by_the_app, plan_skill
 from browser_agent.harvest.plan_data import plan_text
-from browser_agent.harvest.replay import Replay, relative, replay
+from browser_agent.harvest.replay import Replay, relative, replay, waits_for_secret
 from browser_agent.harvest.sameness import essential_targets
 from browser_agent.harvest.stored import load_skill, made_code
 from browser_agent.harvest.tokens import without_tokens
@@ -51,6 +51,7 @@ from browser_agent.store.skills import (
     add_source,
     add_version,
     harvested_source,
+    keep_check,
     merge_templates,
     name_taken,
     normalise_shape,
@@ -500,6 +501,8 @@ async def _verify(
         result.readings += [_listed(name, outcome) for name in listed]
         result.named = list(outcome.only_example)
         kind = OK if passed else outcome.kind or BROKEN
+        if not waits_for_secret(error):  # one that waited for a secret judged nothing
+            keep_check(engine, skill, passed, outcome.findings())  # the skill's first check
     except Exception as exc:  # the replay could not run: the skill stays unverified
         passed, error = False, f"the replay could not run: {type(exc).__name__}: {exc}"
         made_by = None

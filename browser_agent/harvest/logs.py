@@ -35,6 +35,8 @@ _TAIL = re.compile(
     re.IGNORECASE,
 )
 _UNQUOTED_TAIL = re.compile(r"\s+current (?:page|url)\s*:", re.IGNORECASE)
+# The id the planner gives the call of the skill a command was routed to (planner.agent).
+ROUTED_CALL = "route_1"
 END_MARKER = "##TERMINATE"  # this project's text end marker, and Agent-E's "##TERMINATE TASK##"
 _FAILED_ANSWER = re.compile(r"\b(could not|couldn't|cannot|can't|unable to|failed to)\b", re.I)
 
@@ -133,13 +135,14 @@ def parse_messages(
             calls.append(_call(path, raw, responses))
     final = _final_answer(messages)
     finished = finish_said(calls)
+    routed = done_by_skill(messages, calls)
     if foreign.speaks_agent_e(calls, final):
         mapped = foreign.from_agent_e(calls)
         calls, dropped = mapped.calls, mapped.dropped
     else:
         calls, dropped = own_calls(calls)
-    if meta.get("status"):  # this project's run: the status, and a finish that says so
-        succeeded = meta["status"] == "succeeded" and finished is True
+    if meta.get("status"):  # this project's run: what `runs` lists, borne out by its log
+        succeeded = run_succeeded(str(meta["status"]), finished, routed)
     elif finished is not None:
         succeeded = finished
     else:  # another agent's log: an answer with its end marker that does not say it failed
@@ -154,8 +157,33 @@ def parse_messages(
         start_url=meta.get("start_url"),
         meta=meta,
         dropped=dropped,
+        routed_to=routed if succeeded else None,
     )
     return mask_secrets(log)
+
+
+def run_succeeded(status: str, finished: bool | None, routed: str | None) -> bool:
+    """Whether this project's run succeeded: its status (the one ``runs`` and the console
+    list) says so, and its log bears it out, with a finish saying it was done or the
+    skill it was routed to doing it alone (``routed``, see :func:`done_by_skill`)."""
+    return status == "succeeded" and (finished is True or routed is not None)
+
+
+def done_by_skill(messages: list[dict[str, Any]], calls: list[Call]) -> str | None:
+    """The skill a run was routed to when that skill did the command alone: the log's only
+    call is the routed one and it was answered without an error. None otherwise (the
+    planner took over, or no skill was routed)."""
+    ids = [
+        raw.get("id")
+        for message in messages
+        for raw in message.get("tool_calls") or []
+        if isinstance(raw, dict)
+    ]
+    if ids != [ROUTED_CALL] or len(calls) != 1:
+        return None
+    (call,) = calls
+    answered = call.response is not None and not call.response.startswith("Error")
+    return call.name if answered and call.name not in PRIMITIVES else None
 
 
 def finish_said(calls: list[Call]) -> bool | None:

@@ -1326,6 +1326,8 @@ def plan_skill(log: ChatLog, named: frozenset[str] = frozenset()) -> SkillPlan:
     """The harvestable stretch of a successful run, or NotHarvestable saying why not.
     ``named``: values of the command that name a fixed control (replays refuted reading
     them as a choice among what the site listed), kept as literal names."""
+    if log.routed_to:
+        raise NotHarvestable(f"{log.path}: done by the skill {log.routed_to}: nothing to learn")
     if not log.succeeded:
         raise NotHarvestable(f"{log.path}: the run did not succeed")
     if not log.calls:

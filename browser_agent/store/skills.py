@@ -5,12 +5,13 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Mapping, Sequence
+from typing import Any
 
 from sqlalchemy import Engine
 from sqlmodel import Session, select
 
 from browser_agent.errors import BrowserAgentError
-from browser_agent.store.models import HarvestedSource, Skill
+from browser_agent.store.models import HarvestedSource, Skill, Validation, utcnow
 from browser_agent.store.skill_use import loads, same_site, templates_of
 
 # A template's tokens as the router reads them: escaped braces, placeholders, plain text.
@@ -199,3 +200,21 @@ def update_skill(engine: Engine, skill_id: int, **changes: object) -> Skill:
         db.commit()
         db.refresh(row)
         return row
+
+
+def keep_check(engine: Engine, skill: Skill, passed: bool, findings: Mapping[str, Any]) -> None:
+    """Keep one replay of ``skill`` (its verifying replay at harvest, or a validation) as a
+    Validation row, and its time as the skill's last validation: the check a skill's page
+    and the skills listing show."""
+    with Session(engine) as db:
+        row = Validation(
+            skill_id=skill.id, skill_name=skill.name, version=skill.version, passed=passed
+        )
+        for key, value in findings.items():
+            setattr(row, key, value)
+        kept = db.get(Skill, skill.id)
+        if kept is not None:
+            kept.last_validated_at = row.checked_at = utcnow()
+            db.add(kept)
+        db.add(row)
+        db.commit()
