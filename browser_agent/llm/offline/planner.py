@@ -73,7 +73,7 @@ def plan_next(messages: list[dict], tools: list[dict]) -> LLMReply:
     view = _view(history)
     if view.last_act is not None and view.last_act.failed:
         task = _task_of(view.last_act, plan)
-        return reply.finish(False, f"Could not {task}: {view.last_act.response}")
+        return reply.finish(False, could_not(task, view.last_act.response))
     if index < len(plan.tasks) and isinstance(plan.tasks[index], Goto):
         return reply.act(index, index, resolve(plan.tasks[index], Situation(Page())))
     if view.page is None:
@@ -202,6 +202,17 @@ def _new_error(view: View, plan: Plan) -> str:
         if text not in seen and _ERROR.search(text):
             return f'Could not {_task_of(act, plan)}: the page says "{text}" ({where(view.page)}).'
     return ""
+
+
+def could_not(task: str, response: str | None) -> str:
+    """``Could not TASK: WHY`` from a failed action's answer, said once: the answer's
+    ``Error:`` mark goes, and an answer that already says it could not do the same thing
+    ("Could not open URL: ...", as open_url fails) is the whole message."""
+    why = (response or "").strip().removeprefix("Error:").strip()
+    verb = task.split(maxsplit=1)[0] if task.strip() else ""
+    if verb and why.lower().startswith(f"could not {verb.lower()}"):
+        return why
+    return f"Could not {task}: {why}"
 
 
 def _task_of(turn: Turn, plan: Plan) -> str:
