@@ -48,10 +48,11 @@ def test_the_file_in_the_user_config_folder_is_read_under_variables_and_options(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from_file, from_env, from_option = (tmp_path / name for name in ("file", "env", "option"))
-    written(
+    path = written(
         tmp_path / "config" / "browser-agent" / "config.toml",
         f'workspace = "{from_file}"\n{ENDPOINT}llm_model = "file-model"\n',
     )
+    assert info()["config"] == str(path)
     assert info()["workspace"] == str(from_file)
     assert info()["model"] == "file-model"
 
@@ -72,7 +73,9 @@ def test_the_file_the_variable_names_is_read_instead(
     assert info()["model"] == "named-file"
 
 
-def test_without_a_file_the_defaults_hold() -> None:
+def test_without_a_file_the_defaults_hold(tmp_path: Path) -> None:
+    where = tmp_path / "config" / "browser-agent" / "config.toml"
+    assert info()["config"] == f"none ({where} is not there)"
     assert info()["workspace"] == str(default_workspace())
     assert info()["llm_endpoint"] == "none"  # no endpoint and no key: the offline planner
 

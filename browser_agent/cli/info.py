@@ -38,15 +38,17 @@ def info(
 
 def environment_info(settings: Settings) -> dict[str, str]:
     """What this installation uses, with every secret masked."""
-    from browser_agent.settings import mask_url
+    from browser_agent.settings import config_path, mask_url
 
     offline = is_offline(settings)
     endpoint = settings.llm_base_url or "https://api.openai.com/v1 (OpenAI's default)"
+    config = config_path()
     return {
         "browser-agent": package_version("browser-agent"),
         "python": platform.python_version(),
         "platform": platform.platform(),
         "playwright": package_version("playwright"),
+        "config": str(config) if config.is_file() else f"none ({config} is not there)",
         "workspace": str(settings.workspace),
         "store": mask_url(settings.db_url),
         "browser": _browser_in_use(settings),
