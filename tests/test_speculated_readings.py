@@ -229,3 +229,38 @@ async def test_an_edit_that_works_only_on_the_demonstrated_page_keeps_that_page_
     )
     assert run.status == "succeeded" and run.llm_calls == 0, run.answer
     assert wiki.pages["Gamma"] == "Lunch moved to one."
+
+
+async def test_a_command_word_read_as_a_menu_link_is_refuted_alone_and_the_page_kept_a_choice(
+    wiki: WikiSite, settings: Settings, browser: Browser
+) -> None:
+    """ "the wiki page" names the menu's Wiki link: replayed with the menu's other sections
+    and the wiki's other pages together, the skill fails; changed one at a time, only the
+    section fails, so "wiki" stays a word of the command and the page a parameter."""
+    wiki.sections = True
+
+    async def person(page: Page) -> None:
+        await page.goto(f"{wiki.url}/")
+        await page.get_by_role("link", name="Wiki").click()
+        await page.get_by_role("link", name="Gamma").click()
+        await page.get_by_role("link", name="Edit this page").click()
+        await page.fill("textarea", "Meet on Friday at noon.")
+        await page.get_by_role("button", name="Save changes").click()
+        await page.wait_for_url("**/wiki/Gamma")
+
+    command = 'edit the wiki page "Gamma" to add the text "Meet on Friday at noon."'
+    result = await shown(wiki, settings, browser, command, person)
+    assert result.verified, result.verify_error
+    (template,) = json.loads(result.skill.command_templates)
+    assert template.startswith('edit the wiki page "{') and "Gamma" not in template, template
+    assert any(r.endswith("did the command when changed alone") for r in result.readings)
+    run = await run_command(
+        'edit the wiki page "Delta" to add the text "Ship it on Monday."',
+        FunctionClient(no_llm),
+        settings,
+        start_url=f"{wiki.url}/",
+        browser=browser,
+        engine=open_store(settings),
+    )
+    assert (run.status, run.llm_calls) == ("succeeded", 0), run.answer
+    assert wiki.pages["Delta"].endswith("Ship it on Monday.")

@@ -3,7 +3,9 @@ person meets them: "Log in" on the front page (shown only while logged out), "Ed
 page" on a page (shown only there), a search whose results are the pages holding the
 term, a page's "History", a "New page" link on the front page to a form (Title, Text,
 "Create page"), and a "Delete this page" button on a page that asks to confirm on a page
-of its own. What the tests check is the wiki's own state: its pages and who is logged in."""
+of its own. With ``sections``, every page opens with a menu of sections (Wiki, News, Help),
+whose Wiki lists the pages. What the tests check is the wiki's own state: its pages and who
+is logged in."""
 
 from __future__ import annotations
 
@@ -17,6 +19,7 @@ from urllib.parse import parse_qs, quote, unquote, urlsplit
 from tests.served_site import ServedSite
 
 ACCOUNTS = {"ada": "Lovelace-1815", "bob": "Builder-99"}
+SECTIONS = "".join(f'<a href="/section/{s.lower()}">{s}</a> ' for s in ("Wiki", "News", "Help"))
 
 
 def _page(title: str, body: str, user: str | None) -> str:
@@ -44,6 +47,7 @@ class WikiSite(ServedSite):
     )
     sessions: dict[str, str] = field(default_factory=dict)
     locked: set[str] = field(default_factory=set)  # pages shown without "Edit this page"
+    sections: bool = False  # every page opens with the menu of sections
 
     def _user(self, request: BaseHTTPRequestHandler) -> str | None:
         cookie = SimpleCookie(request.headers.get("Cookie", ""))
@@ -52,7 +56,8 @@ class WikiSite(ServedSite):
     def _send(
         self, request: BaseHTTPRequestHandler, body: str, status: int = 200, **headers: str
     ) -> None:
-        data = body.encode()
+        menu = f'<header><nav aria-label="Sections">{SECTIONS}</nav>'
+        data = (body.replace("<header>", menu, 1) if self.sections else body).encode()
         request.send_response(status)
         request.send_header("Content-Type", "text/html; charset=utf-8")
         request.send_header("Content-Length", str(len(data)))
@@ -91,6 +96,12 @@ class WikiSite(ServedSite):
             listed = "".join(f'<li><a href="/wiki/{quote(t)}">{t}</a></li>' for t in found)
             body = f'<h1>Results for "{html.escape(term)}"</h1><ul>{listed}</ul>'
             self._send(request, _page("Search", body, user))
+        elif parts.path == "/section/wiki":
+            listed = "".join(f'<li><a href="/wiki/{quote(t)}">{t}</a></li>' for t in self.pages)
+            self._send(request, _page("Wiki", f"<h1>Pages</h1><ul>{listed}</ul>", user))
+        elif parts.path.startswith("/section/"):
+            body = f"<h1>{html.escape(parts.path[9:].title())}</h1><p>Nothing new.</p>"
+            self._send(request, _page(parts.path[9:].title(), body, user))
         elif parts.path.startswith("/wiki/"):
             self._wiki(request, unquote(parts.path[6:]), query, user)
         else:

@@ -534,6 +534,8 @@ def _listed(name: str, outcome: Replay) -> str:
             f"{name}: refuted as a choice among what the site listed ({outcome.error}); "
             "read as a control the command names"
         )
+    if outcome.only_example:
+        return f"{name}: a value the site listed did the command when changed alone"
     return f"{name}: values the site listed did not do the command ({outcome.error})"
 
 

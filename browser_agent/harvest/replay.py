@@ -203,7 +203,7 @@ async def replay(
         elif outcome.passed and offered:
             tried = fresh.arguments or offered[-1]
             site = {name: v for name, v in tried.items() if v != arguments.get(name)}
-            outcome = _only_on_example(fresh, site)
+            outcome = _only_on_example(fresh, await _failing_alone(run, again, site))
     if not outcome.passed and outcome.kind == NOT_APPLICABLE and candidates:
         found = makers(skill, candidates, settings.workspace, start_url)
         made = partial(
@@ -284,6 +284,22 @@ async def _one_kept(
             outcome.fresh = outcome.fresh_tried = True
             return outcome
     return failed
+
+
+async def _failing_alone(
+    run: Callable[..., Awaitable[Replay]], base: dict[str, Any], site: dict[str, Any]
+) -> dict[str, Any]:
+    """Of two or more of the site's values that failed together, those that fail alone
+    (the others at ``base``, values that passed): a word of the command read as a
+    navigation link ("the wiki page") is refuted without the page's name it came with."""
+    if len(site) < 2:
+        return site
+    none: dict[str, Path | None] = {"trace_path": None, "screenshot_dir": None}
+    failing = {}
+    for name, value in site.items():
+        if not (await run({**base, name: value}, **none)).passed:
+            failing[name] = value
+    return failing or site
 
 
 def _only_on_example(fresh: Replay, site: Mapping[str, Any]) -> Replay:
