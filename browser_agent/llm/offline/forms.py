@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import ast
 import re
+from urllib.parse import unquote_plus
 
 from browser_agent.llm.offline.form_tasks import (
     SAVE_WORDS,
@@ -20,15 +21,17 @@ from browser_agent.llm.offline.form_tasks import (
     Write,
     thing,
 )
+from browser_agent.llm.offline.menus import is_toggle, next_menu, open_menu
 from browser_agent.llm.offline.outcome import Action, Blocked, Done, Outcome, Situation
 from browser_agent.llm.offline.page import CHOICE_ROLES, TEXT_ROLES, TOGGLE_ROLES, Element, Page
 from browser_agent.llm.offline.resolve import (
     _modal_first,
+    _search_box,
     _sent_as_search,
     best_option,
     points_here,
 )
-from browser_agent.llm.offline.words import content_words, joined, words
+from browser_agent.llm.offline.words import content_words, holds_whole, joined, words
 
 #: Said when nothing on the page fits: a person can show the way once.
 RECORD = "; show the way once with `browser-agent record` and it is learnt"
@@ -53,7 +56,7 @@ def do_form_task(task: FormTask, situation: Situation) -> Outcome:
     if modal is not None:
         return modal
     if isinstance(task, Control):
-        return _control(task, situation.page)
+        return _control(task, situation)
     if isinstance(task, Write):
         return _write(task, situation)
     return _save(task, situation.page)
@@ -62,25 +65,52 @@ def do_form_task(task: FormTask, situation: Situation) -> Outcome:
 # ---- the verb's control ----------------------------------------------------------------
 
 
-def _control(task: Control, page: Page) -> Outcome:
-    """Click the site's control for the verb; on its form already, nothing to do."""
+def _control(task: Control, situation: Situation) -> Outcome:
+    """Click the site's control for the verb; on its form already, nothing to do. A control
+    the page does not show may be in a menu (opened, one at a time); one to create a thing
+    may be offered by the site's search for its name ("Create the page X")."""
+    page = situation.page
     if task.verb == "create" and _on_form(page, "create"):
         return Done()  # its own button says Create too: never sent empty
     found = _controls(page, task.words, task.noun, task.target)
+    if found is None and task.verb == "create":
+        found = _offered(page, task.words, task.target)
     if found is not None:
         return Action("click", {"selector": found.selector}, f"click {found.describe()}")
     if task.verb == "edit" and _on_form(page, "edit"):
         return Done()
     named = ", ".join(w if w == "+" else w.capitalize() for w in task.words)
+    menu = next_menu(page, situation.tried, prefer=task.words, only=True)
+    if menu is not None:  # "+": a menu of things to make
+        return open_menu(menu, f"a control to {task.describe()}")
+    box = _search_box(page)
+    searched = "search" in situation.prepared
+    if task.verb == "create" and task.target and box is not None and not searched:
+        note = f'search the site for "{task.target}", which may offer to create it'
+        arguments = {"selector": box.selector, "text": task.target, "press_enter": True}
+        return Action("enter_text", arguments, note, phase="prepare", kind="search")
+    menu = next_menu(page, situation.tried, prefer=task.words)
+    if menu is not None:
+        return open_menu(menu, f"a control to {task.describe()}")
     return Blocked(
         f"no control to {task.describe()} on {page.url}: looked for links or buttons named "
-        f"{named}{RECORD}"
+        f"{named}{_looked_through(situation)}{RECORD}"
     )
+
+
+def _looked_through(situation: Situation) -> str:
+    """What was looked through besides the page: its menus, the site's search."""
+    menus = situation.prepared.count("menu")
+    said = [f"{menus} menu{'s' if menus > 1 else ''}"] if menus else []
+    said += ["the site's search"] if "search" in situation.prepared else []
+    return f" (also in {' and '.join(said)})" if said else ""
 
 
 def _controls(page: Page, verbs: tuple[str, ...], noun: str, target: str) -> Element | None:
     """The link or button whose name is the verb, maybe with the thing's own words ("New
-    page", "+ New issue", "Delete this page"); the one after the thing's name when several."""
+    page", "+ New issue", "Delete this page", "Create the page X on this wiki"); of several,
+    the one whose address names the thing (its "Edit", not a sidebar's), then the one after
+    the thing's name. A "+" that only opens a menu is not one (see menus)."""
     stems = [stem for verb in verbs for stem in (words(verb) or [verb])]
     own = set(words(noun)) | set(words(target))
     anchors = [e.position for e in page.elements if target and _says(e.name, target)]
@@ -90,16 +120,39 @@ def _controls(page: Page, verbs: tuple[str, ...], noun: str, target: str) -> Ele
             continue
         said = words(element.name)
         if element.name.strip() == "+" and "+" in stems:
+            if is_toggle(element):
+                continue
             rank, nouny = stems.index("+"), False
         else:
             hits = [i for i, stem in enumerate(stems) if stem in said]
-            if not hits or set(said) - set(stems) - own - _FILLER:
+            extra = set(said) - set(stems) - own - _FILLER
+            if not hits or extra and not holds_whole(element.name, target):
                 continue
             rank, nouny = min(hits), bool(set(said) & set(words(noun)))
         before = [element.position - a for a in anchors if a < element.position]
         near = min(before) if before else 10_000
-        scored.append(((nouny, -rank, -near, -element.position), element))
+        address = _addresses(element, target)
+        scored.append(((nouny, -rank, address, -near, -element.position), element))
     return max(scored, key=lambda s: s[0])[1] if scored else None
+
+
+def _addresses(element: Element, target: str) -> bool:
+    """The control's address names the thing (/wiki/Contacts/edit for "Contacts")."""
+    href = element.attrs.get("href", "")
+    return holds_whole(unquote_plus(href), target) if href and target else False
+
+
+def _offered(page: Page, verbs: tuple[str, ...], target: str) -> Element | None:
+    """A link named by the new thing's name inside a sentence that offers to create it
+    ("Create the page "X" on this wiki!", its link the name alone)."""
+    stems = {stem for verb in verbs for stem in words(verb)}
+    for element in page.interactive():
+        before = page.elements[element.position - 1] if element.position else None
+        if element.role != "link" or not target or not holds_whole(element.name, target):
+            continue
+        if before is not None and before.is_text and stems & set(words(before.name)):
+            return element
+    return None
 
 
 def _says(text: str, phrase: str) -> bool:
@@ -161,6 +214,8 @@ def _share(wanted: list[str], element: Element) -> float:
 
 def _write(task: Write, situation: Situation) -> Outcome:
     page = situation.page
+    if task.label == "title" and not task.append and _names_the_form(page, task.value):
+        return Done()  # a form opened for the thing already named ("Creating "X"")
     field = _field_for(task, page)
     if field is None:
         keys = ", ".join(k.capitalize() for k in task.keys)
@@ -183,12 +238,7 @@ def _write(task: Write, situation: Situation) -> Outcome:
                 return Action("extract_text", selector, note, phase="prepare", kind="read")
             whole = _read_back(situation.read)
             if whole is None or not joined(whole).startswith(joined(held[:-1])):
-                return Blocked(
-                    f"could not add to {field.describe()} on {page.url}: it holds more text "
-                    "than the page shows, and reading it whole gave nothing that begins as it "
-                    "does (a plain text area is not read back); nothing was typed, so its "
-                    f"text is kept{RECORD}"
-                )
+                return _add_after(task, field)  # a plain text area: added after what it holds
             held = whole
         if _holds(held, value):
             return Done()
@@ -201,6 +251,20 @@ def _write(task: Write, situation: Situation) -> Outcome:
         {"selector": field.selector, "text": value},
         f'{how} "{task.value}" in {field.describe()}',
     )
+
+
+def _add_after(task: Write, field: Element) -> Action:
+    """Type the value after what the field holds, kept as it is (the field's whole text is
+    more than the page shows)."""
+    arguments = {"selector": field.selector, "text": task.value, "append": True}
+    return Action("enter_text", arguments, f'add "{task.value}" in {field.describe()}')
+
+
+def _names_the_form(page: Page, title: str) -> bool:
+    """The page's title or main heading already holds the thing's title whole: its form
+    was opened for it, so the title is given."""
+    heads = [page.title, *(h.name for h in page.headings() if h.role in ("h1", "h2"))]
+    return any(holds_whole(text, title) for text in heads)
 
 
 def _opener(field: Element, page: Page) -> Element | None:

@@ -45,6 +45,7 @@ class Situation:
     prepared: list[str] = field(default_factory=list)
     said: str = ""  # the answer to the last action (a dialog it met)
     read: str = ""  # the answer to a read taken for the current task
+    tried: list[str] = field(default_factory=list)  # what its prepare steps said they did
 
 
 def where(page: Page) -> str:

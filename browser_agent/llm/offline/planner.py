@@ -18,6 +18,7 @@ from browser_agent.llm.offline.command import make_plan
 from browser_agent.llm.offline.form_tasks import FormTask
 from browser_agent.llm.offline.forms import do_form_task
 from browser_agent.llm.offline.history import OBSERVING, History, Turn, read_history
+from browser_agent.llm.offline.mend import mend
 from browser_agent.llm.offline.outcome import Action, Blocked, Done, Outcome, Situation, where
 from browser_agent.llm.offline.page import Page, parse_page
 from browser_agent.llm.offline.reading import read
@@ -69,9 +70,12 @@ def plan_next(messages: list[dict], tools: list[dict]) -> LLMReply:
     if plan.problem:
         return reply.finish(False, plan.problem)
     reply.total = len(plan.tasks)
-    index, prepared = _progress(history)
+    index, prepared, tried = _progress(history)
     view = _view(history)
     if view.last_act is not None and view.last_act.failed:
+        mended = mend(view.last_act)
+        if mended is not None:
+            return _again(view.last_act, mended, reply)
         task = _task_of(view.last_act, plan)
         return reply.finish(False, could_not(task, view.last_act.response))
     if index < len(plan.tasks) and isinstance(plan.tasks[index], Goto):
@@ -84,11 +88,21 @@ def plan_next(messages: list[dict], tools: list[dict]) -> LLMReply:
     final = history.turns[-1].marker
     if final is not None and final.phase == "final":
         return reply.finish(True, _answer(history, view, []))
-    return _advance(plan, index, prepared, view, reply)
+    return _advance(plan, index, (prepared, tried), view, reply)
 
 
-def _advance(plan: Plan, index: int, prepared: list[str], view: View, reply: _Reply) -> LLMReply:
-    """Skip tasks already done on this page, then act on the first that needs a step."""
+def _again(failed: Turn, action: Action, reply: _Reply) -> LLMReply:
+    """Another way to do what ``failed`` did, for the same plan steps."""
+    marker = failed.marker
+    assert marker is not None  # mend only mends the planner's own marked steps
+    return reply.act(marker.first, marker.last, action)
+
+
+def _advance(
+    plan: Plan, index: int, steps: tuple[list[str], list[str]], view: View, reply: _Reply
+) -> LLMReply:
+    """Skip tasks already done on this page, then act on the first that needs a step
+    (``steps``: the kinds of the prepare steps taken for it, and what each said)."""
     page = view.page or Page()
     notes: list[str] = []
     for position in range(index, len(plan.tasks)):
@@ -97,7 +111,8 @@ def _advance(plan: Plan, index: int, prepared: list[str], view: View, reply: _Re
             return reply.look(position, "all_fields")  # a read needs the page after the act
         situation = Situation(page)
         if position == index:
-            situation = Situation(page, prepared, *_answers(view, reply.history))
+            prepared, tried = steps
+            situation = Situation(page, prepared, *_answers(view, reply.history), tried)
         outcome = _step(task, situation)
         if isinstance(outcome, Done):
             if outcome.note:
@@ -153,22 +168,24 @@ def _batch(tasks: list[Task], first: int, page: Page, action: Action) -> tuple[A
     return Action("bulk_enter_text", {"entries": entries}, "; ".join(notes)), last
 
 
-def _progress(history: History) -> tuple[int, list[str]]:
-    """The index of the current task, and the prepare steps already taken for it."""
+def _progress(history: History) -> tuple[int, list[str], list[str]]:
+    """The index of the current task, and the prepare steps already taken for it: their
+    kinds, and what each said it did."""
     acting = [t for t in history.turns if t.marker and t.marker.phase in ("act", "prepare")]
     if not acting:
-        return 0, []
+        return 0, [], []
     last = acting[-1].marker
     assert last is not None
     if last.phase == "act":
-        return last.last + 1, []
-    kinds = []
+        return last.last + 1, [], []
+    kinds, tried = [], []
     for turn in reversed(acting):
         if turn.marker and turn.marker.phase == "prepare" and turn.marker.first == last.first:
             kinds.append(turn.marker.kind)
+            tried.append(turn.content)
         else:
             break
-    return last.first, kinds
+    return last.first, kinds, tried
 
 
 def _view(history: History) -> View:
@@ -183,7 +200,8 @@ def _view(history: History) -> View:
             latest, stale, looked = parse_page(turn.response), False, True
         elif turn.name not in OBSERVING:
             before, last_act, looked = latest, turn, False
-            if turn.changed_page or turn.name in ("open_url", "go_back", "hover"):
+            opened = turn.marker is not None and turn.marker.kind == "menu"
+            if turn.changed_page or opened or turn.name in ("open_url", "go_back", "hover"):
                 stale = True
     return View(None if stale else latest, before, last_act, looked)
 

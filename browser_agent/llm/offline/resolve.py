@@ -9,8 +9,10 @@ guess.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 
+from browser_agent.llm.offline.menus import next_menu, open_menu
 from browser_agent.llm.offline.outcome import Action, Blocked, Done, Outcome, Situation, where
 from browser_agent.llm.offline.page import (
     CHOICE_ROLES,
@@ -37,6 +39,7 @@ from browser_agent.llm.offline.words import (
     closeness,
     content_words,
     covers,
+    holds_whole,
     joined,
     precision,
     unquote,
@@ -145,9 +148,13 @@ _MAKING = frozenset({"create", "new", "add", "make", "start", "edit", "write"})
 
 
 def _offers_to_make(name: str, phrase: str) -> bool:
-    """The link named ``name`` offers to make or edit ``phrase``, not to open it."""
-    extra = set(content_words(name)) - set(content_words(phrase))
-    return bool(extra & _MAKING)
+    """The link named ``name`` offers to make or edit ``phrase``, not to open it: "Create
+    the page X", "Edit X". A name that holds the phrase whole is the thing's own link
+    unless it starts with such a word ("Bug #3 (New): X" is X's, its status says New)."""
+    said, wanted = content_words(name), content_words(phrase)
+    if holds_whole(name, phrase):
+        return bool(said) and said[0] in _MAKING and said[0] not in wanted
+    return bool((set(said) - set(wanted)) & _MAKING)
 
 
 def _search(task: Search, situation: Situation) -> Outcome:
@@ -165,7 +172,7 @@ def _search(task: Search, situation: Situation) -> Outcome:
             {"selector": box.selector, "text": task.query, "press_enter": True},
             f'search for "{task.query}" in {box.describe()}',
         )
-    route = _route(page, via, situation)
+    route = _route(page, via, situation, menus=True)
     if route is not None:
         return route
     what = f"{task.scope} search box" if task.scope else "search box"
@@ -184,7 +191,7 @@ def _assign(task: Assign, situation: Situation) -> Outcome:
         task = replace(task, value=shown, read_from="")
     fill = find_fill(task, page)
     if fill is None:
-        route = _route(page, task.via, situation)
+        route = _route(page, task.via, situation, menus=True)
         if route is not None:
             return route
         return Blocked(f"could not find a field or option for {_wanted(task)} on {where(page)}")
@@ -242,9 +249,12 @@ def _press(task: Press, situation: Situation) -> Outcome:
         if task.hover:  # a step of a menu path: pointing at it opens its submenu
             return Action("hover", {"selector": target.selector}, f"point at {target.describe()}")
         return Action("click", {"selector": target.selector}, f"click {target.describe()}")
-    route = _route(page, task.via, situation)
+    route = _route(page, task.via, situation, menus=True)
     if route is not None:
         return route
+    menu = next_menu(page, situation.tried) if not task.nth else None
+    if menu is not None:
+        return open_menu(menu, f'"{task.phrases[0]}"')
     kind = task.role or "button or link"
     return Blocked(f'could not find a {kind} named "{task.phrases[0]}" on {where(page)}')
 
@@ -379,13 +389,20 @@ def _route_first(page: Page, via: tuple[str, ...], situation: Situation) -> Acti
     return _route(page, via, situation)
 
 
-def _route(page: Page, via: tuple[str, ...], situation: Situation) -> Action | None:
-    """A link towards the page where the task can be done, at most two hops per task."""
+def _route(
+    page: Page, via: tuple[str, ...], situation: Situation, menus: bool = False
+) -> Action | None:
+    """A link towards the page where the task can be done, at most two hops per task: never
+    one to this page, a checkbox, or a form's own button (that sends the form, it leads
+    nowhere); with ``menus``, else a menu that may hold that link, opened."""
     if not via or situation.prepared.count("link") >= 2:
         return None
-    link = _best_clickable(page, via, prefer=("link", "tab", "menuitem", "button"))
-    if link is None or points_here(link, page) or link.role in TOGGLE_ROLES:
-        return None
+    link = _best_clickable(
+        page, via, prefer=("link", "tab", "menuitem", "button"), usable=_leads_elsewhere(page)
+    )
+    if link is None:
+        menu = next_menu(page, situation.tried) if menus else None
+        return open_menu(menu, f'a link "{via[0]}"') if menu is not None else None
     return Action(
         "click",
         {"selector": link.selector},
@@ -396,12 +413,16 @@ def _route(page: Page, via: tuple[str, ...], situation: Situation) -> Action | N
 
 
 def _best_clickable(
-    page: Page, phrases: tuple[str, ...], prefer: tuple[str, ...] = ()
+    page: Page,
+    phrases: tuple[str, ...],
+    prefer: tuple[str, ...] = (),
+    usable: Callable[[Element], bool] | None = None,
 ) -> Element | None:
-    """The clickable element whose name (or label) holds every word of one of the phrases."""
+    """The clickable element whose name (or label) holds every word of one of the phrases
+    (among those ``usable`` says may serve)."""
     scored = []
     for element in page.interactive():
-        if not element.clickable:
+        if not element.clickable or (usable is not None and not usable(element)):
             continue
         for rank, phrase in enumerate(phrases):
             if not _names(element, phrase):
@@ -419,6 +440,17 @@ def _best_clickable(
                 )
             )
     return max(scored, key=lambda s: s[:-1])[-1] if scored else None
+
+
+def _leads_elsewhere(page: Page) -> Callable[[Element], bool]:
+    """Whether an element may lead to another page: not a link to this one, a checkbox or
+    a form's submit button."""
+
+    def leads(element: Element) -> bool:
+        submits = element.role == "button" and element.attrs.get("type") == "submit"
+        return not (points_here(element, page) or element.role in TOGGLE_ROLES or submits)
+
+    return leads
 
 
 #: Marks a command uses for a close button, which pages name "Close" in words.

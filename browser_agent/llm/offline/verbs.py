@@ -113,7 +113,7 @@ def _create(text: str, target: str) -> list[Task] | None:
     title = Write("title", TITLE_KEYS, target, noun=noun)
     fields = [w for w in writes if w is not None]
     word = "create" if text.split()[0].lower() in ("open", "start") else text.split()[0].lower()
-    control = Control("create", noun, word=word)
+    control = Control("create", noun, target, word)
     return [control, title, *fields, Save("create", noun, target)]
 
 

@@ -52,6 +52,15 @@ def covers(haystack: str, phrase: str) -> bool:
     return all(w in have for w in wanted) or joined(phrase) == joined(haystack)
 
 
+def holds_whole(text: str, phrase: str) -> bool:
+    """The words of ``phrase`` occur in ``text`` in a row, in their order ("Bug #3 (New):
+    Crash on start" holds "Crash on start" whole)."""
+    have, wanted = words(text), words(phrase)
+    return bool(wanted) and any(
+        have[i : i + len(wanted)] == wanted for i in range(len(have) - len(wanted) + 1)
+    )
+
+
 def closeness(a: str, b: str) -> float:
     """How alike two phrases are as word sequences, 0..1 (order matters: 'low to high')."""
     return SequenceMatcher(None, words(a), words(b)).ratio()

@@ -1,0 +1,100 @@
+"""Menus that open on click: a control the page does not show may sit inside one (a "+"
+menu of things to create, a "More" menu of page actions, a user menu with "Log in").
+A person opens such a menu and looks again; so does the planner, one menu at a time,
+each at most once per task, and never anything but a menu's own toggle."""
+
+from __future__ import annotations
+
+import re
+
+from browser_agent.llm.offline.history import Turn
+from browser_agent.llm.offline.outcome import Action
+from browser_agent.llm.offline.page import TOGGLE_ROLES, Element, Page
+from browser_agent.llm.offline.words import content_words, words
+
+#: How many menus one task opens before it says it could not find its control.
+MAX_MENUS = 3
+#: Words a menu's toggle goes by when it names itself ("More", "Actions", "Personal tools").
+_MENU_WORDS = frozenset(
+    words("more menu menus action actions option options tool tools personal user account")
+)
+#: Marks a menu's toggle shows instead of a name: a "+" of things to add, an ellipsis, a
+#: hamburger.
+_MENU_MARKS = frozenset({"+", "\u2026", "...", "\u22ef", "\u22ee", "\u2630", "\u2261"})
+
+
+def is_toggle(element: Element) -> bool:
+    """Whether the element opens a menu rather than going somewhere: a collapsed control,
+    or a mark ("+", an ellipsis) or a menu's name ("More", "Actions") on a button, a text
+    or a link that leads nowhere ("#")."""
+    if element.role in TOGGLE_ROLES or not (element.clickable or element.role == "text"):
+        return False
+    if element.attrs.get("type") == "submit":
+        return False
+    if "collapsed" in element.states:
+        return True
+    if element.role == "link" and element.attrs.get("href") != "#":
+        return False
+    name = element.name.strip()
+    said = content_words(name)
+    return name in _MENU_MARKS or bool(said) and set(said) <= _MENU_WORDS
+
+
+def next_menu(
+    page: Page, tried: list[str], prefer: tuple[str, ...] = (), only: bool = False
+) -> Element | None:
+    """The next menu toggle on the page not opened yet for this task: those whose name
+    holds one of ``prefer`` ("+" for creating) first (with ``only``, those alone), then
+    those named as menus, then any collapsed control, each in page order; None once
+    MAX_MENUS were opened."""
+    if sum(" the menu " in note for note in tried) >= MAX_MENUS:
+        return None
+    toggles = [e for e in page.elements if is_toggle(e) and not _opened(e, tried)]
+
+    def preferred(element: Element) -> bool:
+        name = element.name.strip().lower()
+        return any(p == name or p in words(name) for p in prefer)
+
+    if only:
+        toggles = [e for e in toggles if preferred(e)]
+    ranked = sorted(toggles, key=lambda e: (not preferred(e), "collapsed" in e.states))
+    return ranked[0] if ranked else None
+
+
+def open_menu(toggle: Element, looking_for: str) -> Action:
+    """The click that opens ``toggle``'s menu, as a step that prepares the task (``looking_for``
+    says what for: 'the link "Log in"', "a control to create an issue")."""
+    return Action(
+        "click",
+        {"selector": toggle.selector},
+        f"open the menu behind {toggle.describe()} to look for {looking_for}",
+        "prepare",
+        "menu",
+    )
+
+
+#: A click's answer when a transparent control lies over what was clicked.
+_COVERED = re.compile(
+    r"another element covers it \(<(?P<tag>\w+) mmid=\"(?P<mmid>\d+)\"(?P<attrs>[^>]*)>"
+)
+
+
+def covering_toggle(turn: Turn) -> Action | None:
+    """A menu's name that its own toggle covers (a transparent button over the label, as
+    menus made without scripts are): that toggle, clicked instead; None otherwise."""
+    if turn.marker is None or turn.marker.kind != "menu" or not turn.failed:
+        return None
+    covered = _COVERED.search(turn.response or "")
+    if covered is None or "aria-haspopup" not in covered["attrs"]:
+        return None
+    return Action(
+        "click",
+        {"selector": f"[mmid='{covered['mmid']}']"},
+        f"open the menu by the toggle that covers it (<{covered['tag']}{covered['attrs']}>)",
+        "prepare",
+        "menu",
+    )
+
+
+def _opened(element: Element, tried: list[str]) -> bool:
+    return "expanded" in element.states or any(element.describe() in note for note in tried)
