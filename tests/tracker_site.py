@@ -3,18 +3,35 @@ list of issues (each listed by its number and its subject) leads to a form with 
 a "Description" editor box (contenteditable), a "Priority" drop-down and the owner's box,
 disabled until "reassign to" is chosen, sent with "Submit"; an issue's page has an "Edit"
 link to that form saved with "Update", and a "Delete issue" button that asks to confirm in
-the browser's own dialog. What the tests check is the tracker's own state: its issues."""
+the browser's own dialog. What the tests check is the tracker's own state: its issues.
+
+With ``full``, it is shaped as a larger application is: "New issue" only in a "+" menu
+of the header (a link to "#" that opens it), "Sign in" only in an "Account" menu, a
+search box that the page swaps for another as one types (as script-made search boxes
+are) whose results read "Bug #2 (New): Typo in footer" and offer to create an issue no
+result matches (its form headed by the subject given, with no box for it), a login page
+titled like any other with a "Login" button, and on an issue's page a sidebar, after the
+issue's title, with an "Edit" of its own."""
 
 from __future__ import annotations
 
 import html
 from dataclasses import dataclass, field
+from http.cookies import SimpleCookie
 from http.server import BaseHTTPRequestHandler
-from urllib.parse import parse_qs, urlsplit
+from urllib.parse import parse_qs, quote_plus, urlsplit
 
 from tests.served_site import ServedSite
 
 PRIORITIES = ("Low", "Normal", "High")
+ACCOUNTS = {"ada": "Lovelace-1815"}
+#: The full application's search box: swapped, as one types, for a new one that keeps the
+#: text and the focus.
+_SWAPPING = (
+    "if (!this.dataset.swapped) { const box = document.createElement('input'); "
+    "box.name = 'q'; box.dataset.swapped = '1'; box.value = this.value; "
+    "this.replaceWith(box); box.focus(); }"
+)
 
 
 @dataclass
@@ -27,23 +44,64 @@ class Issue:
     assignee: str = ""
 
 
-def _page(title: str, body: str) -> str:
+def _page(title: str, body: str, header: str = "") -> str:
     return (
         f"<!doctype html><html lang=en><title>{html.escape(title)} · Tracker</title><body>"
-        f'<nav><a href="/">Issues</a></nav><main>{body}</main></body></html>'
+        f'<nav><a href="/">Issues</a>{header}</nav><main>{body}</main></body></html>'
     )
 
 
-def _form(action: str, issue: Issue, button: str) -> str:
-    """The issue form: Subject, the Description editor box, Priority; sent with ``button``."""
+def _opens(menu: str) -> str:
+    """The script of a menu's toggle: show or hide the menu, and say which."""
+    return (
+        f"const m = document.getElementById('{menu}'); m.hidden = !m.hidden; "
+        "this.setAttribute('aria-expanded', String(!m.hidden)); return false"
+    )
+
+
+def _header(user: str) -> str:
+    """The full application's header: its "+" and "Account" menus, its search box, who is
+    signed in."""
+    new = (
+        f'<a href="#" id="new-object" onclick="{_opens("new-menu")}">+</a>'
+        '<div id="new-menu" hidden><a href="/issues/new">New issue</a></div>'
+    )
+    item = '<a href="/logout">Sign out</a>' if user else '<a href="/login">Sign in</a>'
+    account = (
+        '<button type="button" aria-haspopup="true" aria-expanded="false" '
+        f'onclick="{_opens("account-menu")}">Account</button>'
+        f'<div id="account-menu" hidden>{item}</div>'
+    )
+    search = (
+        '<form action="/search"><label>Search: <input name="q" '
+        f'oninput="{_SWAPPING}"></label></form>'
+    )
+    who = f"<p>Logged in as {html.escape(user)}</p>" if user else ""
+    return f" {new} {account} {search}{who}"
+
+
+_LOGIN = (
+    '<h1>Tracker</h1>{said}<form method="post" action="/login">'
+    '<p><label for="username">Login</label><input id="username" name="username"></p>'
+    '<p><label for="password">Password</label>'
+    '<input id="password" name="password" type="password"></p>'
+    '<input type="submit" name="login" id="login-submit" value="Login"></form>'
+)
+
+
+def _form(action: str, issue: Issue, button: str, titled: bool = False) -> str:
+    """The issue form: Subject, the Description editor box, Priority; sent with ``button``
+    (``titled``: the subject is given, as the page's heading says, with no box for it)."""
     options = "".join(
         f"<option{' selected' if p == issue.priority else ''}>{p}</option>" for p in PRIORITIES
     )
+    subject = html.escape(issue.subject)
+    given = f'<input type="hidden" name="subject" value="{subject}">'
+    box = f'<p><label>Subject <input name="subject" value="{subject}"></label></p>'
     return (
         f'<form method="post" action="{action}" onsubmit="this.description.value = '
         "document.getElementById('description').innerText\">"
-        f'<p><label>Subject <input name="subject" value="{html.escape(issue.subject)}">'
-        "</label></p>"
+        f"{given if titled else box}"
         '<p><div id="description" contenteditable="true" role="textbox" aria-multiline="true" '
         f'aria-label="Description">{html.escape(issue.description)}</div>'
         '<input type="hidden" name="description"></p>'
@@ -66,9 +124,18 @@ class TrackerSite(ServedSite):
             2: Issue("Typo in footer", "It says Copyrite.", "Low"),
         }
     )
+    full: bool = False
+    sidebar: str = "Ask before a release."  # the sidebar's own text (full)
 
     def by_subject(self, subject: str) -> Issue | None:
         return next((i for i in self.issues.values() if i.subject == subject), None)
+
+    def _show(
+        self, request: BaseHTTPRequestHandler, title: str, body: str, status: int = 200
+    ) -> None:
+        """A page of the tracker (with the full application's header when ``full``)."""
+        header = _header(_user(request)) if self.full else ""
+        self._send(request, _page(title, body, header), status)
 
     def _send(self, request: BaseHTTPRequestHandler, body: str, status: int = 200) -> None:
         data = body.encode()
@@ -78,45 +145,90 @@ class TrackerSite(ServedSite):
         request.end_headers()
         request.wfile.write(data)
 
-    def _redirect(self, request: BaseHTTPRequestHandler, where: str) -> None:
+    def _redirect(self, request: BaseHTTPRequestHandler, where: str, cookie: str = "") -> None:
         request.send_response(303)
+        if cookie:
+            request.send_header("Set-Cookie", cookie)
         request.send_header("Location", where)
         request.send_header("Content-Length", "0")
         request.end_headers()
 
     def _get(self, request: BaseHTTPRequestHandler) -> None:
-        parts = [p for p in urlsplit(request.path).path.split("/") if p]
-        if not parts:
+        address = urlsplit(request.path)
+        parts = [p for p in address.path.split("/") if p]
+        asked = {k: v[0] for k, v in parse_qs(address.query).items()}
+        if self.full and parts and parts[0] in ("search", "login", "logout", "sidebar"):
+            self._full_get(request, parts, asked)
+        elif not parts:
             rows = "".join(
                 f'<tr><td><a href="/issues/{n}">#{n}</a></td>'
                 f'<td><a href="/issues/{n}">{html.escape(i.subject)}</a></td>'
                 f"<td>{i.priority}</td></tr>"
                 for n, i in self.issues.items()
             )
+            new = "" if self.full else '<p><a href="/issues/new">+ New issue</a></p>'
             body = (
-                '<h1>Issues</h1><p><a href="/issues/new">+ New issue</a></p>'
+                f"<h1>Issues</h1>{new}"
                 f"<table><tr><th>#</th><th>Subject</th><th>Priority</th></tr>{rows}</table>"
             )
-            self._send(request, _page("Issues", body))
+            self._show(request, "Issues", body)
         elif parts == ["issues", "new"]:
-            form = _form("/issues", Issue(""), "Submit")
-            self._send(request, _page("New issue", f"<h1>New issue</h1>{form}"))
+            subject = asked.get("subject", "")  # the search's offer gives it
+            form = _form("/issues", Issue(subject), "Submit", titled=bool(subject))
+            heading = f"New issue: {html.escape(subject)}" if subject else "New issue"
+            self._show(request, "New issue", f"<h1>{heading}</h1>{form}")
         elif len(parts) >= 2 and parts[0] == "issues" and parts[1].isdigit():
             self._issue(request, int(parts[1]), parts[2:])
         else:
-            self._send(request, _page("Not found", "<h1>Not found</h1>"), 404)
+            self._show(request, "Not found", "<h1>Not found</h1>", 404)
+
+    def _full_get(
+        self, request: BaseHTTPRequestHandler, parts: list[str], asked: dict[str, str]
+    ) -> None:
+        """The full application's own pages: search results, the login, the sidebar's form."""
+        if parts == ["search"]:
+            term = asked.get("q", "")
+            found = [
+                f'<li><a href="/issues/{n}">Bug #{n} (New): {html.escape(i.subject)}</a></li>'
+                for n, i in self.issues.items()
+                if term and term.lower() in i.subject.lower()
+            ]
+            offer = (
+                f'<p>No issue matches. Create the issue "<a href="/issues/new?subject='
+                f'{quote_plus(term)}">{html.escape(term)}</a>"?</p>'
+            )
+            results = f"<ul>{''.join(found)}</ul>" if found else offer
+            self._show(request, "Search", f"<h2>Search</h2>{results}")
+        elif parts == ["login"]:
+            self._show(request, "Tracker", _LOGIN.format(said=""))
+        elif parts == ["logout"]:
+            self._redirect(request, "/", cookie="user=; Path=/; Max-Age=0")
+        elif parts == ["sidebar", "edit"]:
+            form = (
+                '<form method="post" action="/sidebar"><p><label>Text <textarea name="text">'
+                f"{html.escape(self.sidebar)}</textarea></label></p>"
+                '<input type="submit" value="Save"></form>'
+            )
+            self._show(request, "Sidebar", f"<h1>Sidebar</h1>{form}")
+        else:
+            self._show(request, "Not found", "<h1>Not found</h1>", 404)
 
     def _issue(self, request: BaseHTTPRequestHandler, number: int, rest: list[str]) -> None:
         issue = self.issues.get(number)
         if issue is None:
-            self._send(request, _page("Not found", "<h1>No such issue</h1>"), 404)
+            self._show(request, "Not found", "<h1>No such issue</h1>", 404)
         elif rest == ["edit"]:
             form = _form(f"/issues/{number}", issue, "Update")
-            self._send(request, _page(f"Edit #{number}", f"<h1>Edit #{number}</h1>{form}"))
+            self._show(request, f"Edit #{number}", f"<h1>Edit #{number}</h1>{form}")
         else:
             subject = html.escape(issue.subject)
+            aside = (
+                f"<aside><h3>Sidebar</h3><p>{html.escape(self.sidebar)}</p>"
+                '<a href="/sidebar/edit">Edit</a></aside>'
+            )
             body = (
-                f"<h1>{subject}</h1><p>{html.escape(issue.description)}</p>"
+                f"<h1>{subject}</h1>{aside if self.full else ''}"
+                f"<p>{html.escape(issue.description)}</p>"
                 f"<p>Priority: {issue.priority}</p>"
                 f"<p>Assigned to: {issue.assignee or 'nobody'}</p>"
                 f'<p><a href="/issues/{number}/edit">Edit</a></p>'
@@ -124,12 +236,24 @@ class TrackerSite(ServedSite):
                 "onsubmit=\"return confirm('Delete this issue for good?')\">"
                 "<button>Delete issue</button></form>"
             )
-            self._send(request, _page(f"#{number} {issue.subject}", body))
+            self._show(request, f"#{number} {issue.subject}", body)
 
     def _post(self, request: BaseHTTPRequestHandler) -> None:
         length = int(request.headers.get("Content-Length") or 0)
         form = {k: v[0] for k, v in parse_qs(request.rfile.read(length).decode()).items()}
         parts = [p for p in urlsplit(request.path).path.split("/") if p]
+        if self.full and parts == ["login"]:
+            user, password = form.get("username", ""), form.get("password", "")
+            if user and ACCOUNTS.get(user) == password:
+                self._redirect(request, "/", cookie=f"user={user}; Path=/")
+            else:
+                said = "<p>Invalid user or password</p>"
+                self._show(request, "Tracker", _LOGIN.format(said=said), 401)
+            return
+        if self.full and parts == ["sidebar"]:
+            self.sidebar = form.get("text", "").strip()
+            self._redirect(request, "/")
+            return
         sent = Issue(
             form.get("subject", "").strip(),
             form.get("description", "").strip(),
@@ -149,4 +273,11 @@ class TrackerSite(ServedSite):
             self.issues[int(parts[1])] = sent
             self._redirect(request, f"/issues/{parts[1]}")
         else:
-            self._send(request, _page("Not found", "<h1>Not found</h1>"), 404)
+            self._show(request, "Not found", "<h1>Not found</h1>", 404)
+
+
+def _user(request: BaseHTTPRequestHandler) -> str:
+    """Who the request's cookie says is signed in ("" for nobody)."""
+    cookie = SimpleCookie(request.headers.get("Cookie") or "")
+    user = cookie["user"].value if "user" in cookie else ""
+    return user if user in ACCOUNTS else ""

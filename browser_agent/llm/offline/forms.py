@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import ast
 import re
-from urllib.parse import unquote_plus
+from urllib.parse import unquote_plus, urlsplit
 
 from browser_agent.llm.offline.form_tasks import (
     SAVE_WORDS,
@@ -131,15 +131,22 @@ def _controls(page: Page, verbs: tuple[str, ...], noun: str, target: str) -> Ele
             rank, nouny = min(hits), bool(set(said) & set(words(noun)))
         before = [element.position - a for a in anchors if a < element.position]
         near = min(before) if before else 10_000
-        address = _addresses(element, target)
+        address = _addresses(element, target, page)
         scored.append(((nouny, -rank, address, -near, -element.position), element))
     return max(scored, key=lambda s: s[0])[1] if scored else None
 
 
-def _addresses(element: Element, target: str) -> bool:
-    """The control's address names the thing (/wiki/Contacts/edit for "Contacts")."""
-    href = element.attrs.get("href", "")
-    return holds_whole(unquote_plus(href), target) if href and target else False
+def _addresses(element: Element, target: str, page: Page) -> bool:
+    """The control's address is the thing's: it names the thing (/wiki/Contacts/edit for
+    "Contacts") or goes on from the address of the thing's page (/issues/2/edit on
+    /issues/2), as a sidebar's or a menu's own Edit does not."""
+    href = unquote_plus(element.attrs.get("href", ""))
+    if not href or href.startswith(("#", "javascript:")):
+        return False
+    path = urlsplit(href).path
+    if page.path != "/" and path.startswith(f"{page.path.rstrip('/')}/"):
+        return True
+    return holds_whole(href, target) if target else False
 
 
 def _offered(page: Page, verbs: tuple[str, ...], target: str) -> Element | None:

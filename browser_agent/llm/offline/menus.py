@@ -5,9 +5,6 @@ each at most once per task, and never anything but a menu's own toggle."""
 
 from __future__ import annotations
 
-import re
-
-from browser_agent.llm.offline.history import Turn
 from browser_agent.llm.offline.outcome import Action
 from browser_agent.llm.offline.page import TOGGLE_ROLES, Element, Page
 from browser_agent.llm.offline.words import content_words, words
@@ -45,8 +42,8 @@ def next_menu(
 ) -> Element | None:
     """The next menu toggle on the page not opened yet for this task: those whose name
     holds one of ``prefer`` ("+" for creating) first (with ``only``, those alone), then
-    those named as menus, then any collapsed control, each in page order; None once
-    MAX_MENUS were opened."""
+    those named as menus, then marks, then any collapsed control, each in page order;
+    None once MAX_MENUS were opened."""
     if sum(" the menu " in note for note in tried) >= MAX_MENUS:
         return None
     toggles = [e for e in page.elements if is_toggle(e) and not _opened(e, tried)]
@@ -57,8 +54,17 @@ def next_menu(
 
     if only:
         toggles = [e for e in toggles if preferred(e)]
-    ranked = sorted(toggles, key=lambda e: (not preferred(e), "collapsed" in e.states))
+    ranked = sorted(toggles, key=lambda e: (not preferred(e), _kind(e)))
     return ranked[0] if ranked else None
+
+
+def _kind(element: Element) -> int:
+    """How surely the element is a menu's toggle: 0 named as a menu, 1 a mark, 2 only
+    collapsed (a sidebar or a section that folds)."""
+    said = content_words(element.name)
+    if said and set(said) <= _MENU_WORDS:
+        return 0
+    return 1 if element.name.strip() in _MENU_MARKS else 2
 
 
 def open_menu(toggle: Element, looking_for: str) -> Action:
@@ -68,29 +74,6 @@ def open_menu(toggle: Element, looking_for: str) -> Action:
         "click",
         {"selector": toggle.selector},
         f"open the menu behind {toggle.describe()} to look for {looking_for}",
-        "prepare",
-        "menu",
-    )
-
-
-#: A click's answer when a transparent control lies over what was clicked.
-_COVERED = re.compile(
-    r"another element covers it \(<(?P<tag>\w+) mmid=\"(?P<mmid>\d+)\"(?P<attrs>[^>]*)>"
-)
-
-
-def covering_toggle(turn: Turn) -> Action | None:
-    """A menu's name that its own toggle covers (a transparent button over the label, as
-    menus made without scripts are): that toggle, clicked instead; None otherwise."""
-    if turn.marker is None or turn.marker.kind != "menu" or not turn.failed:
-        return None
-    covered = _COVERED.search(turn.response or "")
-    if covered is None or "aria-haspopup" not in covered["attrs"]:
-        return None
-    return Action(
-        "click",
-        {"selector": f"[mmid='{covered['mmid']}']"},
-        f"open the menu by the toggle that covers it (<{covered['tag']}{covered['attrs']}>)",
         "prepare",
         "menu",
     )
