@@ -6,7 +6,8 @@ link to that form saved with "Update", and a "Delete issue" button that asks to 
 the browser's own dialog. What the tests check is the tracker's own state: its issues.
 
 With ``full``, it is shaped as a larger application is: "New issue" only in a "+" menu
-of the header (a link to "#" that opens it), "Sign in" only in an "Account" menu, a
+of the header (a link to "#" that opens it), "Sign in" only in an "Account" menu (after
+a "More" menu that a see-through checkbox over its name opens, which no click reaches), a
 search box that the page swaps for another as one types (as script-made search boxes
 are) whose results read "Bug #2 (New): Typo in footer" and offer to create an issue no
 result matches (its form headed by the subject given, with no box for it), a login page
@@ -76,8 +77,14 @@ def _header(user: str) -> str:
         '<form action="/search"><label>Search: <input name="q" '
         f'oninput="{_SWAPPING}"></label></form>'
     )
+    more = (  # a menu made with no script: a see-through checkbox over its name opens it
+        "<style>#more-menu { display: none } #more:checked ~ #more-menu { display: block }"
+        '</style><span style="position: relative">More<input type="checkbox" id="more" '
+        'aria-haspopup="true" style="position: absolute; inset: 0; opacity: 0">'
+        '<div id="more-menu"><a href="/">Help</a></div></span>'
+    )
     who = f"<p>Logged in as {html.escape(user)}</p>" if user else ""
-    return f" {new} {account} {search}{who}"
+    return f" {new} {more} {account} {search}{who}"
 
 
 _LOGIN = (

@@ -21,7 +21,7 @@ from browser_agent.llm.offline.form_tasks import (
     Write,
     thing,
 )
-from browser_agent.llm.offline.menus import is_toggle, next_menu, open_menu
+from browser_agent.llm.offline.menus import is_toggle, menus_opened, next_menu, open_menu
 from browser_agent.llm.offline.outcome import Action, Blocked, Done, Outcome, Situation
 from browser_agent.llm.offline.page import CHOICE_ROLES, TEXT_ROLES, TOGGLE_ROLES, Element, Page
 from browser_agent.llm.offline.resolve import (
@@ -100,10 +100,8 @@ def _control(task: Control, situation: Situation) -> Outcome:
 
 def _looked_through(situation: Situation) -> str:
     """What was looked through besides the page: its menus, the site's search."""
-    menus = situation.prepared.count("menu")
-    said = [f"{menus} menu{'s' if menus > 1 else ''}"] if menus else []
-    said += ["the site's search"] if "search" in situation.prepared else []
-    return f" (also in {' and '.join(said)})" if said else ""
+    searched = " (and in the site's search)" if "search" in situation.prepared else ""
+    return f"{menus_opened(situation.tried)}{searched}"
 
 
 def _controls(page: Page, verbs: tuple[str, ...], noun: str, target: str) -> Element | None:

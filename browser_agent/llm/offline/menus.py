@@ -67,6 +67,12 @@ def _kind(element: Element) -> int:
     return 1 if element.name.strip() in _MENU_MARKS else 2
 
 
+def menus_opened(tried: list[str]) -> str:
+    """What a "could not find" answer adds when the task's menus were opened too."""
+    count = sum(" the menu " in note for note in tried)
+    return f" (also in {count} menu{'s' if count > 1 else ''} it opens)" if count else ""
+
+
 def open_menu(toggle: Element, looking_for: str) -> Action:
     """The click that opens ``toggle``'s menu, as a step that prepares the task (``looking_for``
     says what for: 'the link "Log in"', "a control to create an issue")."""

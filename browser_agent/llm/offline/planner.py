@@ -72,7 +72,7 @@ def plan_next(messages: list[dict], tools: list[dict]) -> LLMReply:
     reply.total = len(plan.tasks)
     index, prepared, tried = _progress(history)
     view = _view(history)
-    if view.last_act is not None and view.last_act.failed:
+    if view.last_act is not None and view.last_act.failed and not _tried_menu(view.last_act):
         mended = mend(view.last_act)
         if mended is not None:
             return _again(view.last_act, mended, reply)
@@ -89,6 +89,11 @@ def plan_next(messages: list[dict], tools: list[dict]) -> LLMReply:
     if final is not None and final.phase == "final":
         return reply.finish(True, _answer(history, view, []))
     return _advance(plan, index, (prepared, tried), view, reply)
+
+
+def _tried_menu(turn: Turn) -> bool:
+    """A menu that would not open: passed over, as a person tries the next one."""
+    return turn.marker is not None and turn.marker.kind == "menu"
 
 
 def _again(failed: Turn, action: Action, reply: _Reply) -> LLMReply:

@@ -12,7 +12,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
-from browser_agent.llm.offline.menus import next_menu, open_menu
+from browser_agent.llm.offline.menus import menus_opened, next_menu, open_menu
 from browser_agent.llm.offline.outcome import Action, Blocked, Done, Outcome, Situation, where
 from browser_agent.llm.offline.page import (
     CHOICE_ROLES,
@@ -176,7 +176,7 @@ def _search(task: Search, situation: Situation) -> Outcome:
     if route is not None:
         return route
     what = f"{task.scope} search box" if task.scope else "search box"
-    return Blocked(f"could not find a {what} on {where(page)}")
+    return Blocked(f"could not find a {what} on {where(page)}{menus_opened(situation.tried)}")
 
 
 def _assign(task: Assign, situation: Situation) -> Outcome:
@@ -194,7 +194,10 @@ def _assign(task: Assign, situation: Situation) -> Outcome:
         route = _route(page, task.via, situation, menus=True)
         if route is not None:
             return route
-        return Blocked(f"could not find a field or option for {_wanted(task)} on {where(page)}")
+        opened = menus_opened(situation.tried)
+        return Blocked(
+            f"could not find a field or option for {_wanted(task)} on {where(page)}{opened}"
+        )
     element = fill.element
     if fill.how == "type":
         return Action(
@@ -256,7 +259,8 @@ def _press(task: Press, situation: Situation) -> Outcome:
     if menu is not None:
         return open_menu(menu, f'"{task.phrases[0]}"')
     kind = task.role or "button or link"
-    return Blocked(f'could not find a {kind} named "{task.phrases[0]}" on {where(page)}')
+    opened = menus_opened(situation.tried)
+    return Blocked(f'could not find a {kind} named "{task.phrases[0]}" on {where(page)}{opened}')
 
 
 _SUGGESTION_LOOKS = 1
