@@ -219,9 +219,9 @@ def _share(wanted: list[str], element: Element) -> float:
 
 def _write(task: Write, situation: Situation) -> Outcome:
     page = situation.page
-    if task.label == "title" and not task.append and _names_the_form(page, task.value):
-        return Done()  # a form opened for the thing already named ("Creating "X"")
     field = _field_for(task, page)
+    if _title_given(task, field, page):
+        return Done()  # a form opened for the thing already named ("Creating "X"")
     if field is None:
         keys = ", ".join(k.capitalize() for k in task.keys)
         return Blocked(
@@ -265,11 +265,16 @@ def _add_after(task: Write, field: Element) -> Action:
     return Action("enter_text", arguments, f'add "{task.value}" in {field.describe()}')
 
 
-def _names_the_form(page: Page, title: str) -> bool:
-    """The page's title or main heading already holds the thing's title whole: its form
-    was opened for it, so the title is given."""
+def _title_given(task: Write, field: Element | None, page: Page) -> bool:
+    """The form was opened for the thing already named: the page's title or main heading
+    holds its title whole, and no field is labelled Title, Subject or Name (a "Summary" of
+    the change is not the thing's title)."""
+    if task.label != "title" or task.append:
+        return False
+    if field is not None and _labelled(field, TITLE_KEYS[:3]):
+        return False
     heads = [page.title, *(h.name for h in page.headings() if h.role in ("h1", "h2"))]
-    return any(holds_whole(text, title) for text in heads)
+    return any(holds_whole(text, task.value) for text in heads)
 
 
 def _opener(field: Element, page: Page) -> Element | None:
