@@ -10,6 +10,7 @@ import ast
 import re
 from urllib.parse import unquote_plus, urlsplit
 
+from browser_agent.llm.offline.boxes import search_box, sent_as_search
 from browser_agent.llm.offline.form_tasks import (
     SAVE_WORDS,
     TEXT_KEYS,
@@ -24,13 +25,7 @@ from browser_agent.llm.offline.form_tasks import (
 from browser_agent.llm.offline.menus import is_toggle, menus_opened, next_menu, open_menu
 from browser_agent.llm.offline.outcome import Action, Blocked, Done, Outcome, Situation
 from browser_agent.llm.offline.page import CHOICE_ROLES, TEXT_ROLES, TOGGLE_ROLES, Element, Page
-from browser_agent.llm.offline.resolve import (
-    _modal_first,
-    _search_box,
-    _sent_as_search,
-    best_option,
-    points_here,
-)
+from browser_agent.llm.offline.resolve import _modal_first, best_option, points_here
 from browser_agent.llm.offline.words import content_words, holds_whole, joined, words
 
 #: Said when nothing on the page fits: a person can show the way once.
@@ -83,7 +78,7 @@ def _control(task: Control, situation: Situation) -> Outcome:
     menu = next_menu(page, situation.tried, prefer=task.words, only=True)
     if menu is not None:  # "+": a menu of things to make
         return open_menu(menu, f"a control to {task.describe()}")
-    box = _search_box(page)
+    box = search_box(page)
     searched = "search" in situation.prepared
     if task.verb == "create" and task.target and box is not None and not searched:
         note = f'search the site for "{task.target}", which may offer to create it'
@@ -184,7 +179,7 @@ def _fields(page: Page) -> list[Element]:
         if e.role in TEXT_ROLES | CHOICE_ROLES
         and e.role != "searchbox"
         and e.attrs.get("type") != "search"
-        and not _sent_as_search(e)
+        and not sent_as_search(e)
         and not e.is_password
     ]
 

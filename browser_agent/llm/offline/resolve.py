@@ -12,6 +12,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
+from browser_agent.llm.offline.boxes import scoped_box, search_box
 from browser_agent.llm.offline.menus import menus_opened, next_menu, open_menu
 from browser_agent.llm.offline.outcome import Action, Blocked, Done, Outcome, Situation, where
 from browser_agent.llm.offline.page import (
@@ -116,7 +117,7 @@ def reach(task: Reach, situation: Situation) -> Outcome:
     if link is not None and not points_here(link, page):
         return Action("click", {"selector": link.selector}, f"open {link.describe()}")
     searched = "search" in situation.prepared
-    box = _search_box(page)
+    box = search_box(page)
     if task.search and not searched and box is not None:
         return Action(
             "enter_text",
@@ -163,9 +164,9 @@ def _search(task: Search, situation: Situation) -> Outcome:
     early = _route_first(page, via, situation)
     if early is not None:
         return early
-    box = _scoped_box(page, task.scope) if task.scope else _search_box(page)
+    box = scoped_box(page, task.scope) if task.scope else search_box(page)
     if box is None and task.scope and not task.strict:
-        box = _search_box(page)
+        box = search_box(page)
     if box is not None:
         return Action(
             "enter_text",
@@ -474,46 +475,6 @@ def _names(element: Element, phrase: str) -> bool:
     if covers(element.name, phrase):
         return True
     return all(w in element.label_words for w in wanted)
-
-
-#: The name or id a site's search field goes by in its form, whatever its label's language.
-_SEARCH_KEYS = frozenset({"q", "s", "query", "search", "keywords", "term"})
-
-
-def _search_box(page: Page) -> Element | None:
-    """The site's search field: by its role or type, then by the name or id its form sends
-    it by (``q``, ``s``, ``search``...), then by the words naming it; so a box labelled in
-    another language is still found."""
-    fields = [e for e in page.interactive() if e.role in TEXT_ROLES and not e.is_password]
-    boxes = [e for e in fields if e.role == "searchbox" or e.attrs.get("type") == "search"]
-    boxes += [e for e in fields if _sent_as_search(e)]
-    boxes += [e for e in fields if {"search", "query", "q"} & e.label_words]
-    return boxes[0] if boxes else None
-
-
-def _sent_as_search(element: Element) -> bool:
-    """Whether the field's name or id says it holds a search: "q", "s", "_search",
-    "proj-search", "search_query"."""
-    for key in ("name", "id"):
-        parts = [p for p in re.split(r"[^a-z0-9]+", element.attrs.get(key, "").lower()) if p]
-        if parts and (parts[-1] in _SEARCH_KEYS or parts[0] == "search"):
-            return True
-    return False
-
-
-def _scoped_box(page: Page, scope: str) -> Element | None:
-    """The text field for a scoped search: labelled with the scope, or just before its button."""
-    fields = [e for e in page.interactive() if e.role in TEXT_ROLES and not e.is_password]
-    for element in fields:
-        if all(w in element.label_words for w in content_words(scope)):
-            return element
-    interactive = page.interactive()
-    for index, element in enumerate(interactive):
-        if element.role == "button" and covers(element.name, scope) and index > 0:
-            before = interactive[index - 1]
-            if before in fields:
-                return before
-    return None
 
 
 #: Words that say "a text field" without naming one.
