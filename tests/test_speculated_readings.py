@@ -19,7 +19,7 @@ from playwright.async_api import Browser, Page
 
 from browser_agent.harvest.harvester import HarvestResult, harvest
 from browser_agent.llm.types import FunctionClient
-from browser_agent.planner.agent import run_command
+from browser_agent.planner.agent import RunResult, run_command
 from browser_agent.record.save import save_recording
 from browser_agent.settings import Settings
 from browser_agent.store.db import open_store
@@ -46,6 +46,18 @@ async def shown(
     return result
 
 
+async def routed(wiki: WikiSite, settings: Settings, browser: Browser, command: str) -> RunResult:
+    """``command`` run from the wiki's front page with no model: only a skill can do it."""
+    return await run_command(
+        command,
+        FunctionClient(no_llm),
+        settings,
+        start_url=f"{wiki.url}/",
+        browser=browser,
+        engine=open_store(settings),
+    )
+
+
 async def test_an_edit_through_the_pages_own_edit_link_is_borne_out_on_fresh_text(
     wiki: WikiSite, settings: Settings, browser: Browser
 ) -> None:
@@ -66,13 +78,8 @@ async def test_an_edit_through_the_pages_own_edit_link_is_borne_out_on_fresh_tex
         "step 2: the link 'Edit this page' read as a fixed control of the site: borne out "
         "by a replay on fresh values"
     )
-    run = await run_command(
-        'edit the page "Delta" to add the text "Ship it on Monday."',
-        FunctionClient(no_llm),
-        settings,
-        start_url=f"{wiki.url}/",
-        browser=browser,
-        engine=open_store(settings),
+    run = await routed(
+        wiki, settings, browser, 'edit the page "Delta" to add the text "Ship it on Monday."'
     )
     assert run.status == "succeeded", run.answer
     assert run.llm_calls == 0
@@ -160,13 +167,8 @@ async def test_text_added_after_what_a_field_held_is_added_again_not_replaced(
     assert result.verified, result.verify_error
     assert "append=True" in (result.code or "")
     before = wiki.pages["Delta"]
-    run = await run_command(
-        'edit the page "Delta" to add the text "Ship it on Monday."',
-        FunctionClient(no_llm),
-        settings,
-        start_url=f"{wiki.url}/",
-        browser=browser,
-        engine=open_store(settings),
+    run = await routed(
+        wiki, settings, browser, 'edit the page "Delta" to add the text "Ship it on Monday."'
     )
     assert (run.status, run.llm_calls) == ("succeeded", 0), run.answer
     assert wiki.pages["Delta"].replace("\r\n", "\n") == f"{before}\nShip it on Monday."
@@ -183,14 +185,7 @@ async def test_a_page_opened_by_its_name_is_replayed_on_another_page_the_site_li
     result = await shown(wiki, settings, browser, 'open the page "Gamma"', person)
     assert result.verified, result.verify_error
     assert result.readings == ["link_name: a value the site listed ('Delta') did the command too"]
-    run = await run_command(
-        'open the page "Epsilon"',
-        FunctionClient(no_llm),
-        settings,
-        start_url=f"{wiki.url}/",
-        browser=browser,
-        engine=open_store(settings),
-    )
+    run = await routed(wiki, settings, browser, 'open the page "Epsilon"')
     assert run.status == "succeeded", run.answer
     assert run.llm_calls == 0
 
@@ -219,13 +214,11 @@ async def test_an_edit_that_works_only_on_the_demonstrated_page_keeps_that_page_
     ]
     assert any("link_name: refuted as a choice" in reading for reading in result.readings)
     assert wiki.pages["Delta"] == "Delta is the river plan."
-    run = await run_command(
-        'open the page "Gamma" and edit it to add the text "Lunch moved to one."',
-        FunctionClient(no_llm),
+    run = await routed(
+        wiki,
         settings,
-        start_url=f"{wiki.url}/",
-        browser=browser,
-        engine=open_store(settings),
+        browser,
+        'open the page "Gamma" and edit it to add the text "Lunch moved to one."',
     )
     assert run.status == "succeeded" and run.llm_calls == 0, run.answer
     assert wiki.pages["Gamma"] == "Lunch moved to one."
@@ -254,13 +247,8 @@ async def test_a_command_word_read_as_a_menu_link_is_refuted_alone_and_the_page_
     (template,) = json.loads(result.skill.command_templates)
     assert template.startswith('edit the wiki page "{') and "Gamma" not in template, template
     assert any(r.endswith("did the command when changed alone") for r in result.readings)
-    run = await run_command(
-        'edit the wiki page "Delta" to add the text "Ship it on Monday."',
-        FunctionClient(no_llm),
-        settings,
-        start_url=f"{wiki.url}/",
-        browser=browser,
-        engine=open_store(settings),
+    run = await routed(
+        wiki, settings, browser, 'edit the wiki page "Delta" to add the text "Ship it on Monday."'
     )
     assert (run.status, run.llm_calls) == ("succeeded", 0), run.answer
     assert wiki.pages["Delta"].endswith("Ship it on Monday.")
