@@ -15,7 +15,7 @@ from browser_agent.browser import locate as locating
 from browser_agent.browser.session import BrowserSession
 from browser_agent.dom.library import run_on_element
 from browser_agent.errors import ActionError
-from browser_agent.skills.primitive import click, enter_text, open_url
+from browser_agent.skills.primitive import click, enter_text, get_dom, open_url
 from browser_agent.skills.runtime import SkillStale, Target, expect, find
 from tests.test_runtime_guards import pages  # noqa: F401 (the served tests/pages)
 
@@ -155,3 +155,44 @@ async def test_a_recorded_name_several_elements_share_is_the_recorded_one(
         step=1, selector='role=link[name="Edit"]', role="link", name="Edit", near=near, among=among
     )
     assert await find(edit) == f'role=link[name="Edit"] >> nth={chosen}'
+
+
+# A menu made without script, as MediaWiki's Vector skin draws its "Personal tools": a
+# see-through checkbox laid over its label, the menu shown while it is checked.
+SEE_THROUGH_MENU = """
+<style>
+  #p-personal { position: relative; height: 6em }
+  #p-personal-checkbox, #p-personal-label { position: absolute; top: 0; left: 0; margin: 0;
+    width: 8em; height: 2em }
+  #p-personal-checkbox { opacity: 0; z-index: 1 }
+  #p-personal .menu-content { position: absolute; top: 2em; left: 0 }
+  #p-personal .menu-content { display: none }
+  #p-personal-checkbox:checked ~ .menu-content { display: block }
+</style>
+<div id="p-personal" title="More options">
+  <input type="checkbox" id="p-personal-checkbox" role="button" aria-haspopup="true">
+  <label id="p-personal-label" for="p-personal-checkbox"><span>Personal tools</span></label>
+  <div class="menu-content"><a href="#logged-in">Log in</a></div>
+</div>
+<p><button id="lone" style="opacity:0">Go</button></p>
+"""
+
+
+async def test_a_see_through_control_over_its_label_is_clicked_and_one_over_nothing_is_not(
+    page_session: BrowserSession,
+) -> None:
+    """The checkbox a person clicks through its label is listed and clicked (its menu
+    opens); a see-through button over nothing of its own stays hidden."""
+    page_session.settings = page_session.settings.with_overrides(action_timeout_ms=300)
+    page = page_session.current_page()
+    await page.set_content(SEE_THROUGH_MENU)
+    listed = await get_dom()
+    assert 'button "Personal tools" id=p-personal-checkbox' in listed
+    assert '"Go"' not in listed
+    said = await click("#p-personal-checkbox")
+    assert said.startswith("Clicked")
+    await click('role=link[name="Log in"]')
+    assert page.url.endswith("#logged-in")
+    with pytest.raises(ActionError) as refused:
+        await click("#lone")
+    assert refused.value.kind == "hidden"

@@ -159,6 +159,30 @@
     return rect.width > 0 && rect.height > 0;
   }
 
+  // Whether a person can see and use the element. A see-through control laid over what
+  // shows its name (a checkbox over its label or inside the text it opens: menus made
+  // without script) is used by clicking what shows beneath it, so it counts as shown when
+  // it is topmost at its centre and the next thing there is its label or a small box
+  // holding it; a see-through control over nothing of its own stays hidden.
+  function usable(el) {
+    if (el.checkVisibility({ checkOpacity: true, checkVisibilityCSS: true })) return true;
+    if (!el.checkVisibility({ checkVisibilityCSS: true })) return false;
+    const rect = el.getBoundingClientRect();
+    if (rect.width === 0 || rect.height === 0) return false;
+    const cx = rect.left + rect.width / 2;
+    const cy = rect.top + rect.height / 2;
+    if (cx < 0 || cy < 0 || cx > innerWidth || cy > innerHeight) return false;
+    const stack = document.elementsFromPoint(cx, cy);
+    if (stack[0] !== el) return false;
+    const beneath = stack.find((other) => other !== el && !el.contains(other));
+    if (!beneath || !beneath.checkVisibility({ checkOpacity: true, checkVisibilityCSS: true })) {
+      return false;
+    }
+    if (Array.from(el.labels || []).some((label) => label.contains(beneath))) return true;
+    const box = beneath.getBoundingClientRect();
+    return beneath.contains(el) && box.width * box.height <= 4 * rect.width * rect.height;
+  }
+
   // Where to click an element another one partly covers (two buttons that overlap): a
   // point of it a person can see, relative to its box; null when its centre is free or
   // it is out of view (then the browser scrolls to it and clicks the centre).
@@ -540,7 +564,7 @@
       if (el.getAttribute("aria-hidden") === "true") continue;
       const mmid = ++counter;
       if (annotate) el.setAttribute("mmid", String(mmid));
-      const shown = el.checkVisibility({ checkOpacity: true, checkVisibilityCSS: true });
+      const shown = usable(el);
       const role = roleOf(el);
       // Wholly above the viewport: counted, not shown (descendants follow their parent).
       const up = parentUp || (scrolled && el.ownerDocument === document &&
@@ -836,12 +860,11 @@
       return [target.tagName.toLowerCase(), role || "", nameOf(target), isPassword(target)];
     }
     case "inspect": {
-      // identity, opening tag, whether a person can use it (not even transparent) and
-      // whether Playwright counts it visible, in one round trip
+      // identity, opening tag, whether a person can use it (see usable) and whether
+      // Playwright counts it visible, in one round trip
       const role = roleOf(target);
       const rect = target.getBoundingClientRect();
-      const visible = target.checkVisibility({ checkOpacity: true, checkVisibilityCSS: true }) &&
-        rect.width > 0 && rect.height > 0;
+      const visible = usable(target) && rect.width > 0 && rect.height > 0;
       return [target.tagName.toLowerCase(), role || "", nameOf(target), isPassword(target),
         describe(target), visible, visible ? uncoveredPoint(target, rect) : null,
         shownLikePlaywright(target)];
