@@ -196,3 +196,18 @@ async def test_a_see_through_control_over_its_label_is_clicked_and_one_over_noth
     with pytest.raises(ActionError) as refused:
         await click("#lone")
     assert refused.value.kind == "hidden"
+
+
+async def test_enter_goes_where_the_focus_went_when_the_page_replaced_the_field(
+    pages: str,  # noqa: F811
+    page_session: BrowserSession,
+) -> None:
+    """The page swaps the search box for another as one types: Enter is pressed in the one
+    that took its place and holds the text; a box that left with the focus is said."""
+    page_session.settings = page_session.settings.with_overrides(action_timeout_ms=300)
+    await open_url(f"{pages}/swapped-search.html")
+    said = await enter_text("#q", "footer", press_enter=True)
+    assert "Enter went where the focus went" in said
+    await page_session.current_page().wait_for_url("**/swapped-search.html?q=footer")
+    with pytest.raises(ActionError, match="Could not press Enter"):
+        await enter_text("#lost", "footer", press_enter=True)

@@ -70,7 +70,9 @@ async def fill(
 
 async def _holds(target: Located, value: str) -> bool:
     """Whether the field (or editor box) holds ``value`` now (true for what has no value
-    to read)."""
+    to read, as a field the page replaced as it was typed into)."""
+    if await target.locator.count() != 1:
+        return True
     try:
         text = await editor_text(target.locator)
         if text is not None:
@@ -112,11 +114,33 @@ async def enter_text(
     async with watching(active) as changes:
         said = await fill(active, target, text, selector, kept)
         if press_enter:
-            await attempt(target.locator.press("Enter"), "press Enter", selector)
-            said += " Pressed Enter."
+            said += await _press_enter(active, target, text, selector)
         elif await _suggests(target):
             await _suggestions_shown(active)
     return f"{said} {changes.summary()}".strip()
+
+
+async def _press_enter(active: BrowserSession, target: Located, text: str, selector: str) -> str:
+    """Press Enter in the field. A page may replace the field while it is typed into (a
+    script's search box takes the place of the plain one, text and focus with it): Enter
+    then goes where the focus went, when the focused field ends with the text typed."""
+    if await target.locator.count() == 1:
+        await attempt(target.locator.press("Enter"), "press Enter", selector)
+        return " Pressed Enter."
+    focused = await active.current_page().evaluate(
+        "() => { const el = document.activeElement;"
+        " return el && 'value' in el ? String(el.value) : null; }"
+    )
+    typed = filled(text, active.secret_values).split()
+    if focused is None or not typed or focused.split()[-len(typed) :] != typed:
+        raise ActionError(
+            f"Could not press Enter: {target.tag} left the page as it was typed into, "
+            "and no field holding the text has the focus.",
+            kind="changed",
+            selector=selector,
+        )
+    await attempt(active.current_page().keyboard.press("Enter"), "press Enter", selector)
+    return " The page replaced the field as it was typed into: Enter went where the focus went."
 
 
 async def _kept(target: Located) -> str:

@@ -18,7 +18,6 @@ from browser_agent.llm.offline.command import make_plan
 from browser_agent.llm.offline.form_tasks import FormTask
 from browser_agent.llm.offline.forms import do_form_task
 from browser_agent.llm.offline.history import OBSERVING, History, Turn, read_history
-from browser_agent.llm.offline.mend import mend
 from browser_agent.llm.offline.outcome import Action, Blocked, Done, Outcome, Situation, where
 from browser_agent.llm.offline.page import Page, parse_page
 from browser_agent.llm.offline.reading import read
@@ -73,9 +72,6 @@ def plan_next(messages: list[dict], tools: list[dict]) -> LLMReply:
     index, prepared, tried = _progress(history)
     view = _view(history)
     if view.last_act is not None and view.last_act.failed and not _tried_menu(view.last_act):
-        mended = mend(view.last_act)
-        if mended is not None:
-            return _again(view.last_act, mended, reply)
         task = _task_of(view.last_act, plan)
         return reply.finish(False, could_not(task, view.last_act.response))
     if index < len(plan.tasks) and isinstance(plan.tasks[index], Goto):
@@ -94,13 +90,6 @@ def plan_next(messages: list[dict], tools: list[dict]) -> LLMReply:
 def _tried_menu(turn: Turn) -> bool:
     """A menu that would not open: passed over, as a person tries the next one."""
     return turn.marker is not None and turn.marker.kind == "menu"
-
-
-def _again(failed: Turn, action: Action, reply: _Reply) -> LLMReply:
-    """Another way to do what ``failed`` did, for the same plan steps."""
-    marker = failed.marker
-    assert marker is not None  # mend only mends the planner's own marked steps
-    return reply.act(marker.first, marker.last, action)
 
 
 def _advance(
