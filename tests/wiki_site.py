@@ -3,7 +3,8 @@ person meets them: "Log in" on the front page (shown only while logged out), "Ed
 page" on a page (shown only there), a search whose results are the pages holding the
 term, a page's "History", a "New page" link on the front page to a form (Title, Text,
 "Create page"), and a "Delete this page" button on a page that asks to confirm on a page
-of its own. With ``sections``, every page opens with a menu of sections (Wiki, News, Help),
+of its own. The front page may sit elsewhere (``front``), "/" forwarding to it. With
+``sections``, every page opens with a menu of sections (Wiki, News, Help),
 whose Wiki lists the pages. What the tests check is the wiki's own state: its pages and who
 is logged in."""
 
@@ -48,6 +49,7 @@ class WikiSite(ServedSite):
     sessions: dict[str, str] = field(default_factory=dict)
     locked: set[str] = field(default_factory=set)  # pages shown without "Edit this page"
     sections: bool = False  # every page opens with the menu of sections
+    front: str = "/"  # where the front page is: "/" forwards there, as many wikis do
 
     def _user(self, request: BaseHTTPRequestHandler) -> str | None:
         cookie = SimpleCookie(request.headers.get("Cookie", ""))
@@ -70,7 +72,9 @@ class WikiSite(ServedSite):
         parts = urlsplit(request.path)
         query = parse_qs(parts.query)
         user = self._user(request)
-        if parts.path == "/":
+        if parts.path == "/" and self.front != "/":
+            self._send(request, "", 302, Location=self.front)
+        elif parts.path == self.front:
             login = "" if user else '<a href="/login">Log in</a>'
             login += ' <a href="/new">New page</a>'
             listed = "".join(f'<li><a href="/wiki/{quote(t)}">{t}</a></li>' for t in self.pages)

@@ -73,10 +73,10 @@ class Recording:
     actions: list[Action] = field(default_factory=list)
     passwords: dict[str, str] = field(default_factory=dict)  # value -> secret name
     recording: bool = True
-    _sessions: list[CDPSession] = field(default_factory=list)
     _tasks: list[asyncio.Future[None]] = field(default_factory=list)
     _last_url: dict[int, str] = field(default_factory=dict)  # page -> last URL seen
     _fresh_tabs: set[int] = field(default_factory=set)  # tabs opened by the last action
+    _watched: list[tuple[Page, CDPSession]] = field(default_factory=list)  # and their sessions
 
     @property
     def start_url(self) -> str | None:
@@ -164,7 +164,7 @@ class Recording:
         if new_tab:
             self._fresh_tabs.add(id(page))
         cdp = await page.context.new_cdp_session(page)
-        self._sessions.append(cdp)
+        self._watched.append((page, cdp))
         tree = await cdp.send("Page.getFrameTree")
         main = tree["frameTree"]["frame"]["id"]
         started: set[str] = set()  # main-frame navigations the page itself requested
@@ -199,12 +199,30 @@ class Recording:
         for frame in page.frames:  # pages already loaded get the script now
             await _install(frame, recorder_script(self.token))
 
+    async def name_asked(self) -> None:
+        """Each address the person opened as they asked for it, not as the site redirected
+        it (the site's front page, not the page it forwards to): the same address then
+        starts the skill, and a run given it is routed to the skill."""
+        asked: dict[str, str] = {}
+        for page, cdp in self._watched:
+            if page.is_closed():
+                continue
+            with suppress(PlaywrightError):
+                history = await cdp.send("Page.getNavigationHistory")
+                for entry in history.get("entries", []):
+                    typed, landed = entry.get("userTypedURL"), entry.get("url")
+                    if entry.get("transitionType") == "typed" and typed and typed != landed:
+                        asked.setdefault(str(landed), str(typed))
+        for action in self.actions:
+            if action.tool == "open_url" and action.arguments.get("url") in asked:
+                action.arguments["url"] = asked[action.arguments["url"]]
+
     async def detach(self) -> None:
         """Stop recording: later reports and navigations are ignored."""
         self.recording = False
         for task in self._tasks:
             task.cancel()
-        for cdp in self._sessions:
+        for _page, cdp in self._watched:
             with suppress(PlaywrightError):
                 await cdp.detach()
 
@@ -260,4 +278,5 @@ async def record_session(
         await asyncio.sleep(0)  # navigations already seen are taken before it stops
         if isinstance(target, BrowserContext):
             target.remove_listener("page", adopt)
+        await recording.name_asked()
         await recording.detach()
