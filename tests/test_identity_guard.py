@@ -14,8 +14,8 @@ from playwright.async_api import Browser
 from sqlmodel import Session, select
 
 from browser_agent.demo_site import DemoSite
+from browser_agent.harvest.end_address import same_end
 from browser_agent.harvest.harvester import harvest
-from browser_agent.harvest.replay import same_end
 from browser_agent.settings import Settings
 from browser_agent.store.db import open_store
 from browser_agent.store.models import Step, Validation

@@ -3,7 +3,8 @@ person meets them: "Log in" on the front page (shown only while logged out), "Ed
 page" on a page (shown only there), a search whose results are the pages holding the
 term, a page's "History", a "New page" link on the front page to a form (Title, Text,
 "Create page"), and a "Delete this page" button on a page that asks to confirm on a page
-of its own. The front page may sit elsewhere (``front``), "/" forwarding to it. With
+of its own. The front page may sit elsewhere (``front``), "/" forwarding to it; its search form may
+send options of its own (``search_options``), which the results ignore. With
 ``sections``, every page opens with a menu of sections (Wiki, News, Help),
 whose Wiki lists the pages. What the tests check is the wiki's own state: its pages and who
 is logged in."""
@@ -23,11 +24,15 @@ ACCOUNTS = {"ada": "Lovelace-1815", "bob": "Builder-99"}
 SECTIONS = "".join(f'<a href="/section/{s.lower()}">{s}</a> ' for s in ("Wiki", "News", "Help"))
 
 
-def _page(title: str, body: str, user: str | None) -> str:
+def _page(title: str, body: str, user: str | None, options: dict[str, str] | None = None) -> str:
     who = f"<p>Logged in as {html.escape(user)}</p>" if user else ""
+    hidden = "".join(
+        f'<input type="hidden" name="{html.escape(k)}" value="{html.escape(v)}">'
+        for k, v in (options or {}).items()
+    )
     search = (
         '<form action="/search" role="search"><input type="search" name="q" '
-        'aria-label="Search the wiki"><button>Search</button></form>'
+        f'aria-label="Search the wiki">{hidden}<button>Search</button></form>'
     )
     return (
         f"<!doctype html><html lang=en><title>{html.escape(title)} – Wiki</title><body>"
@@ -50,6 +55,7 @@ class WikiSite(ServedSite):
     locked: set[str] = field(default_factory=set)  # pages shown without "Edit this page"
     sections: bool = False  # every page opens with the menu of sections
     front: str = "/"  # where the front page is: "/" forwards there, as many wikis do
+    search_options: dict[str, str] = field(default_factory=dict)  # the search form's own
 
     def _user(self, request: BaseHTTPRequestHandler) -> str | None:
         cookie = SimpleCookie(request.headers.get("Cookie", ""))
@@ -79,7 +85,7 @@ class WikiSite(ServedSite):
             login += ' <a href="/new">New page</a>'
             listed = "".join(f'<li><a href="/wiki/{quote(t)}">{t}</a></li>' for t in self.pages)
             body = f"<nav>{login}</nav><h1>Welcome</h1><ul>{listed}</ul>"
-            self._send(request, _page("Front page", body, user))
+            self._send(request, _page("Front page", body, user, self.search_options))
         elif parts.path == "/login":
             form = (
                 '<form method="post" action="/login"><label>User name <input name="user">'

@@ -284,6 +284,15 @@ async def _read(page: Page) -> _Seen:
     return seen
 
 
+async def shown_words(page: Page) -> list[str]:
+    """What the page shows (title, text, what its fields hold and options chosen), word by
+    word, each word holding a digit masked: two pages showing one thing give one list
+    whatever their dates."""
+    seen = await _read(page)
+    words = " ".join(seen.texts[1:]).split()  # its address aside
+    return ["#" if any(char.isdigit() for char in word) else word for word in words]
+
+
 # Words that, beside X in a title or heading, make it another page than X's own: a form
 # to make or change X, results for X, a view of X, "the page titled X".
 _NOT_ITS_OWN = frozenset(
