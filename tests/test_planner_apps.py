@@ -7,13 +7,18 @@ search box the page swaps for another as one types. Success is the tracker's own
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 from playwright.async_api import Browser
 
+from browser_agent.harvest.harvester import harvest
 from browser_agent.llm.offline import OfflinePlanner
+from browser_agent.llm.types import FunctionClient
 from browser_agent.planner.agent import RunResult, run_command
 from browser_agent.settings import Settings
+from browser_agent.store.db import open_store
+from tests.test_record import no_llm
 from tests.tracker_site import ACCOUNTS, TrackerSite
 
 
@@ -44,6 +49,31 @@ async def test_a_control_inside_a_menu_is_reached_by_opening_the_menu(
     issue = tracker.by_subject("Crash on start")
     assert issue is not None and issue.description == "It crashes.", tracker.issues
     assert 'open the menu behind the link "+"' in (result.answer or "")
+
+
+async def test_the_run_through_the_menu_is_learnt_and_creates_another_issue_with_no_model(
+    tracker: TrackerSite, settings: Settings, browser: Browser
+) -> None:
+    """The menu's "+" is a mark, not content: the harvest reads it as a fixed control of the
+    site, a replay on a fresh title bears that out, and the skill creates the next issue."""
+    done = await run(
+        'create an issue titled "Crash on start" with the description "It crashes."',
+        settings, browser, f"{tracker.url}/",
+    )  # fmt: skip
+    assert done.status == "succeeded", done.answer
+    engine = open_store(settings)
+    (result,) = await harvest([Path(done.log_path)], settings, engine, browser=browser)
+    assert result.skill is not None and result.verified, result.error or result.verify_error
+    assert any("the link '+' read as a fixed control of the site: borne out" in r
+               for r in result.readings), result.readings  # fmt: skip
+    again = await run_command(
+        'create an issue titled "Slow save" with the description "It takes long."',
+        FunctionClient(no_llm), settings, start_url=f"{tracker.url}/", browser=browser,
+        engine=engine,
+    )  # fmt: skip
+    assert again.status == "succeeded" and again.llm_calls == 0, again.answer
+    issue = tracker.by_subject("Slow save")
+    assert issue is not None and issue.description == "It takes long.", tracker.issues
 
 
 async def test_a_login_link_in_a_menu_leads_to_a_form_filled_before_its_button(

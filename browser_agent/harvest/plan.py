@@ -55,7 +55,9 @@ CHOICE_ROLES = frozenset(
 )  # fmt: skip
 # Choices that lead somewhere: one of them can be a fixed part of the application's UI.
 NAVIGATION_ROLES = frozenset({"link", "tab", "menuitem"})
-_NUMBER_LIKE = re.compile(r"[\W\d_]+")
+# A name made of digits and marks (a day "12", a count "3/4"): content. Marks alone ("+",
+# an ellipsis, a hamburger) name a control of the site's own: a menu's toggle.
+_NUMBER_LIKE = re.compile(r"[\W_]*\d[\W\d_]*")
 # Roles whose elements a person ticks: several may be asked for at once, so their names
 # are always a list parameter.
 TICK_ROLES = frozenset({"checkbox", "switch", "menuitemcheckbox"})
