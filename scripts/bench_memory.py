@@ -17,8 +17,8 @@ from dataclasses import dataclass
 
 from browser_agent.llm.types import FunctionClient, LLMReply, ToolCall
 from browser_agent.memory import Budget, ContextMemory, EstimateCounter
-from browser_agent.planner.agent import Tools
 from browser_agent.planner.prompts import prompt, task_message
+from browser_agent.planner.tool_calls import Tools
 from browser_agent.testing.openai_server import estimate_tokens
 
 RUN_LENGTHS = (20, 60, 200)

@@ -27,7 +27,7 @@ from browser_agent.errors import ActionError
 from browser_agent.harvest.plan import Param, PlannedStep
 from browser_agent.harvest.replay import replay
 from browser_agent.llm.types import ToolCall
-from browser_agent.planner.agent import Tools, execute
+from browser_agent.planner.tool_calls import Tools, execute
 from browser_agent.settings import Settings, SettingsError
 from browser_agent.sites.allow_list import domain_list
 from browser_agent.skills.primitive import click, open_url

@@ -24,7 +24,8 @@ from browser_agent.demo_site import DemoSite
 from browser_agent.harvest.logs import read_log
 from browser_agent.llm.openai_client import OpenAIClient
 from browser_agent.llm.types import FunctionClient, LLMReply, ToolCall
-from browser_agent.planner.agent import BARE_REPLY, run_command
+from browser_agent.planner.agent import run_command
+from browser_agent.planner.loop import BARE_REPLY
 from browser_agent.settings import Settings
 from browser_agent.store.abandoned import this_process
 from browser_agent.store.db import open_store

@@ -20,8 +20,8 @@ from browser_agent.cli.app import app
 from browser_agent.demo_site import DemoSite
 from browser_agent.llm.model_window import probe_window
 from browser_agent.llm.openai_client import OpenAIClient
-from browser_agent.planner.agent import Tools
 from browser_agent.planner.prompts import prompt, task_message
+from browser_agent.planner.tool_calls import Tools
 from browser_agent.settings import Settings
 
 pytestmark = pytest.mark.local_model

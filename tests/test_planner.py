@@ -13,7 +13,8 @@ from browser_agent.demo_site import DemoSite
 from browser_agent.harvest.harvester import harvest
 from browser_agent.llm.openai_client import OpenAIClient
 from browser_agent.llm.types import FunctionClient, LLMReply, ToolCall
-from browser_agent.planner.agent import BASIC_TOOLS, run_command
+from browser_agent.planner.agent import run_command
+from browser_agent.planner.tool_calls import BASIC_TOOLS
 from browser_agent.settings import Settings
 from browser_agent.store.db import open_store
 from browser_agent.testing.openai_server import LLMTestServer, start_test_llm_server
