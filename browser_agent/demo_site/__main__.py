@@ -6,8 +6,8 @@ from __future__ import annotations
 import argparse
 import threading
 
-from browser_agent.demo_site.pages import VARIANTS
 from browser_agent.demo_site.server import start_demo_site
+from browser_agent.demo_site.variants import VARIANTS
 from browser_agent.sites.ports import MAX_PORT
 
 DEFAULT_PORT = 8811

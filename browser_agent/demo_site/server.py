@@ -22,9 +22,9 @@ from types import TracebackType
 from typing import Any
 from urllib.parse import parse_qs, urlencode, urlsplit
 
-from browser_agent.demo_site import catalog, pages
+from browser_agent.demo_site import catalog, pages, variants
 from browser_agent.demo_site.catalog import CartLine, Order
-from browser_agent.demo_site.pages import PageContext, Variant
+from browser_agent.demo_site.variants import PageContext, Variant
 
 HOST = "127.0.0.1"
 DEMO_USER = "demo"
@@ -48,7 +48,7 @@ Submission = dict[str, Any]
 
 def as_variant(value: str) -> Variant | None:
     """``value`` as a Variant, or None when it names none."""
-    return next((variant for variant in pages.VARIANTS if variant == value), None)
+    return next((variant for variant in variants.VARIANTS if variant == value), None)
 
 
 @dataclass(frozen=True)
@@ -131,8 +131,8 @@ def _home(site: DemoSite, req: Request) -> Response:
 
 
 def _search(site: DemoSite, req: Request) -> Response:
-    query = req.param(*pages.SEARCH_PARAMS)
-    sort = req.param(*pages.SORT_PARAMS)
+    query = req.param(*variants.SEARCH_PARAMS)
+    sort = req.param(*variants.SORT_PARAMS)
     if sort not in {key for key, _ in catalog.SORT_OPTIONS}:
         sort = catalog.DEFAULT_SORT
     results = catalog.sort_products([site.priced(p) for p in catalog.search(query)], sort)
@@ -150,7 +150,7 @@ def _add_to_cart(site: DemoSite, req: Request) -> Response:
     product = catalog.find_product(req.field("slug"))
     if product is None:
         return _not_found(site, req)
-    size_text, quantity_text = req.field("size"), req.field(*pages.QUANTITY_PARAMS)
+    size_text, quantity_text = req.field("size"), req.field(*variants.QUANTITY_PARAMS)
     site.record("cart", {"slug": product.slug, "size": size_text, "quantity": quantity_text})
     size = _to_int(size_text, 0)
     quantity = _to_int(quantity_text, 0)
@@ -215,7 +215,7 @@ def _checkout_form(site: DemoSite, req: Request) -> Response:
 
 
 def _checkout(site: DemoSite, req: Request) -> Response:
-    values = {f.key: req.field(f.key, f.redesign_name) for f in pages.CHECKOUT_FIELDS}
+    values = {f.key: req.field(f.key, f.redesign_name) for f in variants.CHECKOUT_FIELDS}
     site.record("checkout", values)
     errors = checkout_errors(values)
     if errors:
@@ -229,7 +229,7 @@ def checkout_errors(values: dict[str, str]) -> list[str]:
     """What is wrong with checkout values keyed by normal field names; each names its field."""
     errors = [
         f"{f.label} is required"
-        for f in pages.CHECKOUT_FIELDS
+        for f in variants.CHECKOUT_FIELDS
         if f.kind != "checkbox" and not values[f.key]
     ]
     if values["email"] and not _EMAIL.fullmatch(values["email"]):
@@ -398,7 +398,7 @@ class DemoSite:
     def variant(self, value: str) -> None:
         variant = as_variant(value)
         if variant is None:
-            raise ValueError(f"variant must be one of {pages.VARIANTS}, got {value!r}")
+            raise ValueError(f"variant must be one of {variants.VARIANTS}, got {value!r}")
         self._variant = variant
 
     @property
