@@ -24,7 +24,8 @@ from browser_agent.harvest.codegen import generate_module
 from browser_agent.harvest.elements import Tag, element_record, find_tags, tag_for_selector
 from browser_agent.harvest.harvester import harvest, plan_from
 from browser_agent.harvest.logs import command_of, parse_messages, read_log
-from browser_agent.harvest.plan import NotHarvestable, plan_skill
+from browser_agent.harvest.plan import NotHarvestable
+from browser_agent.harvest.plan_steps import plan_skill
 from browser_agent.harvest.replay import NEEDS_SECRET
 from browser_agent.harvest.stored import load_skill
 from browser_agent.secrets import MASK

@@ -10,7 +10,8 @@ import ast
 
 from browser_agent.harvest.codegen import generate_module
 from browser_agent.harvest.logs import parse_messages
-from browser_agent.harvest.plan import ByRoleName, NotHarvestable, NthOfRole, plan_skill
+from browser_agent.harvest.plan import ByRoleName, NotHarvestable, NthOfRole
+from browser_agent.harvest.plan_steps import plan_skill
 from tests.test_harvest import shop_log, tool_round
 
 URL = "http://tasks.test/page"

@@ -24,8 +24,9 @@ from browser_agent.harvest.codegen import generate_module
 from browser_agent.harvest.export import script_for
 from browser_agent.harvest.harvester import harvest
 from browser_agent.harvest.logs import parse_messages
-from browser_agent.harvest.plan import BuiltUrl, ByRoleName, NotHarvestable, plan_skill
+from browser_agent.harvest.plan import BuiltUrl, ByRoleName, NotHarvestable
 from browser_agent.harvest.plan_data import plan_text, read_plan
+from browser_agent.harvest.plan_steps import plan_skill
 from browser_agent.llm.types import FunctionClient, LLMReply
 from browser_agent.planner.agent import run_command
 from browser_agent.record.save import save_recording

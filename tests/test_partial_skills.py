@@ -22,7 +22,7 @@ from typer.testing import CliRunner
 from browser_agent.cli.app import app
 from browser_agent.harvest.harvester import harvest
 from browser_agent.harvest.logs import parse_messages, read_log
-from browser_agent.harvest.plan import plan_skill
+from browser_agent.harvest.plan_steps import plan_skill
 from browser_agent.planner.router import decide
 from browser_agent.settings import Settings
 from browser_agent.store.db import open_store
