@@ -32,8 +32,7 @@ from browser_agent.harvest.outcomes import (
     SKIPPED,
     UNCHANGED,
 )
-from browser_agent.harvest.plan import NotHarvestable, SkillPlan
-from browser_agent.harvest.plan_addresses import made_by_the_app
+from browser_agent.harvest.plan import NotHarvestable, SkillPlan, made_by_the_app
 from browser_agent.harvest.plan_data import plan_text
 from browser_agent.harvest.plan_steps import plan_skill
 from browser_agent.harvest.replay import Replay, relative, replay, waits_for_secret

@@ -1,6 +1,6 @@
 """What a skill plan is: the steps of a run a skill repeats, its parameters (values that
-came from the command) and where it ends; :func:`browser_agent.harvest.plan_steps.plan_skill`
-reads one from a run's log.
+came from the command) and where it ends, and whether a path it went to was made by the
+app; :func:`browser_agent.harvest.plan_steps.plan_skill` reads one from a run's log.
 """
 
 from __future__ import annotations
@@ -9,9 +9,10 @@ import keyword
 import re
 from dataclasses import dataclass, field
 from typing import Any
+from urllib.parse import parse_qsl, unquote, urlsplit
 
 from browser_agent.errors import BrowserAgentError
-from browser_agent.harvest.elements import ElementRecord
+from browser_agent.harvest.elements import ElementRecord, looks_generated
 from browser_agent.skills.primitive import PRIMITIVES
 
 # Names a generated module defines or imports; parameters and skills must not shadow them.
@@ -162,3 +163,23 @@ _QUESTION = re.compile(
 def asks_for_information(command: str) -> bool:
     """Whether the command wants an answer read off the page, not only actions."""
     return bool(_QUESTION.search(command))
+
+
+def made_by_the_app(path: str, params: list[Param]) -> bool:
+    """Whether a path or its query holds a number or generated key that no value of the
+    command gave: the app made it (``/ticket/12`` after "create a ticket", ``?id=4`` after
+    "add a user"), so replays end elsewhere."""
+    values = {str(v) for p in params for v in param_items(p)}
+    parts = urlsplit(path)
+    pieces = [unquote(s) for s in parts.path.split("/")]
+    pieces += [value for _key, value in parse_qsl(parts.query)]
+    for plain in pieces:
+        made = plain.isdigit() or (len(plain) > 7 and looks_generated(plain))
+        if made and plain not in values:
+            return True
+    return False
+
+
+def param_items(param: Param) -> list[str]:
+    """The values a parameter stands for: its items, or its one example."""
+    return list(param.example) if isinstance(param.example, list) else [str(param.example)]

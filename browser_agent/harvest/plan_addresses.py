@@ -1,5 +1,5 @@
 """The addresses of a skill: the pages its steps open and where the run ended, built from
-the command's values (``/ticket/9`` for "ticket #9"), and whether the app made a path."""
+the command's values (``/ticket/9`` for "ticket #9"), and whether a path varies."""
 
 from __future__ import annotations
 
@@ -9,9 +9,16 @@ from urllib.parse import parse_qsl, unquote, urlsplit
 
 from browser_agent.browser.effects import SENT_DATA
 from browser_agent.harvest.calls import ChatLog
-from browser_agent.harvest.elements import looks_generated
-from browser_agent.harvest.plan import RUN_ENDED, BuiltUrl, ByRoleName, Param, PlannedStep
-from browser_agent.harvest.plan_params import attribute_name, param_for, param_items
+from browser_agent.harvest.plan import (
+    RUN_ENDED,
+    BuiltUrl,
+    ByRoleName,
+    Param,
+    PlannedStep,
+    made_by_the_app,
+    param_items,
+)
+from browser_agent.harvest.plan_params import attribute_name, param_for
 from browser_agent.harvest.plan_state import PlanState
 from browser_agent.harvest.plan_words import NAMING_GAP, near_words, where_said, within_quotes
 from browser_agent.skills.fresh import TYPING
@@ -206,18 +213,3 @@ def path_varies(path: str, params: list[Param]) -> bool:
     values = {str(v) for p in params for v in param_items(p)}
     segments = [unquote(s) for s in urlsplit(path).path.split("/")]
     return bool(values & set(segments)) or made_by_the_app(path, params)
-
-
-def made_by_the_app(path: str, params: list[Param]) -> bool:
-    """Whether a path or its query holds a number or generated key that no value of the
-    command gave: the app made it (``/ticket/12`` after "create a ticket", ``?id=4`` after
-    "add a user"), so replays end elsewhere."""
-    values = {str(v) for p in params for v in param_items(p)}
-    parts = urlsplit(path)
-    pieces = [unquote(s) for s in parts.path.split("/")]
-    pieces += [value for _key, value in parse_qsl(parts.query)]
-    for plain in pieces:
-        made = plain.isdigit() or (len(plain) > 7 and looks_generated(plain))
-        if made and plain not in values:
-            return True
-    return False

@@ -8,7 +8,7 @@ import re
 from typing import Any
 
 from browser_agent.harvest.elements import ElementRecord, looks_generated
-from browser_agent.harvest.plan import RESERVED_NAMES, Cased, Param, PlannedStep, snake
+from browser_agent.harvest.plan import RESERVED_NAMES, Cased, Param, PlannedStep, param_items, snake
 from browser_agent.harvest.plan_state import PlanState
 from browser_agent.harvest.plan_words import (
     LETTER_CASE,
@@ -190,8 +190,3 @@ def holds_a_value(state: PlanState, *texts: str, params: list[Param] | None = No
         for w in re.findall(r"\w{2,}", item)
     }
     return any(w.casefold() in said for text in texts for w in re.findall(r"\w{2,}", text))
-
-
-def param_items(param: Param) -> list[str]:
-    """The values a parameter stands for: its items, or its one example."""
-    return list(param.example) if isinstance(param.example, list) else [str(param.example)]

@@ -23,6 +23,7 @@ from browser_agent.harvest.plan import (
     PlannedStep,
     SkillPlan,
     asks_for_information,
+    param_items,
     snake,
 )
 from browser_agent.harvest.plan_addresses import (
@@ -34,7 +35,7 @@ from browser_agent.harvest.plan_addresses import (
     url_after,
     went_by_get,
 )
-from browser_agent.harvest.plan_params import param_items, read_off_page, step_value
+from browser_agent.harvest.plan_params import read_off_page, step_value
 from browser_agent.harvest.plan_state import OBSERVE, PlanState, observe
 from browser_agent.harvest.plan_targets import TICK_ROLES, find_target
 from browser_agent.harvest.plan_words import CLAUSE_BREAK, LIST_GAP, PATH_GAP, contradicted
