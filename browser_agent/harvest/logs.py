@@ -35,7 +35,7 @@ _TAIL = re.compile(
     re.IGNORECASE,
 )
 _UNQUOTED_TAIL = re.compile(r"\s+current (?:page|url)\s*:", re.IGNORECASE)
-# The id the planner gives the call of the skill a command was routed to (planner.agent).
+# The id the planner gives the call of the skill a command was routed to (planner.loop).
 ROUTED_CALL = "route_1"
 END_MARKER = "##TERMINATE"  # this project's text end marker, and Agent-E's "##TERMINATE TASK##"
 _FAILED_ANSWER = re.compile(r"\b(could not|couldn't|cannot|can't|unable to|failed to)\b", re.I)

@@ -52,7 +52,7 @@ from browser_agent.secrets import placeholders
 # the values its visible fields hold (a password or hidden field is never read), the items
 # it lists (links, rows, list items), whether it asks for a password, and its HTTP status.
 _READ_PAGE = """() => {
-  const fields = [], typed = [], headings = [], listed = [];
+  const fields = [], typed = [], chosen = [], headings = [], listed = [];
   const texts = [document.body ? document.body.innerText : ''];
   const roots = [document];
   for (let i = 0; i < roots.length; i++) {
@@ -74,6 +74,7 @@ _READ_PAGE = """() => {
     if (['password', 'hidden', 'checkbox', 'radio', 'file'].includes(type)) continue;
     if (el.tagName === 'SELECT') {
       for (const option of el.selectedOptions) fields.push(option.text, option.value);
+      if (shown(el)) for (const option of el.selectedOptions) chosen.push(option.text);
     } else {
       fields.push(el.value || '');
       const pressed = ['submit', 'button', 'reset', 'image'].includes(type);
@@ -94,7 +95,7 @@ _READ_PAGE = """() => {
   return {
     title: document.title || '',
     text: texts.join(' '),
-    fields, typed, headings, listed, password, tables,
+    fields, typed, chosen, headings, listed, password, tables,
     status: (nav && nav.responseStatus) || 0,
   };
 }"""
@@ -251,6 +252,7 @@ class _Seen:
     own: list[str] = field(default_factory=list)
     texts: list[str] = field(default_factory=list)
     typed: list[str] = field(default_factory=list)
+    chosen: list[str] = field(default_factory=list)  # the options its visible lists show
     held: list[str] = field(default_factory=list)
     listed: list[str] = field(default_factory=list)
     password: bool = False
@@ -277,6 +279,7 @@ async def _read(page: Page) -> _Seen:
         seen.own += [title, *seen.headings, normal(read["text"])]
         seen.texts += [title, normal(read["text"]), *fields]
         seen.typed += [normal(str(value)) for value in read["typed"]]
+        seen.chosen += [normal(str(value)) for value in read["chosen"]]
         seen.held += [title, *fields, *map(normal, _quoted(read["text"]))]
         seen.listed += [normal(text) for text in read["listed"]]
         seen.password |= bool(read["password"])
@@ -285,11 +288,11 @@ async def _read(page: Page) -> _Seen:
 
 
 async def shown_words(page: Page) -> list[str]:
-    """What the page shows (title, text, what its fields hold and options chosen), word by
-    word, each word holding a digit masked: two pages showing one thing give one list
-    whatever their dates."""
+    """What the page shows (title, headings, text, what its visible fields hold and the
+    options they show), word by word, each word holding a digit masked: two pages showing
+    one thing give one list whatever their dates."""
     seen = await _read(page)
-    words = " ".join(seen.texts[1:]).split()  # its address aside
+    words = " ".join([*seen.own, *seen.typed, *seen.chosen]).split()
     return ["#" if any(char.isdigit() for char in word) else word for word in words]
 
 
