@@ -59,9 +59,7 @@ def typed_only(source: str, uses: frozenset[str] = FRESH_USES) -> set[str]:
     for node in ast.walk(function):
         if isinstance(node, ast.Name) and node.id in params and isinstance(node.ctx, ast.Load):
             found.setdefault(node.id, set()).add(_use(node, parents))
-    return {
-        name for name, used in found.items() if used & uses and "other" not in used
-    }
+    return {name for name, used in found.items() if used & uses and "other" not in used}
 
 
 def _use(node: ast.AST, parents: Mapping[ast.AST, ast.AST]) -> str:
