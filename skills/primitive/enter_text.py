@@ -122,11 +122,16 @@ async def enter_text(
 
 async def _press_enter(active: BrowserSession, target: Located, text: str, selector: str) -> str:
     """Press Enter in the field. A page may replace the field while it is typed into (a
-    script's search box takes the place of the plain one, text and focus with it): Enter
-    then goes where the focus went, when the focused field ends with the text typed."""
+    script's search box takes the place of the plain one, text and focus with it), before
+    or while Enter is pressed: Enter then goes where the focus went, when the focused field
+    ends with the text typed."""
     if await target.locator.count() == 1:
-        await attempt(target.locator.press("Enter"), "press Enter", selector)
-        return " Pressed Enter."
+        try:
+            await attempt(target.locator.press("Enter"), "press Enter", selector)
+            return " Pressed Enter."
+        except ActionError:
+            if await target.locator.count() == 1:  # still there: the press itself failed
+                raise
     focused = await active.current_page().evaluate(
         "() => { const el = document.activeElement;"
         " return el && 'value' in el ? String(el.value) : null; }"
