@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import ast
 
+from browser_agent.dom.page_content import fenced
 from browser_agent.harvest.codegen import generate_module
 from browser_agent.harvest.logs import parse_messages
 from browser_agent.harvest.plan import ByRoleName, NotHarvestable, NthOfRole
@@ -200,6 +201,30 @@ def test_text_read_off_the_page_ends_the_skill() -> None:
         )
     except NotHarvestable as exc:
         assert "'Bengali' it typed was read off the page" in str(exc)
+    else:
+        raise AssertionError("a value read off the page became a literal")
+
+
+def test_a_read_on_the_way_is_a_look_but_text_it_read_and_typed_ends_the_skill() -> None:
+    """A read followed by other actions decides nothing by itself and the skill goes past
+    it; text the read gave that is then typed (not said by the command) was judgement."""
+    form = dom("c2", "[17] paragraph id=lang", "[23] textbox id=tt")
+    read = tool_round(
+        "c3", "extract_text", {"selector": "[mmid='17']"},
+        f"Text of <p id=\"lang\">:\n{fenced(repr('Language: Bengali'))}",
+    )  # fmt: skip
+    plan = plan_of(
+        "Enter Hindi into the text field", form, read,
+        typed("c4", 23, "Hindi", '<input id="tt" type="text">'),
+    )  # fmt: skip
+    assert [s.primitive for s in plan.steps] == ["open_url", "enter_text"]
+    try:
+        plan_of(
+            "Enter the language into the text field", form, read,
+            typed("c4", 23, "Language: Bengali", '<input id="tt" type="text">'),
+        )  # fmt: skip
+    except NotHarvestable as exc:
+        assert "'Language: Bengali' it typed was read off the page" in str(exc)
     else:
         raise AssertionError("a value read off the page became a literal")
 

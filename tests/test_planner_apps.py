@@ -20,11 +20,18 @@ from browser_agent.settings import Settings
 from browser_agent.store.db import open_store
 from tests.test_record import no_llm
 from tests.tracker_site import ACCOUNTS, TrackerSite
+from tests.wiki_site import WikiSite
 
 
 @pytest.fixture
 def tracker() -> Iterator[TrackerSite]:
     with TrackerSite(full=True) as site:
+        yield site
+
+
+@pytest.fixture
+def wiki() -> Iterator[WikiSite]:
+    with WikiSite() as site:
         yield site
 
 
@@ -74,6 +81,32 @@ async def test_the_run_through_the_menu_is_learnt_and_creates_another_issue_with
     assert again.status == "succeeded" and again.llm_calls == 0, again.answer
     issue = tracker.by_subject("Slow save")
     assert issue is not None and issue.description == "It takes long.", tracker.issues
+
+
+async def test_a_field_read_before_adding_to_it_is_a_look_and_the_whole_edit_is_learnt(
+    wiki: WikiSite, settings: Settings, browser: Browser
+) -> None:
+    """The planner reads what the page's long text box holds before adding to it; that read
+    decides nothing the skill does, so the skill goes on to the typing and the save, and
+    adds fresh text to another page with no model."""
+    wiki.pages["Gamma"] = "The river plan runs in three phases. " * 4  # shown cut short
+    done = await run(
+        'edit the page "Gamma" to add the text "Meet on Friday."', settings, browser,
+        f"{wiki.url}/",
+    )  # fmt: skip
+    assert done.status == "succeeded", done.answer
+    engine = open_store(settings)
+    (result,) = await harvest([Path(done.log_path)], settings, engine, browser=browser)
+    assert result.skill is not None and result.verified, result.error or result.verify_error
+    assert result.skill.complete, result.skill.last_error
+    before = wiki.pages["Delta"].replace("\r\n", "\n")
+    again = await run_command(
+        'edit the page "Delta" to add the text "Ship it on Monday."', FunctionClient(no_llm),
+        settings, start_url=f"{wiki.url}/", browser=browser, engine=engine,
+    )  # fmt: skip
+    assert again.status == "succeeded" and again.llm_calls == 0, again.answer
+    added = wiki.pages["Delta"].replace("\r\n", "\n")
+    assert added.startswith(before) and added.endswith("Ship it on Monday."), added
 
 
 async def test_a_login_link_in_a_menu_leads_to_a_form_filled_before_its_button(

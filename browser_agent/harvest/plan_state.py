@@ -3,9 +3,11 @@ far, and what the last observations showed of the page."""
 
 from __future__ import annotations
 
+import ast
 import re
 from dataclasses import dataclass, field
 
+from browser_agent.dom.page_content import PAGE_END, PAGE_START
 from browser_agent.harvest.calls import Call, ChatLog
 from browser_agent.harvest.elements import (
     disabled_elements,
@@ -47,7 +49,8 @@ class PlanState:
 
 def observe(state: PlanState, call: Call) -> None:
     """Keep what an observation call showed of the page: get_dom its elements, addresses,
-    disabled fields and toggles; find_elements a few more elements of the same page."""
+    disabled fields and toggles; find_elements a few more elements of the same page;
+    extract_text the text it read."""
     if call.name == "get_dom":
         state.observed = observed_elements(call.response)
         state.hrefs = dict(HREF.findall(call.response))
@@ -58,3 +61,19 @@ def observe(state: PlanState, call: Call) -> None:
         found = observed_elements(call.response)
         state.observed |= found
         state.page_texts |= {plain(name) for _role, name in found.values()}
+    elif call.name == "extract_text":  # text read on the way: typing it would be reading
+        state.page_texts |= {plain(line) for line in _read_lines(call.response) if line}
+
+
+def _read_lines(response: str | None) -> list[str]:
+    """The lines of page text a read answered with (written as a string literal between
+    the page-content marks)."""
+    start, end = (response or "").find(PAGE_START), (response or "").rfind(PAGE_END)
+    if start < 0 or end < start:
+        return []
+    inside = (response or "")[start + len(PAGE_START) : end].strip()
+    try:
+        text = ast.literal_eval(inside)
+    except (ValueError, SyntaxError, MemoryError, RecursionError):
+        text = inside
+    return str(text).splitlines()

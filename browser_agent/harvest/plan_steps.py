@@ -113,7 +113,7 @@ def _take(state: PlanState, call: Call) -> str | None:
     """Add one call to the skill; a non-empty answer says why the skill ends here."""
     if call.response is None:
         return f"the log stops before {call.name} was answered"
-    if call.name in OBSERVE:
+    if call.name in OBSERVE or (call.name == "extract_text" and _acts_after(state)):
         observe(state, call)
         return None
     if _ERROR.match(call.response):
@@ -131,6 +131,16 @@ def _take(state: PlanState, call: Call) -> str | None:
     if call.name == "bulk_enter_text":
         return _bulk(state, call)
     return _action(state, call.name, call.arguments, call.response)
+
+
+def _acts_after(state: PlanState) -> bool:
+    """Whether an action the run did not take back follows the call being taken: a read
+    on the way (what a field holds before adding to it) is speculated to be only a look,
+    and the replays on fresh values decide; a read the run ends with is its answer."""
+    return any(
+        later.name in ACTIONS and not _ERROR.match(later.response or "")
+        for later in state.log.calls[state.at + 1 :]
+    )
 
 
 def _action(
