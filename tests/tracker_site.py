@@ -12,7 +12,11 @@ search box that the page swaps for another as one types (as script-made search b
 are) whose results read "Bug #2 (New): Typo in footer" and offer to create an issue no
 result matches (its form headed by the subject given, with no box for it), a login page
 titled like any other with a "Login" button, and on an issue's page a sidebar, after the
-issue's title, with an "Edit" of its own."""
+issue's title, with an "Edit" of its own.
+
+With ``lang="de"``, its pages say ``lang="de"`` and every word of its own is German ("+ Neue
+Meldung", "Betreff", "Beschreibung", "Absenden", "Bearbeiten", "Änderungen speichern",
+"Meldung löschen"); what it does is the same."""
 
 from __future__ import annotations
 
@@ -25,6 +29,28 @@ from urllib.parse import parse_qs, quote_plus, urlsplit
 from tests.served_site import ServedSite
 
 PRIORITIES = ("Low", "Normal", "High")
+#: The tracker's own words in German, as its pages write them (``lang="de"``).
+GERMAN = {
+    "<html lang=en>": "<html lang=de>",
+    "+ New issue": "+ Neue Meldung",
+    "<h1>New issue": "<h1>Neue Meldung",
+    "<h1>Issues</h1>": "<h1>Meldungen</h1>",
+    "<th>Subject</th><th>Priority</th>": "<th>Betreff</th><th>Priorität</th>",
+    "Subject <input": "Betreff <input",
+    'aria-label="Description"': 'aria-label="Beschreibung"',
+    "Priority <select": "Priorität <select",
+    'value="Submit"': 'value="Absenden"',
+    'value="Update"': 'value="Änderungen speichern"',
+    "<h1>Edit #": "<h1>Bearbeiten #",
+    ">Edit</a></p>": ">Bearbeiten</a></p>",
+    "Delete this issue for good?": "Diese Meldung wirklich löschen?",
+    "<button>Delete issue</button>": "<button>Meldung löschen</button>",
+    "> leave as ": "> belassen bei ",
+    "> reassign to<": "> neu zuweisen an<",
+    'aria-label="new owner"': 'aria-label="neuer Besitzer"',
+    "<p>Priority: ": "<p>Priorität: ",
+    "<p>Assigned to: ": "<p>Zugewiesen an: ",
+}
 ACCOUNTS = {"ada": "Lovelace-1815"}
 #: The full application's search box: swapped, as one types, for a new one that keeps the
 #: text and the focus.
@@ -132,6 +158,7 @@ class TrackerSite(ServedSite):
         }
     )
     full: bool = False
+    lang: str = "en"  # "de": its own words in German (see GERMAN)
     sidebar: str = "Ask before a release."  # the sidebar's own text (full)
 
     def by_subject(self, subject: str) -> Issue | None:
@@ -145,6 +172,9 @@ class TrackerSite(ServedSite):
         self._send(request, _page(title, body, header), status)
 
     def _send(self, request: BaseHTTPRequestHandler, body: str, status: int = 200) -> None:
+        if self.lang == "de":
+            for english, german in GERMAN.items():
+                body = body.replace(english, german)
         data = body.encode()
         request.send_response(status)
         request.send_header("Content-Type", "text/html; charset=utf-8")

@@ -659,7 +659,12 @@
       if (!modal) modal = openModal();
     }
     dropPlainTargets(lines, targets);
-    const header = [`Page ${q(document.title)} at ${location.href}`];
+    // A page in another language than English says which (its lang), so its controls'
+    // words are looked for in that language too.
+    const lang = (document.documentElement.getAttribute("lang") || "").trim();
+    const tag = /^[a-z]{2,3}(-[a-z0-9]{1,8})*$/i.test(lang) && !/^en\b/i.test(lang);
+    const said = tag ? ` (language: ${lang})` : "";
+    const header = [`Page ${q(document.title)} at ${location.href}${said}`];
     if (modal) {
       header.push(
         `A modal dialog is open (${describe(modal).split(">")[0]}>): ` +

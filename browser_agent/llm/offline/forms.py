@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import ast
 import re
+from functools import cache
 from urllib.parse import unquote_plus, urlsplit
 
 from browser_agent.llm.offline.boxes import search_box, sent_as_search
@@ -22,6 +23,7 @@ from browser_agent.llm.offline.form_tasks import (
     Write,
     thing,
 )
+from browser_agent.llm.offline.languages import also, language
 from browser_agent.llm.offline.menus import is_toggle, menus_opened, next_menu, open_menu
 from browser_agent.llm.offline.outcome import Action, Blocked, Done, Outcome, Situation
 from browser_agent.llm.offline.page import CHOICE_ROLES, TEXT_ROLES, TOGGLE_ROLES, Element, Page
@@ -31,7 +33,21 @@ from browser_agent.llm.offline.words import content_words, holds_whole, joined, 
 #: Said when nothing on the page fits: a person can show the way once.
 RECORD = "; show the way once with `browser-agent record` and it is learnt"
 #: Words a control's name may hold beside its verb and the thing's own words.
-_FILLER = frozenset(words("this the a an new it item entry one page now changes my"))
+_FILLER = (
+    "this",
+    "the",
+    "a",
+    "an",
+    "new",
+    "it",
+    "item",
+    "entry",
+    "one",
+    "page",
+    "now",
+    "changes",
+    "my",
+)
 #: A page (or a dialog on it) that asks before it removes something.
 _ASKING = re.compile(
     r"\b(?:are you sure|really|confirm|cannot be undone|can ?not be undone|can't be undone|"
@@ -39,7 +55,7 @@ _ASKING = re.compile(
     re.IGNORECASE,
 )
 _CONFIRM_WORDS = ("yes", "confirm", "ok", "delete", "remove", "archive", "trash", "continue")
-_REFUSE_WORDS = frozenset(words("cancel no keep back close not"))
+_REFUSE_WORDS = ("cancel", "no", "keep", "back", "close", "not")
 _DIALOG = re.compile(r"A confirm dialog said (?P<said>'[^']*'|\"[^\"]*\"); it was (?P<how>\w+)")
 
 
@@ -67,15 +83,16 @@ def _control(task: Control, situation: Situation) -> Outcome:
     page = situation.page
     if task.verb == "create" and _on_form(page, "create"):
         return Done()  # its own button says Create too: never sent empty
-    found = _controls(page, task.words, task.noun, task.target)
+    verbs = also(task.words, page.lang)
+    found = _controls(page, verbs, task.noun, task.target)
     if found is None and task.verb == "create":
-        found = _offered(page, task.words, task.target)
+        found = _offered(page, verbs, task.target)
     if found is not None:
         return Action("click", {"selector": found.selector}, f"click {found.describe()}")
     if task.verb == "edit" and _on_form(page, "edit"):
         return Done()
-    named = ", ".join(w if w == "+" else w.capitalize() for w in task.words)
-    menu = next_menu(page, situation.tried, prefer=task.words, only=True)
+    named = ", ".join(w if w == "+" else w.capitalize() for w in verbs)
+    menu = next_menu(page, situation.tried, prefer=verbs, only=True)
     if menu is not None:  # "+": a menu of things to make
         return open_menu(menu, f"a control to {task.describe()}")
     box = search_box(page)
@@ -84,13 +101,28 @@ def _control(task: Control, situation: Situation) -> Outcome:
         note = f'search the site for "{task.target}", which may offer to create it'
         arguments = {"selector": box.selector, "text": task.target, "press_enter": True}
         return Action("enter_text", arguments, note, phase="prepare", kind="search")
-    menu = next_menu(page, situation.tried, prefer=task.words)
+    menu = next_menu(page, situation.tried, prefer=verbs)
     if menu is not None:
         return open_menu(menu, f"a control to {task.describe()}")
     return Blocked(
         f"no control to {task.describe()} on {page.url}: looked for links or buttons named "
         f"{named}{_looked_through(situation)}{RECORD}"
     )
+
+
+@cache
+def _filler(lang: str) -> frozenset[str]:
+    """The words a control's name may hold beside its verb, in the page's language too."""
+    return frozenset(words(" ".join(also(_FILLER, lang))))
+
+
+def _asks(text: str, lang: str) -> bool:
+    """The text asks before removing something, in English or the page's language."""
+    if _ASKING.search(text):
+        return True
+    said = " ".join(words(text))
+    asking = also(("are you sure",), lang)[1:]
+    return any(f" {' '.join(words(p))} " in f" {said} " for p in asking)
 
 
 def _looked_through(situation: Situation) -> str:
@@ -107,6 +139,12 @@ def _controls(page: Page, verbs: tuple[str, ...], noun: str, target: str) -> Ele
     stems = [stem for verb in verbs for stem in (words(verb) or [verb])]
     own = set(words(noun)) | set(words(target))
     anchors = [e.position for e in page.elements if target and _says(e.name, target)]
+
+    def foreign(extra: set[str]) -> bool:
+        """One word beside the verb on a page in another language: the thing's own noun in
+        that language ("Neue Meldung" for a new issue), ranked after a control without it."""
+        return bool(language(page.lang)) and len(extra) == 1
+
     scored = []
     for element in page.interactive():
         if not element.clickable or element.role in TOGGLE_ROLES or points_here(element, page):
@@ -115,17 +153,18 @@ def _controls(page: Page, verbs: tuple[str, ...], noun: str, target: str) -> Ele
         if element.name.strip() == "+" and "+" in stems:
             if is_toggle(element):
                 continue
-            rank, nouny = stems.index("+"), False
+            rank, nouny, plain = stems.index("+"), False, True
         else:
             hits = [i for i, stem in enumerate(stems) if stem in said]
-            extra = set(said) - set(stems) - own - _FILLER
-            if not hits or extra and not holds_whole(element.name, target):
+            extra = set(said) - set(stems) - own - _filler(page.lang)
+            if not hits or extra and not holds_whole(element.name, target) and not foreign(extra):
                 continue
             rank, nouny = min(hits), bool(set(said) & set(words(noun)))
+            plain = not extra or holds_whole(element.name, target)
         before = [element.position - a for a in anchors if a < element.position]
         near = min(before) if before else 10_000
         address = _addresses(element, target, page)
-        scored.append(((nouny, -rank, address, -near, -element.position), element))
+        scored.append(((nouny, plain, -rank, address, -near, -element.position), element))
     return max(scored, key=lambda s: s[0])[1] if scored else None
 
 
@@ -163,7 +202,7 @@ def _on_form(page: Page, verb: str) -> bool:
     """The page is already the form of the verb: a field to write and a button to save."""
     fields = [e for e in _fields(page) if e.role in TEXT_ROLES]
     if verb == "create":
-        fields = [e for e in fields if _labelled(e, TITLE_KEYS)]
+        fields = [e for e in fields if _labelled(e, also(TITLE_KEYS, page.lang))]
     return bool(fields) and _save_button(page, verb, "") is not None
 
 
@@ -194,13 +233,14 @@ def _field_for(task: Write, page: Page) -> Element | None:
     """The field for the task's label: by its label, placeholder or name, the command's own
     word first; a text is also the form's only other text field."""
     fields = _fields(page)
-    for key in task.keys:
+    for key in also(task.keys, page.lang):
         wanted = content_words(key)
         found = [e for e in fields if wanted and set(wanted) <= e.label_words]
         if found:
             return max(found, key=lambda e: (_share(wanted, e), -e.position))
     if task.keys and task.keys[0] in TEXT_KEYS or task.label in TEXT_KEYS:
-        rest = [e for e in fields if e.role in TEXT_ROLES and not _labelled(e, TITLE_KEYS)]
+        titles = also(TITLE_KEYS, page.lang)
+        rest = [e for e in fields if e.role in TEXT_ROLES and not _labelled(e, titles)]
         if len(rest) == 1:
             return rest[0]
     return None
@@ -266,7 +306,7 @@ def _title_given(task: Write, field: Element | None, page: Page) -> bool:
     the change is not the thing's title)."""
     if task.label != "title" or task.append:
         return False
-    if field is not None and _labelled(field, TITLE_KEYS[:3]):
+    if field is not None and _labelled(field, also(TITLE_KEYS[:3], page.lang)):
         return False
     heads = [page.title, *(h.name for h in page.headings() if h.role in ("h1", "h2"))]
     return any(holds_whole(text, task.value) for text in heads)
@@ -323,7 +363,7 @@ def _save(task: Save, page: Page) -> Outcome:
     button = _save_button(page, task.verb, task.noun)
     if button is not None:
         return Action("click", {"selector": button.selector}, f"click {button.describe()}")
-    named = ", ".join(w.capitalize() for w in SAVE_WORDS[task.verb][:5])
+    named = ", ".join(w.capitalize() for w in also(SAVE_WORDS[task.verb][:5], page.lang))
     return Blocked(
         f"no button to {task.describe()} on {page.url}: looked for buttons named {named}{RECORD}"
     )
@@ -332,17 +372,18 @@ def _save(task: Save, page: Page) -> Outcome:
 def _save_button(page: Page, verb: str, noun: str) -> Element | None:
     """The form's button: named by a saving word (and the thing's words), after the form's
     fields; else the only button that follows them."""
-    stems = [w for word in SAVE_WORDS[verb] for w in words(word)]
+    stems = [w for word in also(SAVE_WORDS[verb], page.lang) for w in words(word)]
     fields = [e.position for e in _fields(page)]
     last = max(fields, default=-1)
+    searching = {w for word in also(("search",), page.lang) for w in words(word)}
     buttons = [
-        e for e in page.interactive() if e.role == "button" and "search" not in words(e.name)
+        e for e in page.interactive() if e.role == "button" and not searching & set(words(e.name))
     ]
     scored = []
     for button in buttons:
         said = words(button.name)
         hits = [i for i, stem in enumerate(stems) if stem in said]
-        if not hits or set(said) - set(stems) - set(words(noun)) - _FILLER:
+        if not hits or set(said) - set(stems) - set(words(noun)) - _filler(page.lang):
             continue
         scored.append(((button.position > last, -min(hits), -button.position), button))
     if scored:
@@ -364,14 +405,16 @@ def _confirm(task: Confirm, situation: Situation) -> Outcome:
             "was dismissed: dialogs that ask are dismissed unless the command says to "
             'confirm them (add "and confirm" to the command)'
         )
-    if dialog or not (page.modal or any(_ASKING.search(text) for text in page.texts)):
+    if dialog or not (page.modal or any(_asks(text, page.lang) for text in page.texts)):
         return Done()
+    refusing = {w for word in also(_REFUSE_WORDS, page.lang) for w in words(word)}
+    confirming = also(_CONFIRM_WORDS, page.lang)
     scored = []
     for element in page.interactive():
         said = set(words(element.name))
-        if element.role not in ("button", "link") or said & _REFUSE_WORDS:
+        if element.role not in ("button", "link") or said & refusing:
             continue
-        hits = [i for i, word in enumerate(_CONFIRM_WORDS) if word in said]
+        hits = [i for i, word in enumerate(confirming) if word in said]
         if hits:
             scored.append(((element.role == "button", -min(hits), element.position), element))
     if not scored:

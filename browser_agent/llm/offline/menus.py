@@ -5,15 +5,22 @@ each at most once per task, and never anything but a menu's own toggle."""
 
 from __future__ import annotations
 
+from browser_agent.llm.offline.languages import every_language
 from browser_agent.llm.offline.outcome import Action
 from browser_agent.llm.offline.page import TOGGLE_ROLES, Element, Page
 from browser_agent.llm.offline.words import content_words, words
 
 #: How many menus one task opens before it says it could not find its control.
 MAX_MENUS = 3
-#: Words a menu's toggle goes by when it names itself ("More", "Actions", "Personal tools").
+#: Words a menu's toggle goes by when it names itself ("More", "Actions", "Personal tools"),
+#: in English and the other languages of the table ("Mehr", "Persönliche Werkzeuge").
 _MENU_WORDS = frozenset(
-    words("more menu menus action actions option options tool tools personal user account")
+    word
+    for name in every_language(
+        ("more", "menu", "menus", "action", "actions", "option", "options", "tool", "tools")
+        + ("personal", "user", "account")
+    )
+    for word in words(name)
 )
 #: Marks a menu's toggle shows instead of a name: a "+" of things to add, an ellipsis, a
 #: hamburger.

@@ -12,7 +12,7 @@ from browser_agent.dom.page_lines import BARE, ElementLine, element_lines, unquo
 from browser_agent.dom.page_lines import QUOTED as _QUOTED
 from browser_agent.llm.offline.words import words
 
-_HEADER = re.compile(rf"^Page ({_QUOTED}) at (\S+)$")
+_HEADER = re.compile(rf"^Page ({_QUOTED}) at (\S+)(?: \(language: ([\w-]+)\))?$")
 _TOKEN = re.compile(
     rf"\s*(?:(?P<key>[\w-]+)=(?P<val>{_QUOTED}|{BARE})"
     rf"|options=\[(?P<opts>(?:{_QUOTED}:{_QUOTED}\*?(?:, )?|…\d+ more)*)\]"
@@ -91,10 +91,12 @@ class Element:
 
 @dataclass
 class Page:
-    """One observation: title, URL, whether a modal covers the page, and its lines."""
+    """One observation: title, URL, the page's language when not English (its ``lang``),
+    whether a modal covers the page, and its lines."""
 
     title: str = ""
     url: str = ""
+    lang: str = ""
     modal: bool = False
     elements: list[Element] = field(default_factory=list)
     texts: list[str] = field(default_factory=list)
@@ -129,6 +131,7 @@ def parse_page(text: str) -> Page:
         header = _HEADER.match(line)
         if header and not page.url:
             page.title, page.url = json.loads(header.group(1)), header.group(2)
+            page.lang = header.group(3) or ""
         elif line.startswith("A modal dialog is open"):
             page.modal = True
         elif read is not None:

@@ -13,6 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 from browser_agent.llm.offline.boxes import scoped_box, search_box
+from browser_agent.llm.offline.languages import also, language, relabelled
 from browser_agent.llm.offline.menus import menus_opened, next_menu, open_menu
 from browser_agent.llm.offline.outcome import Action, Blocked, Done, Outcome, Situation, where
 from browser_agent.llm.offline.page import (
@@ -80,6 +81,7 @@ def resolve(task: PageTask, situation: Situation) -> Outcome:
         return _suggest(task, situation)
     if isinstance(task, Dismiss):
         return _dismiss(task, situation)
+    task = _in_language(task, situation.page.lang)
     modal = _modal_first(task, situation)
     if modal is not None:
         return modal
@@ -93,10 +95,27 @@ def resolve(task: PageTask, situation: Situation) -> Outcome:
 
 
 def find_fill(task: Assign, page: Page) -> Fill | None:
-    """The field an Assign sets on this page, with the value to give it."""
+    """The field an Assign sets on this page, with the value to give it (a "label value"
+    text is also read with its label in the page's language)."""
     if task.keys:
         return _field_by_keys(task, page)
-    return _field_by_text(task, page)
+    for text in (task.text, *relabelled(task.text, page.lang)):
+        found = _field_by_text(replace(task, text=text), page)
+        if found is not None:
+            return found
+    return None
+
+
+def _in_language(task: PageTask, lang: str) -> PageTask:
+    """The task with the words of the page's language after its English ones: the names of
+    what it clicks, the fields it fills, the links on its way."""
+    if not language(lang):
+        return task
+    if isinstance(task, Press):
+        return replace(task, phrases=also(task.phrases, lang), via=also(task.via, lang))
+    if isinstance(task, Assign):
+        return replace(task, keys=also(task.keys, lang), via=also(task.via, lang))
+    return task
 
 
 # ---- tasks -----------------------------------------------------------------------------
@@ -315,7 +334,7 @@ _SUBMIT_WORDS = ("submit", "login", "log in", "sign in", "send", "search", "go",
 def _form_button(page: Page, phrases: tuple[str, ...]) -> Element | None:
     """For 'press login' on a form whose only button says "OK": the button that follows
     the form's text fields, when it is the only one there."""
-    if not any(joined(p) in {joined(w) for w in _SUBMIT_WORDS} for p in phrases):
+    if not any(joined(p) in {joined(w) for w in also(_SUBMIT_WORDS, page.lang)} for p in phrases):
         return None
     elements = page.interactive()
     fields = [i for i, e in enumerate(elements) if e.role in TEXT_ROLES]

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from difflib import SequenceMatcher
 
-_WORD = re.compile(r"[a-z0-9]+")
+_WORD = re.compile(r"[^\W_]+")  # letters of any language and digits
 #: A quoted part of a command: "double", “curly” or 'single' (not an apostrophe).
 QUOTES = re.compile(r"\"[^\"]*\"|\u201c[^\u201d]*\u201d|(?<!\w)'[^']*'(?!\w)")
 _ITEM_SPLIT = re.compile(r"\s*(?:,|;|\band\b)\s*", re.IGNORECASE)
