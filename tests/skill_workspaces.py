@@ -19,6 +19,10 @@ from browser_agent.store.db import open_store
 
 # Replays wait this long for an element: enough for four at once on a slow machine.
 ACTION_TIMEOUT_MS = 4_000
+# A replay meant to go stale waits this long for the element that is gone (twice a skill:
+# on fresh values, then on its example's); the skills' elements that are there are on
+# their pages once loaded, so those found are found at once.
+STALE_TIMEOUT_MS = 1_500
 
 SEARCH = ("search for trail shoes and sort by price low to high", "/")
 ADD_TO_CART = ("add Road Glide 5 in size 44, quantity 2 to the cart", "/")
@@ -31,6 +35,11 @@ def workspace_settings(workspace: Path) -> Settings:
     return load_settings().with_overrides(
         workspace=workspace, action_timeout_ms=ACTION_TIMEOUT_MS, navigation_timeout_ms=10_000
     )
+
+
+def expecting_stale(settings: Settings) -> Settings:
+    """``settings`` for replays where finding an element is meant to fail: a shorter wait."""
+    return settings.with_overrides(action_timeout_ms=STALE_TIMEOUT_MS)
 
 
 async def run_offline(

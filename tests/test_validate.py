@@ -29,6 +29,7 @@ from tests.skill_workspaces import (
     OPEN_PRODUCT,
     SEARCH,
     clone_workspace,
+    expecting_stale,
     harvest_commands,
     workspace_settings,
 )
@@ -67,7 +68,9 @@ async def test_redesign_makes_changed_skills_stale_and_keeps_the_rest_healthy(
 ) -> None:
     engine = open_store(workspace)
     demo.variant = "redesign"
-    report = await run_validation(workspace, all_skills=True, concurrency=4, browser=browser)
+    report = await run_validation(
+        expecting_stale(workspace), all_skills=True, concurrency=4, browser=browser
+    )
 
     verdicts = {c.name: (c.verdict, c.step, c.selector) for c in report.checked}
     assert verdicts == {
@@ -164,7 +167,8 @@ def test_cli_exit_codes_json_and_report(workspace: Settings, demo: DemoSite) -> 
 
     demo.variant = "redesign"
     report = workspace.workspace / "reports" / "validate-test.json"
-    code, output = invoke(workspace, "--all", "--concurrency", "4", "--report", str(report))
+    stale = expecting_stale(workspace)
+    code, output = invoke(stale, "--all", "--concurrency", "4", "--report", str(report))
     assert code == 1, output
     assert "stale" in output and "#search-box" in output and "needs a secret" in output
     saved = json.loads(report.read_text())
