@@ -9,8 +9,9 @@ from typing import Annotated
 
 import typer
 
+from browser_agent.cli.browser_options import AllowDomainOption
 from browser_agent.errors import BrowserError, one_line
-from browser_agent.sites.policy import ALLOW_DOMAIN_HELP, openable
+from browser_agent.sites.policy import openable
 
 
 def demo_site(
@@ -43,9 +44,7 @@ def dom(
     content_type: Annotated[
         str, typer.Option("--content-type", "-t", help="text_only, input_fields or all_fields.")
     ] = "all_fields",
-    allow_domain: Annotated[
-        list[str] | None, typer.Option("--allow-domain", help=ALLOW_DOMAIN_HELP)
-    ] = None,
+    allow_domain: AllowDomainOption = None,
 ) -> None:
     """Print the distilled DOM of a page, as the planner sees it."""
     from browser_agent.browser.session import browser_session

@@ -15,18 +15,22 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
+from browser_agent.cli.browser_options import (
+    AllowDomainOption,
+    ProfileOption,
+    SecretOption,
+    StorageStateOption,
+)
 from browser_agent.cli.checked_settings import checked_settings
 from browser_agent.cli.json_output import print_json
-from browser_agent.cli.profile_options import ProfileOption, StorageStateOption
 from browser_agent.cli.terminal import console
 from browser_agent.demo import FIRST_COMMAND, SECOND_COMMAND
 from browser_agent.errors import UserError, one_line
 from browser_agent.llm.choose import make_llm
 from browser_agent.llm.prices import shown_cost
-from browser_agent.secrets import OPTION_HELP as SECRET_HELP
 from browser_agent.secrets import configured as configured_secrets
 from browser_agent.secrets import unconfigured_in
-from browser_agent.sites.policy import ALLOW_DOMAIN_HELP, command_urls_refused, openable
+from browser_agent.sites.policy import command_urls_refused, openable
 from browser_agent.sites.ports import checked_port
 
 if TYPE_CHECKING:
@@ -130,10 +134,8 @@ def run(
         bool, typer.Option(help="For models without tool calling: plain-text actions.")
     ] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print the result as JSON.")] = False,
-    allow_domain: Annotated[
-        list[str] | None, typer.Option("--allow-domain", help=ALLOW_DOMAIN_HELP)
-    ] = None,
-    secret: Annotated[list[str] | None, typer.Option("--secret", help=SECRET_HELP)] = None,
+    allow_domain: AllowDomainOption = None,
+    secret: SecretOption = None,
     profile: ProfileOption = None,
     storage_state: StorageStateOption = None,
     approve: Annotated[

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from browser_agent.secrets import OPTION_HELP as SECRET_HELP
+from browser_agent.cli.browser_options import SecretOption
 
 if TYPE_CHECKING:
     from browser_agent.record.session import Recording
@@ -38,7 +38,7 @@ def record_command(
         bool | None,
         typer.Option("--harvest/--no-harvest", help="Harvest it into a skill at once."),
     ] = None,
-    secret: Annotated[list[str] | None, typer.Option("--secret", help=SECRET_HELP)] = None,
+    secret: SecretOption = None,
 ) -> None:
     """Record a task a person shows in a browser window, as a run to harvest into a skill.
 

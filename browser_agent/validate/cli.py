@@ -11,14 +11,17 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
+from browser_agent.cli.browser_options import (
+    AllowDomainOption,
+    ProfileOption,
+    SecretOption,
+    StorageStateOption,
+)
 from browser_agent.cli.completion import skill_names
 from browser_agent.cli.json_output import print_json
-from browser_agent.cli.profile_options import ProfileOption, StorageStateOption
 from browser_agent.cli.terminal import console
 from browser_agent.cluster.options import ClusterOption, WorkersOption, check_cluster_options
-from browser_agent.secrets import OPTION_HELP as SECRET_HELP
 from browser_agent.secrets import configured as configured_secrets
-from browser_agent.sites.policy import ALLOW_DOMAIN_HELP
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -53,10 +56,8 @@ def validate_command(
     report: Annotated[
         Path | None, typer.Option("--report", help="Also write the JSON report to this file.")
     ] = None,
-    allow_domain: Annotated[
-        list[str] | None, typer.Option("--allow-domain", help=ALLOW_DOMAIN_HELP)
-    ] = None,
-    secret: Annotated[list[str] | None, typer.Option("--secret", help=SECRET_HELP)] = None,
+    allow_domain: AllowDomainOption = None,
+    secret: SecretOption = None,
     profile: ProfileOption = None,
     storage_state: StorageStateOption = None,
     workers: WorkersOption = None,

@@ -1,4 +1,5 @@
-"""The ``--profile`` and ``--storage-state`` options of the commands that open a browser."""
+"""The options of the commands that open a browser: ``--profile``, ``--storage-state``,
+``--allow-domain`` and ``--secret``."""
 
 from __future__ import annotations
 
@@ -6,6 +7,9 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
+
+from browser_agent.secrets import OPTION_HELP as SECRET_HELP
+from browser_agent.sites.policy import ALLOW_DOMAIN_HELP
 
 ProfileOption = Annotated[
     str | None,
@@ -23,3 +27,7 @@ StorageStateOption = Annotated[
         help="Start from this Playwright storage-state file (cookies and localStorage).",
     ),
 ]
+AllowDomainOption = Annotated[
+    list[str] | None, typer.Option("--allow-domain", help=ALLOW_DOMAIN_HELP)
+]
+SecretOption = Annotated[list[str] | None, typer.Option("--secret", help=SECRET_HELP)]
