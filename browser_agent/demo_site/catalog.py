@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 
 SIZES = range(38, 47)
 DEFAULT_SIZE = 42
@@ -211,13 +211,8 @@ class Store:
     address: str
 
     def as_json(self) -> dict[str, str]:
-        """The store as ``/api/stores`` shows it."""
-        return {
-            "name": self.name,
-            "city": self.city,
-            "postal_code": self.postal_code,
-            "address": self.address,
-        }
+        """The store as ``/api/stores`` shows it: its fields, in their order."""
+        return asdict(self)
 
 
 STORES: tuple[Store, ...] = (
