@@ -322,3 +322,28 @@ def test_a_thing_is_reached_when_the_pages_title_begins_with_its_name() -> None:
     assert not _titled("#17 (Other) – Field Office", "#7")
     assert _numbered("#7", "#7") and _numbered("7", "#7")
     assert not _numbered("Trac 1.7", "#7") and not _numbered("#17", "#7")
+
+
+async def test_a_thing_is_made_where_the_sites_administration_keeps_its_kind(
+    settings: Settings, browser: Browser
+) -> None:
+    """No control adds a label where the command starts; the tracker's "Admin" lists
+    "Labels", whose page has the form to add one (the Admin page's own form, its Name, is
+    not it)."""
+    with TrackerSite(admin=True) as tracker:
+        result = await run('add the label "Regression"', settings, browser, f"{tracker.url}/")
+        assert result.status == "succeeded", result.answer
+        assert tracker.labels == ["Bug", "Feature", "Regression"]
+        assert len(tracker.issues) == 2 and tracker.name == "Tracker"
+        assert 'open the link "Labels", where the site keeps its labels' in (result.answer or "")
+
+
+async def test_the_administration_is_no_way_to_a_kind_it_does_not_keep(
+    settings: Settings, browser: Browser
+) -> None:
+    with TrackerSite(admin=True) as tracker:
+        result = await run('add the milestone "Sprint 9"', settings, browser, f"{tracker.url}/")
+        assert result.status == "failed", result.answer
+        assert "looked for links or buttons named Add, New, Create, +" in (result.answer or "")
+        assert tracker.labels == ["Bug", "Feature"] and len(tracker.issues) == 2
+        assert tracker.name == "Tracker"

@@ -14,6 +14,11 @@ result matches (its form headed by the subject given, with no box for it), a log
 titled like any other with a "Login" button, and on an issue's page a sidebar, after the
 issue's title, with an "Edit" of its own.
 
+With ``admin``, the header has an "Admin" link to a page of the kinds of things it keeps
+("Users", "Labels") beside the form of its own settings ("Name", "Apply changes"), as an
+application's first page of administration often is; the labels' page lists them above a
+form to add one ("Name", "Add").
+
 With ``lang="de"``, its pages say ``lang="de"`` and every word of its own is German ("+ Neue
 Meldung", "Betreff", "Beschreibung", "Absenden", "Bearbeiten", "Änderungen speichern",
 "Meldung löschen"); what it does is the same."""
@@ -159,6 +164,9 @@ class TrackerSite(ServedSite):
     )
     full: bool = False
     lang: str = "en"  # "de": its own words in German (see GERMAN)
+    admin: bool = False  # an "Admin" link to the labels' list and its form
+    labels: list[str] = field(default_factory=lambda: ["Bug", "Feature"])
+    name: str = "Tracker"  # the tracker's own name, set on the Admin page
     sidebar: str = "Ask before a release."  # the sidebar's own text (full)
 
     def by_subject(self, subject: str) -> Issue | None:
@@ -169,6 +177,7 @@ class TrackerSite(ServedSite):
     ) -> None:
         """A page of the tracker (with the full application's header when ``full``)."""
         header = _header(_user(request)) if self.full else ""
+        header += ' <a href="/admin">Admin</a>' if self.admin else ""
         self._send(request, _page(title, body, header), status)
 
     def _send(self, request: BaseHTTPRequestHandler, body: str, status: int = 200) -> None:
@@ -196,6 +205,22 @@ class TrackerSite(ServedSite):
         asked = {k: v[0] for k, v in parse_qs(address.query).items()}
         if self.full and parts and parts[0] in ("search", "login", "logout", "sidebar"):
             self._full_get(request, parts, asked)
+        elif self.admin and parts == ["admin"]:
+            links = '<ul><li><a href="/admin/users">Users</a></li><li><a href="/admin/labels">'
+            settings = (
+                '<form method="post" action="/admin"><label>Name <input name="name" value="'
+                f'{html.escape(self.name)}"></label><input type="submit" value="Apply changes">'
+                "</form>"
+            )
+            body = f"<h1>Admin</h1>{links}Labels</a></li></ul>{settings}"
+            self._show(request, "Admin", body)
+        elif self.admin and parts == ["admin", "labels"]:
+            listed = "".join(f"<li>{html.escape(label)}</li>" for label in self.labels)
+            form = (
+                '<form method="post" action="/admin/labels"><h2>Add a label</h2><label>Name '
+                '<input name="name"></label><input type="submit" value="Add"></form>'
+            )
+            self._show(request, "Labels", f"<h1>Labels</h1><ul>{listed}</ul>{form}")
         elif not parts:
             rows = "".join(
                 f'<tr><td><a href="/issues/{n}">#{n}</a></td>'
@@ -286,6 +311,14 @@ class TrackerSite(ServedSite):
             else:
                 said = "<p>Invalid user or password</p>"
                 self._show(request, "Tracker", _LOGIN.format(said=said), 401)
+            return
+        if self.admin and parts == ["admin"]:
+            self.name = form.get("name", "").strip()
+            self._redirect(request, "/admin")
+            return
+        if self.admin and parts == ["admin", "labels"]:
+            self.labels.append(form.get("name", "").strip())
+            self._redirect(request, "/admin/labels")
             return
         if self.full and parts == ["sidebar"]:
             self.sidebar = form.get("text", "").strip()

@@ -81,8 +81,10 @@ def _control(task: Control, situation: Situation) -> Outcome:
     the page does not show may be in a menu (opened, one at a time); one to create a thing
     may be offered by the site's search for its name ("Create the page X")."""
     page = situation.page
-    if task.verb == "create" and _on_form(page, "create"):
+    astray = "admin" in situation.prepared and "place" not in situation.prepared
+    if task.verb == "create" and not astray and _on_form(page, "create"):
         return Done()  # its own button says Create too: never sent empty
+    # (the administration's first page may hold any form: only its kind's page is the one)
     verbs = also(task.words, page.lang)
     found = _controls(page, verbs, task.noun, task.target)
     if found is None and task.verb == "create":
@@ -95,12 +97,18 @@ def _control(task: Control, situation: Situation) -> Outcome:
     menu = next_menu(page, situation.tried, prefer=verbs, only=True)
     if menu is not None:  # "+": a menu of things to make
         return open_menu(menu, f"a control to {task.describe()}")
+    kept = _kept_at(page, task, situation)
+    if kept is not None:
+        return kept
     box = search_box(page)
     searched = "search" in situation.prepared
     if task.verb == "create" and task.target and box is not None and not searched:
         note = f'search the site for "{task.target}", which may offer to create it'
         arguments = {"selector": box.selector, "text": task.target, "press_enter": True}
         return Action("enter_text", arguments, note, phase="prepare", kind="search")
+    admin = _admin(page, task, situation)
+    if admin is not None:
+        return admin
     menu = next_menu(page, situation.tried, prefer=verbs)
     if menu is not None:
         return open_menu(menu, f"a control to {task.describe()}")
@@ -126,9 +134,47 @@ def _asks(text: str, lang: str) -> bool:
 
 
 def _looked_through(situation: Situation) -> str:
-    """What was looked through besides the page: its menus, the site's search."""
+    """What was looked through besides the page: its menus, the site's search, the place
+    its things are kept."""
     searched = " (and in the site's search)" if "search" in situation.prepared else ""
-    return f"{menus_opened(situation.tried)}{searched}"
+    kept = " (and where the site keeps them)" if "place" in situation.prepared else ""
+    return f"{menus_opened(situation.tried)}{searched}{kept}"
+
+
+#: The names of the link to a site's own administration, where it keeps its lists of things.
+_ADMIN_WORDS = ("admin", "administration", "manage", "site admin", "dashboard")
+
+
+def _kept_at(page: Page, task: Control, situation: Situation) -> Action | None:
+    """The link to where the site keeps things of the kind to create, named by the kind
+    ("Milestones" for a milestone), once per task: a person makes a thing where its kind is
+    listed. The kind's every word must be in the link's name, and little else."""
+    kind = content_words(task.noun)
+    if task.verb != "create" or not kind or "place" in situation.prepared:
+        return None
+    for element in page.interactive():
+        said = words(element.name)
+        if element.role not in ("link", "tab") or points_here(element, page):
+            continue
+        if set(kind) <= set(said) and len(said) <= len(kind) + 1:
+            note = f"open {element.describe()}, where the site keeps its {task.noun}s"
+            arguments = {"selector": element.selector}
+            return Action("click", arguments, note, phase="prepare", kind="place")
+    return None
+
+
+def _admin(page: Page, task: Control, situation: Situation) -> Action | None:
+    """The link to the site's administration, once per task, when nothing else made the
+    thing: there the site lists the kinds of things it keeps (then see :func:`_kept_at`)."""
+    if task.verb != "create" or not task.noun or {"admin", "place"} & set(situation.prepared):
+        return None
+    names = {joined(n) for n in also(_ADMIN_WORDS, page.lang)}
+    for element in page.interactive():
+        if element.role in ("link", "tab") and joined(element.name) in names:
+            note = f"open {element.describe()}, where the site may keep its {task.noun}s"
+            arguments = {"selector": element.selector}
+            return Action("click", arguments, note, phase="prepare", kind="admin")
+    return None
 
 
 def _controls(page: Page, verbs: tuple[str, ...], noun: str, target: str) -> Element | None:

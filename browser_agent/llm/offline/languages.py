@@ -118,6 +118,11 @@ WORDS: dict[str, dict[str, tuple[str, ...]]] = {
         "fr": ("réassigner à",),
         "es": ("reasignar a",),
     },
+    "admin": {
+        "de": ("verwaltung", "administration"),
+        "fr": ("administration",),
+        "es": ("administración",),
+    },
     # a page's views
     "history": {
         "de": ("versionsgeschichte", "verlauf", "versionen"),
