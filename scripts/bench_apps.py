@@ -288,7 +288,8 @@ async def by_hand(workspace: Path, app: Running, task: Task, name: str, values: 
         llm_model="offline",
     )
     # matched to the command as routing would, whatever validation said of it
-    skills = [replace(s, status="healthy") for s in current_skills(open_store(settings))]
+    stored = current_skills(open_store(settings))
+    skills = [replace(s, status="healthy", routable=True) for s in stored]
     skills = [s for s in skills if s.name == name]
     found = route(task.command(values), skills, app.url + task.start) if skills else None
     if found is None:

@@ -29,7 +29,6 @@ from miniwob_teacher import TEACHERS, show, teacher_policy  # noqa: E402
 
 from browser_agent.browser.session import launched_browser  # noqa: E402
 from browser_agent.harvest.harvester import harvest  # noqa: E402
-from browser_agent.harvest.replay import routable  # noqa: E402
 from browser_agent.llm.offline import OfflinePlanner  # noqa: E402
 from browser_agent.llm.openai_client import OpenAIClient  # noqa: E402
 from browser_agent.planner.agent import RunResult, run_command  # noqa: E402
@@ -155,7 +154,7 @@ async def learn(site: MiniWobSite, task: str, server, llm, settings, engine, bro
     if made and made[0].skill is not None:
         skill = made[0].skill
         report.skill = f"{skill.name} ({skill.status})"
-        report.complete = routable(skill)  # healthy, or waiting for a secret the command gives
+        report.complete = skill.routable  # healthy, or waiting for a secret the command gives
     elif made:
         report.skill = f"none: {made[0].error}"
     return report

@@ -51,6 +51,7 @@ def skills(count: int) -> list[Skill]:
             module_path="",
             shape=template,
             status="healthy",
+            routable=True,
             command_templates=json.dumps([template]),
         )
         for i, template in enumerate(templates)

@@ -126,3 +126,15 @@ def test_the_key_is_the_user_s_own_outside_the_workspace(
     assert made_code(the_row(settings), settings.workspace) and marks(settings.workspace) == set()
     path.chmod(0o600)
     assert user_key(tmp_path / "state") is None  # a workspace holding the key: no marks at all
+
+
+def test_routing_decides_and_writes_nothing_the_run_that_loads_marks(tmp_path: Path) -> None:
+    """The router reads the marks and writes none, and checks only the route it takes: the
+    skills offered as tools are checked when they are loaded. Loading the route marks it."""
+    settings = stored(tmp_path / "workspace")
+    workspace = settings.workspace
+    routing = decide(COMMAND, [the_row(settings)], SITE, workspace)
+    assert routing.route is not None and routing.passed_over == []
+    assert marks(workspace) == set()
+    assert load_skill(routing.route.skill, workspace).__name__ == "open_deals"
+    assert len(marks(workspace)) == 1

@@ -237,13 +237,14 @@ def test_router_matches_templates_and_reads_arguments() -> None:
         module_path="x",
         shape="",
         status="healthy",
+        routable=True,
         command_templates=json.dumps(["find {search_term} and sort by {sort_by}"]),
     )
     found = route("Find  road shoes and sort by price: low to high.", [skill])
     assert found is not None
     assert found.arguments == {"search_term": "road shoes", "sort_by": "price: low to high"}
     assert route("find road shoes", [skill]) is None
-    skill.status = "stale"
+    skill.status, skill.routable = "stale", False
     assert route("find road shoes and sort by rating", [skill]) is None
     assert template_pattern("a {{literal}} {x}").fullmatch("a {literal} y")
 

@@ -102,13 +102,18 @@ def test_run_says_a_refused_skill_is_passed_over_and_carries_on(
 
 def test_a_stale_skill_that_matches_is_named_with_why(settings: Settings, demo: DemoSite) -> None:
     with_skill(settings, demo)
-    sql(settings, "UPDATE skill SET status = 'stale', last_error = 'step 2: #gone is not\n there'")
+    sql(
+        settings,
+        "UPDATE skill SET status = 'stale', routable = :no, "
+        "last_error = 'step 2: #gone is not\n there'",
+        no=False,
+    )
     routing = decide(COMMAND, current_skills(open_store(settings)), f"{demo.url}/")
     assert routing.route is None
     (passed,) = routing.passed_over
     assert passed.said() == (
         "Skill open_product v1 is stale (step 2: #gone is not there); carrying on with the planner."
     )
-    sql(settings, "UPDATE skill SET status = 'healthy'")
+    sql(settings, "UPDATE skill SET status = 'healthy', routable = :yes", yes=True)
     routing = decide(COMMAND, current_skills(open_store(settings)), f"{demo.url}/")
     assert routing.route is not None and routing.passed_over == []

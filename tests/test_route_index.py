@@ -48,6 +48,7 @@ def skills() -> list[SkillRow]:
             shape=template,
             id=i + 1,
             status="healthy",
+            routable=True,
             command_templates=json.dumps([template]),
         )
         for i, template in enumerate(TEMPLATES)

@@ -21,6 +21,7 @@ from browser_agent.planner.templates import (
     strip_quotes,
 )
 from browser_agent.store.models import Skill
+from browser_agent.store.routability import routable_after
 
 OPEN = "open {link_name}"
 SEARCH = "search for {search_term} and sort by {sort_by}"
@@ -43,6 +44,7 @@ def skill(
         module_path="",
         shape=template,
         status="healthy",
+        routable=True,
         version=version,
         command_templates=json.dumps([template]),
         signature=json.dumps(signature),
@@ -292,15 +294,28 @@ def test_a_skill_that_does_not_fit_leaves_the_next_one() -> None:
 
 
 def test_only_routable_skills_route() -> None:
+    """Routing reads the stored field alone: a last error's words do not change it."""
     stale = skill("open_link_name", OPEN)
-    stale.status = "stale"
+    stale.status, stale.routable = "stale", False
     assert route("open Trail Blazer 2", [stale]) is None
-    partial = skill("open_link_name", OPEN)
-    partial.complete = False
-    assert route("open Trail Blazer 2", [partial]) is None
     waiting = skill("log_in", "log in as {username} with password {password}")
-    waiting.status, waiting.last_error = "candidate", NEEDS_SECRET
+    waiting.status, waiting.last_error = "candidate", "step 1: #gone is not there"
     assert route("log in as demo with password {PW}", [waiting]) is not None
+    waiting.routable, waiting.last_error = False, NEEDS_SECRET
+    assert route("log in as demo with password {PW}", [waiting]) is None
+
+
+def test_routability_is_decided_from_health_as_it_is_written() -> None:
+    plan = json.dumps({"steps": [{"address": ""}, {"address": "/search?q={q}"}]})
+    assert routable_after("healthy", True, "", None)
+    assert not routable_after("healthy", False, "", None)  # partial
+    assert routable_after("candidate", True, "", NEEDS_SECRET)
+    assert not routable_after("candidate", True, "", "step 2: #gone is not there")
+    assert routable_after("stale", True, plan, "step 2: #gone is not there")
+    assert not routable_after("stale", True, plan, "step 1: #gone is not there")
+    assert routable_after("stale", True, plan, "it broke", step=2)  # the writer knows where
+    assert routable_after("stale", True, json.dumps({"end_address": "/x", "steps": []}), None)
+    assert not routable_after("retired", True, plan, None)
 
 
 def test_templates_that_cannot_be_split_never_match() -> None:

@@ -201,6 +201,7 @@ def test_a_store_made_with_the_harvested_sources_table_before_migrations_is_stam
         connection.exec_driver_sql("DROP TABLE watchcheck")  # nor watches
         connection.exec_driver_sql("DROP TABLE watch")
         connection.exec_driver_sql("DROP TABLE decision")  # nor decisions
+        connection.exec_driver_sql("ALTER TABLE skill DROP COLUMN routable")  # nor routability
     legacy.dispose()
 
     done = upgrade(store_engine(settings))
@@ -311,6 +312,46 @@ def test_every_revision_downgrades_and_upgrades_again_keeping_the_runs(
     assert schema_drift(engine) == []
     with engine.connect() as connection:
         assert connection.execute(text("SELECT id FROM run")).scalars().all() == ["r1"]
+
+
+def test_skills_stored_before_routability_get_it_once_as_routing_read_it(
+    tmp_path: Path, store_url: str
+) -> None:
+    """Revision 0015 fills the new field of every skill from its status, completeness,
+    plan and last error, as routing read them before it was kept."""
+    from alembic import command
+
+    settings = store_at(tmp_path, store_url)
+    engine = open_store(settings)
+    plan = json.dumps({"steps": [{"address": ""}, {"address": "/search?q={q}"}]})
+    kept = {  # name: status, complete, last error, routable as read before
+        "healthy": ("healthy", True, None, True),
+        "partial": ("healthy", False, None, False),
+        "secret": ("candidate", True, "needs a secret: PW is not configured", True),
+        "unverified": ("candidate", True, "ended on /a instead of /b", False),
+        "by_address": ("stale", True, "step 2: #gone is not there", True),
+        "broken": ("stale", True, "step 1: #gone is not there", False),
+    }
+    with engine.begin() as connection:
+        command.downgrade(alembic_config(connection), "0014")
+        for name, (status, complete, error, _routable) in kept.items():
+            connection.execute(
+                text(
+                    "INSERT INTO skill (name, module_path, shape, version, current, status, "
+                    "command_templates, signature, docstring, example_args, start_url, "
+                    "expected_end, complete, selectors, source_runs, healed, plan, source, "
+                    "source_hash, uses, successes, failures, last_error, created_at) VALUES "
+                    "(:name, '', :name, 1, :yes, :status, '[]', '{}', '', '{}', '', '', "
+                    ":complete, '[]', '[]', '{}', :plan, '', '', 0, 0, 0, :error, :at)"
+                ),
+                {"name": name, "yes": True, "status": status, "complete": complete,
+                 "plan": plan, "error": error, "at": "2026-12-01 00:00:00"},
+            )  # fmt: skip
+
+    upgrade(engine)
+
+    routable = {s.name: s.routable for s in current_skills(engine)}
+    assert routable == {name: row[3] for name, row in kept.items()}
 
 
 def test_the_newest_revision_downgrades_and_upgrades_again(tmp_path: Path) -> None:

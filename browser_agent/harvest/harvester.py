@@ -35,7 +35,7 @@ from browser_agent.harvest.outcomes import (
 from browser_agent.harvest.plan import NotHarvestable, SkillPlan, made_by_the_app
 from browser_agent.harvest.plan_data import plan_text
 from browser_agent.harvest.plan_steps import plan_skill
-from browser_agent.harvest.replay import Replay, relative, replay, waits_for_secret
+from browser_agent.harvest.replay import Replay, relative, replay
 from browser_agent.harvest.sameness import essential_targets
 from browser_agent.harvest.stored import load_skill, made_code
 from browser_agent.harvest.tokens import without_tokens
@@ -46,6 +46,7 @@ from browser_agent.store.connection import Store
 from browser_agent.store.health import OK, record, recorded_pace
 from browser_agent.store.models import HarvestedSource, Skill
 from browser_agent.store.paths import to_store
+from browser_agent.store.routability import waits_for_secret
 from browser_agent.store.skill_use import current_skills
 from browser_agent.store.skills import (
     TemplateConflict,

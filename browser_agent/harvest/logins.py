@@ -23,7 +23,7 @@ from browser_agent.browser.awaiting import paced
 from browser_agent.browser.profiles import keep_profile
 from browser_agent.browser.session import session
 from browser_agent.errors import ActionError, BrowserError
-from browser_agent.harvest.replay import Relogin, routable
+from browser_agent.harvest.replay import Relogin
 from browser_agent.harvest.stored import load_skill
 from browser_agent.secrets import how_to_set, missing
 from browser_agent.skills.loader import SkillFunction
@@ -70,7 +70,7 @@ def login_skill(store: Store, url: str) -> SkillRow | None:
     found = [
         s
         for s in current_skills(store)
-        if site and _origin(s.start_url) == site and routable(s) and is_login_skill(s)
+        if site and _origin(s.start_url) == site and s.routable and is_login_skill(s)
     ]
     found.sort(key=lambda s: (s.status == "healthy", s.created_at), reverse=True)
     return found[0] if found else None

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import json
-import re
 import time
 import uuid
 from collections.abc import Awaitable, Callable, Mapping, Sequence
@@ -94,49 +92,6 @@ def lacking_secret(skill: Skill | SkillRow, secrets: Mapping[str, str]) -> str |
     if not names:
         return None
     return f"needs a secret: {', '.join(names)} is not configured ({how_to_set(names[0])})"
-
-
-def waits_for_secret(error: str | None) -> bool:
-    """Whether a replay verdict only says a secret was missing (the skill was not judged)."""
-    return (error or "").startswith("needs a secret")
-
-
-def routable(skill: SkillRow) -> bool:
-    """A skill that may do a whole command: complete, and healthy or only unverified for
-    want of a secret that the command itself supplies, or stale at a step its address
-    does instead (see skills.runtime.by_address)."""
-    waiting_for_secret = skill.status == "candidate" and waits_for_secret(skill.last_error)
-    usable = skill.status == "healthy" or waiting_for_secret or by_address_past(skill)
-    return skill.complete and usable
-
-
-_STEP = re.compile(r"\bstep (\d+)\b", re.IGNORECASE)
-
-
-def by_address_past(skill: SkillRow) -> bool:
-    """Whether a stale skill's broken step (the first its last error names) is one an
-    address of its plan does instead: the run's end address wraps every step, a button's
-    address its own step."""
-    if skill.status != "stale" or not skill.plan:
-        return False
-    try:
-        plan = json.loads(skill.plan)
-    except json.JSONDecodeError:
-        return False
-    if not isinstance(plan, dict):
-        return False
-    if plan.get("end_address"):
-        return True
-    broken = _STEP.search(skill.last_error or "")
-    steps = plan.get("steps")
-    if broken is None or not isinstance(steps, list):
-        return False
-    index = int(broken.group(1)) - 1
-    return (
-        0 <= index < len(steps)
-        and isinstance(steps[index], dict)
-        and bool(steps[index].get("address"))
-    )
 
 
 async def replay(

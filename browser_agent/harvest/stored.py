@@ -82,11 +82,12 @@ def _checked_mark(skill: Skill | SkillRow, workspace: Path) -> Path | None:
     return workspace / CHECKED / mark_name(key, row.encode("utf-8"))
 
 
-def made_code(skill: Skill | SkillRow, workspace: Path | None = None) -> str:
+def made_code(skill: Skill | SkillRow, workspace: Path | None = None, *, note: bool = True) -> str:
     """The module made from the skill's stored plan, once the row's code and hash are
     found to be exactly it; SkillRefused (the reason in one line) otherwise. With
     ``workspace``, a row this release checked there before, under the person's key, is
-    not made again (the mark names the row's every byte: any change is checked afresh)."""
+    not made again (the mark names the row's every byte: any change is checked afresh);
+    a row found to check is marked there unless ``note`` is False (a decision only reads)."""
     if not skill.plan:
         raise SkillRefused(BEFORE_PLANS)
     mark = _checked_mark(skill, workspace) if workspace is not None else None
@@ -97,7 +98,7 @@ def made_code(skill: Skill | SkillRow, workspace: Path | None = None) -> str:
         raise SkillRefused(NOT_MADE)
     if skill.source_hash != source_hash(code):
         raise SkillRefused(BAD_HASH)
-    if mark is not None:
+    if mark is not None and note:
         try:
             mark.parent.mkdir(parents=True, exist_ok=True)
             mark.touch()
@@ -106,10 +107,13 @@ def made_code(skill: Skill | SkillRow, workspace: Path | None = None) -> str:
     return code
 
 
-def refusal(skill: Skill | SkillRow, workspace: Path | None = None) -> str | None:
-    """Why the skill is refused, in one line; None when it checks."""
+def refusal(
+    skill: Skill | SkillRow, workspace: Path | None = None, *, note: bool = True
+) -> str | None:
+    """Why the skill is refused, in one line; None when it checks (marked as checked in
+    ``workspace`` unless ``note`` is False, see made_code)."""
     try:
-        made_code(skill, workspace)
+        made_code(skill, workspace, note=note)
     except SkillRefused as exc:
         return str(exc)
     return None

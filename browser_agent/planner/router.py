@@ -27,7 +27,6 @@ from pathlib import Path
 from typing import Any
 
 from browser_agent.errors import BrowserAgentError
-from browser_agent.harvest.replay import routable
 from browser_agent.harvest.stored import refusal
 from browser_agent.planner.route_index import index_of
 from browser_agent.planner.templates import (
@@ -110,18 +109,21 @@ def decide(
 ) -> Routing:
     """The one decision a run asks of the router: the route of ``command`` among ``skills``
     (see :func:`route`) and the skills offered to the planner as tools (:func:`relevant`).
-    A refused skill (its stored plan or code does not check, see harvest.stored) is
-    neither: the next route that matches is taken instead (``workspace``: where rows
-    checked before are noted). The skills that match but are not taken are named, with
-    why: the refused ones, and when no skill is taken those not routable now."""
+    Whether a skill may be routed is its stored ``routable`` field. A refused route (its
+    stored plan or code does not check, see harvest.stored) is not taken: the next route
+    that matches is taken instead (``workspace``: where rows checked before are noted,
+    read here and never written; the caller that runs the route notes it). Only the route
+    is checked: a tool the planner is offered is checked when it is loaded. The skills
+    that match but are not taken are named, with why: the refused ones, and when no skill
+    is taken those not routable now."""
     refused: list[tuple[SkillRow, str]] = []
     kept = list(skills)
     chosen = route(command, kept, start_url)
-    while chosen is not None and (why := refusal(chosen.skill, workspace)) is not None:
+    while chosen is not None and (why := refusal(chosen.skill, workspace, note=False)):
         refused.append((chosen.skill, why))
         kept = [s for s in kept if s is not chosen.skill]
         chosen = route(command, kept, start_url)
-    tools = [s for s in relevant(command, kept) if refusal(s, workspace) is None]
+    tools = relevant(command, kept)
     instead = "the planner" if chosen is None else f"{chosen.skill.name} v{chosen.skill.version}"
     passed = [PassedOver(s.name, s.version, "refused", why, instead) for s, why in refused]
     if chosen is None:
@@ -132,7 +134,7 @@ def decide(
 
 def _not_routable(skill: SkillRow) -> bool:
     """A skill that matches commands but may not do one now (retired ones are put aside)."""
-    return skill.status != "retired" and not routable(skill)
+    return skill.status != "retired" and not skill.routable
 
 
 def _first_per_skill(found: list[Route]) -> list[Route]:
@@ -168,12 +170,12 @@ def routes(
     command: str,
     skills: Sequence[SkillRow],
     start_url: str | None = None,
-    usable: Callable[[SkillRow], bool] = routable,
+    usable: Callable[[SkillRow], bool] | None = None,
 ) -> list[Route]:
-    """Every ``usable`` (by default routable) skill and template that matches ``command``
-    with values that fit, the most specific first: most literal words matched, then fewest
-    characters taken by parameters, then the newest version. The command is read once:
-    linear in its length."""
+    """Every ``usable`` (by default: its stored ``routable`` field) skill and template that
+    matches ``command`` with values that fit, the most specific first: most literal words
+    matched, then fewest characters taken by parameters, then the newest version. The
+    command is read once: linear in its length."""
     if start_url and not site_of(start_url):
         return []  # a start page that names no site: no skill was learnt there
     index = index_of(skills)
@@ -181,7 +183,8 @@ def routes(
     found = []
     for filed in index.candidates(parsed):
         skill, template = filed.skill, filed.template
-        if not (usable(skill) and same_site(skill, start_url)):
+        ok = skill.routable if usable is None else usable(skill)
+        if not (ok and same_site(skill, start_url)):
             continue
         matched = match_template(parsed, template, index.verbs)
         if matched is None:

@@ -143,6 +143,8 @@ class SkillRow:
     successes: int = 0
     failures: int = 0
     last_error: str | None = None
+    # may do a whole command (see store.routability): set whenever its health is written
+    routable: bool = field(default=False, metadata={"server_default": "0"})
     last_validated_at: datetime | None = None
     created_at: datetime = field(default_factory=utcnow)
 
@@ -152,6 +154,7 @@ class SkillRow:
         made bool, times (SQLite's text, a server's zone) made UTC times."""
         made = cls(**row)
         made.current, made.complete = bool(made.current), bool(made.complete)
+        made.routable = bool(made.routable)
         made.last_validated_at = _time(made.last_validated_at)
         made.created_at = _time(made.created_at) or made.created_at
         return made

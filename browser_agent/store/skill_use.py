@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
 from browser_agent.store.connection import Store
+from browser_agent.store.routability import routable_after
 from browser_agent.store.rows import SkillRow, columns
 
 if TYPE_CHECKING:
@@ -36,13 +37,25 @@ def current_skills(
     return [SkillRow.read(row) for row in rows]
 
 
-def mark_stale(db: Store | Engine, skill_id: int, error: str, healed: str) -> None:
-    """Mark a skill stale with why, and the selectors healing found (JSON) for its next version."""
-    Store.of(db).execute(
-        "UPDATE skill SET status = 'stale', last_error = :error, healed = :healed WHERE id = :id",
+def mark_stale(
+    db: Store | Engine, skill_id: int, error: str, healed: str, broken_step: int | None = None
+) -> None:
+    """Mark a skill stale with why, and the selectors healing found (JSON) for its next
+    version; it stays routable only when an address of its plan does the broken step (the
+    first ``error`` names, when ``broken_step`` is not given)."""
+    store = Store.of(db)
+    rows = store.execute("SELECT complete, plan FROM skill WHERE id = :id", id=skill_id).rows
+    found = rows[0] if rows else {"complete": False, "plan": ""}
+    routable = routable_after(
+        "stale", bool(found["complete"]), found["plan"] or "", error, broken_step
+    )
+    store.execute(
+        "UPDATE skill SET status = 'stale', last_error = :error, healed = :healed, "
+        "routable = :routable WHERE id = :id",
         id=skill_id,
         error=error,
         healed=healed,
+        routable=routable,
     )
 
 

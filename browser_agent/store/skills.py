@@ -12,6 +12,7 @@ from sqlmodel import Session, select
 
 from browser_agent.errors import BrowserAgentError
 from browser_agent.store.models import HarvestedSource, Skill, Validation, utcnow
+from browser_agent.store.routability import routable_after
 from browser_agent.store.skill_use import loads, same_site, templates_of
 
 # A template's tokens as the router reads them: escaped braces, placeholders, plain text.
@@ -168,6 +169,7 @@ def add_version(engine: Engine, skill: Skill, *, current: bool = True) -> Skill:
                 older.current = False
                 db.add(older)
         skill.current = current
+        skill.routable = routable_after(skill.status, skill.complete, skill.plan, skill.last_error)
         db.add(skill)
         db.commit()
         db.refresh(skill)
@@ -188,14 +190,25 @@ def make_current(engine: Engine, skill_id: int) -> Skill:
         return row
 
 
-def update_skill(engine: Engine, skill_id: int, **changes: object) -> Skill:
-    """Change fields of one skill row and return it."""
+_HEALTH = {"status", "complete", "plan", "last_error"}
+
+
+def update_skill(
+    engine: Engine, skill_id: int, *, broken_step: int | None = None, **changes: object
+) -> Skill:
+    """Change fields of one skill row and return it; a change of its health (status,
+    completeness, plan or last error) decides anew whether it is routable, with
+    ``broken_step`` where it broke when the writer knows it."""
     with Session(engine) as db:
         row = db.get(Skill, skill_id)
         if row is None:
             raise KeyError(f"no skill with id {skill_id}")
         for key, value in changes.items():
             setattr(row, key, value)
+        if _HEALTH & changes.keys():
+            row.routable = routable_after(
+                row.status, row.complete, row.plan, row.last_error, broken_step
+            )
         db.add(row)
         db.commit()
         db.refresh(row)

@@ -68,6 +68,7 @@ def record_replay(
         status="healthy" if outcome.passed else failed_status if broken else skill.status,
         last_error=None if outcome.passed else failure(outcome),
         last_validated_at=utcnow(),
+        broken_step=None if outcome.passed else outcome.step,
     )
 
 

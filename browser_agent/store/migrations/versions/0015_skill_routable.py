@@ -1,0 +1,42 @@
+"""Whether a skill may do a whole command is a field of its own, set when its health is
+written (see store.routability); skills stored before get it once, read from their status,
+completeness, plan and last error as routing read them until now.
+
+Revision ID: 0015
+Revises: 0014
+Create Date: 2026-12-05
+"""
+
+from __future__ import annotations
+
+import sqlalchemy as sa
+from alembic import op
+
+from browser_agent.store.routability import routable_after
+
+revision = "0015"
+down_revision = "0014"
+branch_labels = None
+depends_on = None
+
+
+def upgrade() -> None:
+    op.add_column(
+        "skill", sa.Column("routable", sa.Boolean(), nullable=False, server_default=sa.false())
+    )
+    bind = op.get_bind()
+    rows = bind.execute(sa.text("SELECT id, status, complete, plan, last_error FROM skill"))
+    yes = [
+        row.id
+        for row in rows
+        if routable_after(row.status, bool(row.complete), row.plan or "", row.last_error)
+    ]
+    for skill_id in yes:
+        bind.execute(
+            sa.text("UPDATE skill SET routable = :yes WHERE id = :id"),
+            {"yes": True, "id": skill_id},
+        )
+
+
+def downgrade() -> None:
+    op.drop_column("skill", "routable")  # SQLite drops a column in place (see 0010)
