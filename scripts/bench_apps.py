@@ -278,8 +278,8 @@ async def by_hand(workspace: Path, app: Running, task: Task, name: str, values: 
     or planner (the module's function called in a browser with the admin's login), judged
     by the app's check: "" when it did the task, else why it is really broken."""
     from browser_agent.browser.session import browser_session
-    from browser_agent.harvest.stored import load_skill
     from browser_agent.planner.router import route
+    from browser_agent.skills.stored import load_skill
     from browser_agent.store.skill_use import current_skills
 
     settings = load_settings().with_overrides(

@@ -20,8 +20,8 @@ from browser_agent.browser.chromium import find_chromium
 from browser_agent.demo import FIRST_COMMAND, SECOND_COMMAND
 from browser_agent.demo_site import DemoSite
 from browser_agent.demo_site.catalog import search
-from browser_agent.harvest.stored import SkillRefused
 from browser_agent.settings import load_settings
+from browser_agent.skills.stored import SkillRefused
 
 
 @pytest.fixture(scope="module")

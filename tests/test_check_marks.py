@@ -14,10 +14,10 @@ from pathlib import Path
 import pytest
 
 from browser_agent import __version__
-from browser_agent.harvest.check_key import key_path, mark_name, user_key
-from browser_agent.harvest.stored import CHECKED, NOT_MADE, SkillRefused, load_skill, made_code
 from browser_agent.planner.router import decide
 from browser_agent.settings import Settings, load_settings
+from browser_agent.skills.check_key import key_path, mark_name, user_key
+from browser_agent.skills.stored import CHECKED, NOT_MADE, SkillRefused, load_skill, made_code
 from browser_agent.store.connection import Store
 from browser_agent.store.db import open_store
 from browser_agent.store.rows import SkillRow

@@ -26,11 +26,11 @@ from browser_agent.harvest.harvester import harvest, plan_from
 from browser_agent.harvest.logs import command_of, parse_messages, read_log
 from browser_agent.harvest.plan import NotHarvestable
 from browser_agent.harvest.plan_steps import plan_skill
-from browser_agent.harvest.replay import NEEDS_SECRET
-from browser_agent.harvest.stored import load_skill
 from browser_agent.secrets import MASK
 from browser_agent.settings import Settings
 from browser_agent.skills.primitive import PRIMITIVES
+from browser_agent.skills.replay import NEEDS_SECRET
+from browser_agent.skills.stored import load_skill
 from browser_agent.store.db import open_store
 
 LOGS = Path(__file__).parent / "logs"

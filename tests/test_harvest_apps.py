@@ -359,7 +359,7 @@ async def test_a_button_relabelled_by_another_language_is_done_by_the_address_it
 def test_the_kind_of_a_value_is_read_from_the_words_before_it() -> None:
     """What tells a maker for a removal: the words before each value, less articles and
     naming words, since the verb or the value before."""
-    from browser_agent.harvest.made_state import kinds
+    from browser_agent.skills.made_state import kinds
 
     assert kinds("drop the database {name}") == {"name": {"database"}}
     assert kinds("create a database named {name}") == {"name": {"database"}}

@@ -5,9 +5,11 @@ Every import counts, at the top of a module, inside a function or under TYPE_CHE
 lazy import is still a dependency. Layers, top to bottom: the command line, the surfaces
 (console, cluster, record, validate, feedback, the shipped test helpers, the demo), the
 agent (the planner with its router, and memory), the harvester (which writes skills), the
-skills (the primitives and the runtime generated skills import), the store, the browser,
-the page and the model clients, and the ground (settings, secrets, the site boundary, the
-errors)."""
+runtime of stored skills (loading and checking one, replaying it, renewing its login), what
+a plan is and the code made of it (which the runtime makes a stored plan's module with),
+the skills (the primitives and the runtime generated skills import), the store, the
+browser, the page and the model clients, and the ground (settings, secrets, the site
+boundary, the errors)."""
 
 from __future__ import annotations
 
@@ -37,7 +39,21 @@ LAYERS: list[tuple[str, ...]] = [
         "browser_agent.feedback",
     ),
     ("browser_agent.planner", "browser_agent.memory"),  # the agent
-    ("browser_agent.harvest",),
+    ("browser_agent.harvest",),  # the harvester
+    (  # the runtime of stored skills: loading, checking, replaying, logins
+        "browser_agent.skills.stored",
+        "browser_agent.skills.check_key",
+        "browser_agent.skills.replay",
+        "browser_agent.skills.made_state",
+        "browser_agent.skills.logins",
+    ),
+    (  # what a plan is and the code it makes
+        "browser_agent.harvest.elements",
+        "browser_agent.harvest.plan",
+        "browser_agent.harvest.plan_data",
+        "browser_agent.harvest.codegen",
+        "browser_agent.harvest.end_address",
+    ),
     ("browser_agent.skills",),
     ("browser_agent.store",),
     (  # the browser, the page and the model clients

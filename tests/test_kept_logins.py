@@ -21,12 +21,12 @@ from typer.testing import CliRunner
 
 from browser_agent.cli.app import app
 from browser_agent.harvest.elements import ElementRecord
-from browser_agent.harvest.logins import is_login_skill, relogin
 from browser_agent.harvest.plan import Param, PlannedStep, SkillPlan
-from browser_agent.harvest.replay import replay
 from browser_agent.harvest.tokens import without_tokens
 from browser_agent.settings import Settings
 from browser_agent.sites.request_tokens import is_token, refused_url, strip_tokens
+from browser_agent.skills.logins import is_login_skill, relogin
+from browser_agent.skills.replay import replay
 from browser_agent.storage_state import profile_path
 from browser_agent.store.connection import Store
 from browser_agent.store.db import open_store

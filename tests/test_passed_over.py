@@ -14,9 +14,9 @@ from pathlib import Path
 
 from browser_agent.demo_site import DemoSite
 from browser_agent.harvest.plan import Param
-from browser_agent.harvest.stored import NOT_MADE
 from browser_agent.planner.router import decide
 from browser_agent.settings import Settings
+from browser_agent.skills.stored import NOT_MADE
 from browser_agent.store.connection import Store
 from browser_agent.store.db import open_store
 from browser_agent.store.skill_use import current_skills

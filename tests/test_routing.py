@@ -11,7 +11,6 @@ from typing import Any
 
 import pytest
 
-from browser_agent.harvest.replay import NEEDS_SECRET
 from browser_agent.planner.router import Route, route, routes
 from browser_agent.planner.templates import (
     Command,
@@ -20,6 +19,7 @@ from browser_agent.planner.templates import (
     split_list,
     strip_quotes,
 )
+from browser_agent.skills.replay import NEEDS_SECRET
 from browser_agent.store.models import Skill
 from browser_agent.store.routability import routable_after
 

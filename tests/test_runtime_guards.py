@@ -20,11 +20,11 @@ from playwright.async_api import Browser
 
 from browser_agent.browser.session import BrowserSession, browser_session
 from browser_agent.harvest.harvester import harvest
-from browser_agent.harvest.stored import load_skill
 from browser_agent.planner.prompts import task_message
 from browser_agent.settings import Settings
 from browser_agent.skills.primitive import click, enter_text, get_dom, open_url, select_option
 from browser_agent.skills.runtime import SkillNotApplicable, SkillStale, Target, expect
+from browser_agent.skills.stored import load_skill
 from browser_agent.store.db import open_store
 from tests.test_harvest import tool_round
 

@@ -20,11 +20,11 @@ from browser_agent.cli.app import app
 from browser_agent.demo_site import DemoSite
 from browser_agent.errors import ActionError, BrowserError
 from browser_agent.failure_kinds import BROKEN, LATE, NOT_APPLICABLE, SkillLate, classify
-from browser_agent.harvest.stored import load_skill
 from browser_agent.planner.router import route
 from browser_agent.planner.skill_call import call_skill
 from browser_agent.settings import Settings
 from browser_agent.skills.runtime import SkillNotApplicable, SkillStale
+from browser_agent.skills.stored import load_skill
 from browser_agent.store.connection import Store
 from browser_agent.store.db import open_store
 from browser_agent.store.health import (

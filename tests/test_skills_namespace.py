@@ -20,9 +20,9 @@ from setuptools.config.pyprojecttoml import read_configuration
 
 from browser_agent.demo_site import DemoSite
 from browser_agent.harvest.harvester import harvest
-from browser_agent.harvest.replay import replay
-from browser_agent.harvest.stored import BEFORE_PLANS, SkillRefused, load_skill, refusal
 from browser_agent.settings import Settings, load_settings
+from browser_agent.skills.replay import replay
+from browser_agent.skills.stored import BEFORE_PLANS, SkillRefused, load_skill, refusal
 from browser_agent.store.db import open_store
 from browser_agent.store.models import Skill
 from browser_agent.store.skill_use import current_skills

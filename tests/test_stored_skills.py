@@ -20,7 +20,10 @@ import pytest_asyncio
 from playwright.async_api import Browser
 
 from browser_agent.demo_site import DemoSite
-from browser_agent.harvest.stored import (
+from browser_agent.llm.offline import OfflinePlanner
+from browser_agent.planner.agent import run_command
+from browser_agent.settings import Settings
+from browser_agent.skills.stored import (
     BAD_HASH,
     BEFORE_PLANS,
     NOT_MADE,
@@ -28,9 +31,6 @@ from browser_agent.harvest.stored import (
     load_skill,
     refusal,
 )
-from browser_agent.llm.offline import OfflinePlanner
-from browser_agent.planner.agent import run_command
-from browser_agent.settings import Settings
 from browser_agent.store.candidates import rollback
 from browser_agent.store.connection import Store
 from browser_agent.store.db import open_store

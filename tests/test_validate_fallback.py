@@ -16,10 +16,10 @@ from playwright.async_api import Browser
 from sqlmodel import Session, select
 
 from browser_agent.demo_site import DemoSite
-from browser_agent.harvest.stored import refusal
 from browser_agent.llm.types import FunctionClient, LLMReply, ToolCall
 from browser_agent.planner.agent import RunResult, run_command
 from browser_agent.settings import Settings
+from browser_agent.skills.stored import refusal
 from browser_agent.store.db import open_store
 from browser_agent.store.models import Run, Step
 from browser_agent.store.skills import add_version, skill_by_name, versions_of

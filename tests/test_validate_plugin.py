@@ -14,8 +14,8 @@ import pytest_asyncio
 from playwright.async_api import Browser
 
 from browser_agent.demo_site import DemoSite
-from browser_agent.harvest.replay import replay
 from browser_agent.settings import Settings
+from browser_agent.skills.replay import replay
 from browser_agent.store.db import open_store
 from browser_agent.store.skills import skill_by_name
 from tests.skill_workspaces import (

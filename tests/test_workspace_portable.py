@@ -13,10 +13,10 @@ from sqlmodel import Session, select
 
 from browser_agent.demo_site import DemoSite
 from browser_agent.harvest.harvester import harvest
-from browser_agent.harvest.stored import SkillRefused, load_skill
 from browser_agent.llm.offline import OfflinePlanner
 from browser_agent.planner.agent import run_command
 from browser_agent.settings import Settings
+from browser_agent.skills.stored import SkillRefused, load_skill
 from browser_agent.store.db import open_store
 from browser_agent.store.models import Run
 from browser_agent.store.skill_use import current_skills

@@ -151,7 +151,7 @@ class Agent:
     def skills(self, status: str | None = None) -> list[SkillInfo]:
         """The current version of every harvested skill (only those with ``status``:
         healthy, candidate, stale), by name."""
-        from browser_agent.harvest.stored import refusal
+        from browser_agent.skills.stored import refusal
         from browser_agent.store.skill_use import current_skills
 
         with self._store() as store:
@@ -162,7 +162,7 @@ class Agent:
         """The skill ``name`` (its current version), ready to call on a page of yours;
         SkillNotFound when there is none, SkillRefused when its stored plan or code does
         not check (its code is only ever made from its checked plan)."""
-        from browser_agent.harvest.stored import load_skill
+        from browser_agent.skills.stored import load_skill
         from browser_agent.store.skill_use import current_skills
 
         with self._store() as store:

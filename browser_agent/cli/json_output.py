@@ -78,7 +78,7 @@ def step_fields(step: Step | StepRow) -> dict[str, object]:
 
 def skill_fields(skill: Skill | SkillRow, refused: str | None) -> dict[str, object]:
     """A skill version: name, version, status (``refused`` when its stored plan or code
-    does not check; ``refused`` says why, as harvest.stored finds it, else null), whether
+    does not check; ``refused`` says why, as skills.stored finds it, else null), whether
     it does its whole command (a partial one says what it lacks: it is never routed),
     command templates, uses,
     successes, failures, last validation and error, example arguments, module path,

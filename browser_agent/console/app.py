@@ -251,7 +251,7 @@ class Console:
         )
 
     async def skills(self, request: Request) -> Response:
-        from browser_agent.harvest.stored import refusal
+        from browser_agent.skills.stored import refusal
         from browser_agent.store.skill_use import current_skills
 
         skills = current_skills(self.engine)

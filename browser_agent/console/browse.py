@@ -154,7 +154,7 @@ class SkillView:
 
 def skill_view(engine: Engine, name: str, window: int = 20) -> SkillView | None:
     """The skill called ``name`` with its source; None when there is none."""
-    from browser_agent.harvest.stored import refusal
+    from browser_agent.skills.stored import refusal
 
     skill = skill_by_name(engine, name)
     if skill is None:

@@ -366,7 +366,7 @@ def skills_list(
     from rich import box
     from rich.table import Column, Table
 
-    from browser_agent.harvest.stored import refusal
+    from browser_agent.skills.stored import refusal
     from browser_agent.store.health import healths
     from browser_agent.store.run_store import open_run_store  # SQL through the driver alone
     from browser_agent.store.skill_use import current_skills, templates_of
@@ -425,8 +425,8 @@ def skills_show(
     ] = False,
 ) -> None:
     """Print a skill's source and provenance."""
-    from browser_agent.harvest.stored import refusal
     from browser_agent.settings import load_settings
+    from browser_agent.skills.stored import refusal
     from browser_agent.store.db import open_store  # the store loads only when a command runs
     from browser_agent.store.health import health_of
     from browser_agent.store.skills import skill_by_name, versions_of

@@ -22,7 +22,6 @@ from sqlalchemy import Engine
 from browser_agent.failure_kinds import BROKEN, LATE
 from browser_agent.harvest.calls import LogError
 from browser_agent.harvest.codegen import generate_module, skill_name
-from browser_agent.harvest.logins import relogin
 from browser_agent.harvest.logs import read_log
 from browser_agent.harvest.outcomes import (
     ALREADY,
@@ -35,12 +34,13 @@ from browser_agent.harvest.outcomes import (
 from browser_agent.harvest.plan import NotHarvestable, SkillPlan, made_by_the_app
 from browser_agent.harvest.plan_data import plan_text
 from browser_agent.harvest.plan_steps import plan_skill
-from browser_agent.harvest.replay import Replay, relative, replay
 from browser_agent.harvest.sameness import essential_targets
-from browser_agent.harvest.stored import load_skill, made_code
 from browser_agent.harvest.tokens import without_tokens
 from browser_agent.settings import Settings
 from browser_agent.skills.loader import SkillLoadError, source_hash
+from browser_agent.skills.logins import relogin
+from browser_agent.skills.replay import Replay, relative, replay
+from browser_agent.skills.stored import load_skill, made_code
 from browser_agent.store.candidates import VERIFICATION, earn_place
 from browser_agent.store.connection import Store
 from browser_agent.store.health import OK, record, recorded_pace

@@ -1,6 +1,6 @@
 """A run the planner does on a page of a site with a login skill logs in again first when
 that page sends to the site's login page because the kept session expired (see
-harvest.logins): no model call, and the renewed session kept in the run's profile."""
+skills.logins): no model call, and the renewed session kept in the run's profile."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ from urllib.parse import urlsplit
 
 from browser_agent.browser.session import session
 from browser_agent.errors import ActionError, BrowserError
-from browser_agent.harvest.logins import login_skill, on_login_page, renew_login
 from browser_agent.planner.skill_call import counted_login
+from browser_agent.skills.logins import login_skill, on_login_page, renew_login
 from browser_agent.skills.primitive.open_url import open_url
 from browser_agent.store.connection import Store
 

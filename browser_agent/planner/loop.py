@@ -17,7 +17,6 @@ from playwright.async_api import Page
 
 from browser_agent.browser.session import BrowserSession
 from browser_agent.errors import BrowserError
-from browser_agent.harvest.stored import load_skill
 from browser_agent.llm.types import LLMClient, LLMError, LLMReply, ToolCall
 from browser_agent.memory.context import ContextMemory
 from browser_agent.planner.approval import Review
@@ -40,6 +39,7 @@ from browser_agent.settings import Settings
 from browser_agent.skills.loader import SkillLoadError
 from browser_agent.skills.primitive import OBSERVATION_ONLY, get_dom
 from browser_agent.skills.runtime import Target
+from browser_agent.skills.stored import load_skill
 from browser_agent.store.rows import StepRow
 
 MAX_CONSECUTIVE_FAILURES = 5

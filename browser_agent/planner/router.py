@@ -27,7 +27,6 @@ from pathlib import Path
 from typing import Any
 
 from browser_agent.errors import BrowserAgentError
-from browser_agent.harvest.stored import refusal
 from browser_agent.planner.route_index import index_of
 from browser_agent.planner.templates import (
     Command,
@@ -35,6 +34,7 @@ from browser_agent.planner.templates import (
     match_template,
     split_list,
 )
+from browser_agent.skills.stored import refusal
 from browser_agent.store.rows import SkillRow
 from browser_agent.store.skill_use import same_site, site_of
 
@@ -110,7 +110,7 @@ def decide(
     """The one decision a run asks of the router: the route of ``command`` among ``skills``
     (see :func:`route`) and the skills offered to the planner as tools (:func:`relevant`).
     Whether a skill may be routed is its stored ``routable`` field. A refused route (its
-    stored plan or code does not check, see harvest.stored) is not taken: the next route
+    stored plan or code does not check, see skills.stored) is not taken: the next route
     that matches is taken instead (``workspace``: where rows checked before are noted,
     read here and never written; the caller that runs the route notes it). Only the route
     is checked: a tool the planner is offered is checked when it is loaded. The skills

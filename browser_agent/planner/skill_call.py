@@ -21,11 +21,11 @@ from browser_agent.browser.awaiting import paced
 from browser_agent.browser.session import session
 from browser_agent.errors import ActionError, BrowserError
 from browser_agent.failure_kinds import BROKEN, LATE, NOT_APPLICABLE, classify
-from browser_agent.harvest.logins import RunLogin, landed_on_login, renew_login
 from browser_agent.secrets import redact
 from browser_agent.settings import Settings
 from browser_agent.skills.end_state import EndNotShown
 from browser_agent.skills.loader import SkillFunction
+from browser_agent.skills.logins import RunLogin, landed_on_login, renew_login
 from browser_agent.skills.runtime import (
     Repair,
     Repairs,
@@ -102,7 +102,7 @@ async def call_skill(
 
 
 def counted_login(store: Store) -> RunLogin:
-    """Running a login skill (see harvest.logins) as any other call: its use kept."""
+    """Running a login skill (see skills.logins) as any other call: its use kept."""
 
     async def run(login: SkillRow, function: SkillFunction, arguments: dict[str, str]) -> bool:
         return (await call_skill(store, login, function, arguments)).ok

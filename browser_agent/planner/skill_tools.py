@@ -9,9 +9,9 @@ from pathlib import Path
 from typing import Any, get_type_hints
 
 from browser_agent.errors import ActionError
-from browser_agent.harvest.stored import load_skill
 from browser_agent.planner.skill_call import call_skill
 from browser_agent.skills.loader import SkillLoadError
+from browser_agent.skills.stored import load_skill
 from browser_agent.store.connection import Store
 from browser_agent.store.rows import SkillRow
 

@@ -1,5 +1,5 @@
 """Running a skill module's code: the code the codegen made from a stored plan (see
-:mod:`browser_agent.harvest.stored`, which checks the plan and makes the code; nothing
+:mod:`browser_agent.skills.stored`, which checks the plan and makes the code; nothing
 read from the store reaches this module as code)."""
 
 from __future__ import annotations

@@ -16,9 +16,9 @@ from sqlalchemy import Engine
 from browser_agent.harvest.codegen import generate_module
 from browser_agent.harvest.plan import SkillPlan
 from browser_agent.harvest.plan_data import plan_text, read_plan
-from browser_agent.harvest.stored import made_code
 from browser_agent.settings import Settings
 from browser_agent.skills.loader import source_hash
+from browser_agent.skills.stored import made_code
 from browser_agent.store.models import Skill
 from browser_agent.store.paths import to_store
 from browser_agent.store.rows import SkillRow, columns

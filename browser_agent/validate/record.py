@@ -7,7 +7,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, select
 
 from browser_agent.failure_kinds import BROKEN
-from browser_agent.harvest.replay import Replay, relative
+from browser_agent.skills.replay import Replay, relative
 from browser_agent.store.health import OK, VALIDATION, record
 from browser_agent.store.models import Skill, Validation, utcnow
 from browser_agent.store.skills import update_skill

@@ -28,10 +28,10 @@ from browser_agent.harvest.harvester import (
     source_key,
     write_skill,
 )
-from browser_agent.harvest.logins import relogin
-from browser_agent.harvest.replay import relative, replay
 from browser_agent.planner.templates import match_text
 from browser_agent.settings import Settings
+from browser_agent.skills.logins import relogin
+from browser_agent.skills.replay import relative, replay
 from browser_agent.skills.runtime import repairing
 from browser_agent.store.connection import Store
 from browser_agent.store.models import Run, Skill

@@ -23,11 +23,11 @@ from sqlalchemy import Engine
 from browser_agent.browser.session import launched_browser
 from browser_agent.errors import BrowserAgentError
 from browser_agent.failure_kinds import BROKEN
-from browser_agent.harvest.logins import relogin
-from browser_agent.harvest.replay import Replay, lacking_secret, replay
-from browser_agent.harvest.stored import refusal
 from browser_agent.secrets import configured
 from browser_agent.settings import Settings
+from browser_agent.skills.logins import relogin
+from browser_agent.skills.replay import Replay, lacking_secret, replay
+from browser_agent.skills.stored import refusal
 from browser_agent.store.candidates import earn_place, passes, waiting
 from browser_agent.store.connection import Store
 from browser_agent.store.db import open_store

@@ -1,7 +1,7 @@
 """Skill plans: each skill version keeps the plan its module is made from, as data.
 
 Skills stored before have no plan and are refused until harvested again (see
-harvest.stored): their code alone cannot be trusted to be what a plan makes.
+skills.stored): their code alone cannot be trusted to be what a plan makes.
 
 Revision ID: 0010
 Revises: 0009

@@ -22,7 +22,7 @@ Making the code needs the code generator (libcst), which a routed run does not o
 load: so a row found to check is marked in the workspace, and a run routed to a marked row
 execs its code without making it again. Nothing a workspace or a store holds vouches for
 code: a mark is named by an HMAC of the row's every byte and the release, under a key of
-the person's own kept outside every workspace (see harvest.check_key). Whoever writes the
+the person's own kept outside every workspace (see skills.check_key). Whoever writes the
 store or the workspace cannot make a mark; a workspace copied to another place or person,
 or a mark written by hand, names no row under that key, and the row is checked in full
 (made again and compared), as is a row changed in a shared store.
@@ -35,7 +35,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from browser_agent import __version__
-from browser_agent.harvest.check_key import mark_name, user_key
+from browser_agent.skills.check_key import mark_name, user_key
 from browser_agent.skills.loader import SkillFunction, SkillLoadError, module_function, source_hash
 
 if TYPE_CHECKING:

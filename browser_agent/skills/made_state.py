@@ -21,9 +21,9 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
-from browser_agent.harvest.stored import load_skill, made_code
 from browser_agent.skills.fresh import example_arguments, fresh_arguments, typed_only
 from browser_agent.skills.loader import SkillFunction, SkillLoadError
+from browser_agent.skills.stored import load_skill, made_code
 from browser_agent.store.skill_use import templates_of
 
 if TYPE_CHECKING:

@@ -18,8 +18,6 @@ from browser_agent.browser.session import BrowserSession, browser_session
 from browser_agent.errors import ActionError, BrowserError
 from browser_agent.failure_kinds import BROKEN, NOT_APPLICABLE, classify
 from browser_agent.harvest.end_address import same_end, shows_the_same
-from browser_agent.harvest.made_state import Maker, makers
-from browser_agent.harvest.stored import load_skill, made_code
 from browser_agent.secrets import (
     configured,
     how_to_set,
@@ -33,6 +31,8 @@ from browser_agent.sites.boundary import Boundary
 from browser_agent.sites.request_tokens import strip_tokens
 from browser_agent.skills.fresh import example_arguments, fresh_arguments, fresh_value
 from browser_agent.skills.loader import SkillFunction, SkillLoadError
+from browser_agent.skills.made_state import Maker, makers
+from browser_agent.skills.stored import load_skill, made_code
 
 if TYPE_CHECKING:
     from browser_agent.store.models import Skill
@@ -41,7 +41,7 @@ if TYPE_CHECKING:
 NEEDS_SECRET = "needs a secret (a password) that is never stored"
 
 #: Asked when a replay of the skill failed: log in again if it stopped on its site's login
-#: page because the kept session expired (see harvest.logins); whether it did.
+#: page because the kept session expired (see skills.logins); whether it did.
 Relogin = Callable[["Skill | SkillRow"], Awaitable[bool]]
 
 

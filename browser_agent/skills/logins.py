@@ -23,10 +23,10 @@ from browser_agent.browser.awaiting import paced
 from browser_agent.browser.profiles import keep_profile
 from browser_agent.browser.session import session
 from browser_agent.errors import ActionError, BrowserError
-from browser_agent.harvest.replay import Relogin
-from browser_agent.harvest.stored import load_skill
 from browser_agent.secrets import how_to_set, missing
 from browser_agent.skills.loader import SkillFunction
+from browser_agent.skills.replay import Relogin
+from browser_agent.skills.stored import load_skill
 from browser_agent.store.connection import Store
 from browser_agent.store.health import recorded_pace
 from browser_agent.store.rows import SkillRow
@@ -145,7 +145,7 @@ def _steps(store: Store) -> RunLogin:
 
 
 def relogin(store: Store) -> Relogin:
-    """The hook a replay takes (see harvest.replay): when the replayed skill stopped on its
+    """The hook a replay takes (see skills.replay): when the replayed skill stopped on its
     site's login page, log in again with the site's login skill, leaving the profile as it
     was. Whether it did."""
 

@@ -1,4 +1,4 @@
-"""The person's own key for the marks of checked skill rows (see harvest.stored).
+"""The person's own key for the marks of checked skill rows (see skills.stored).
 
 A mark says "this release made exactly this row's code from its plan", so that a routed run
 need not make it again. Whoever can write the store or the workspace must not be able to
