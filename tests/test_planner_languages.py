@@ -13,6 +13,7 @@ from playwright.async_api import Browser
 from browser_agent.browser.session import BrowserSession
 from browser_agent.llm.offline import OfflinePlanner
 from browser_agent.llm.offline.languages import also, relabelled
+from browser_agent.llm.offline.menus import next_menu
 from browser_agent.llm.offline.page import parse_page
 from browser_agent.planner.agent import RunResult, run_command
 from browser_agent.settings import Settings
@@ -104,3 +105,15 @@ async def test_a_control_the_site_lacks_is_said_with_the_words_looked_for_in_bot
         "`browser-agent record`"
     ) in (result.answer or "")
     assert len(tracker.issues) == 2
+
+
+def test_a_menu_named_in_the_pages_language_is_opened_for_what_it_may_hold() -> None:
+    """MediaWiki in German names its personal menu "Meine Werkzeuge" (a see-through
+    checkbox over its name): a menu, as "Personal tools" is."""
+    page = parse_page(
+        'Page "Wiki" at http://127.0.0.1:1/ (language: de)\n'
+        '[28] button "Meine Werkzeuge" id=p-personal-checkbox type=checkbox (unchecked)\n'
+        '[30] "Meine Werkzeuge"\n[55] link "Hauptseite"'
+    )
+    menu = next_menu(page, [])
+    assert menu is not None and menu.name == "Meine Werkzeuge"

@@ -12,13 +12,13 @@ from browser_agent.llm.offline.words import content_words, words
 
 #: How many menus one task opens before it says it could not find its control.
 MAX_MENUS = 3
-#: Words a menu's toggle goes by when it names itself ("More", "Actions", "Personal tools"),
-#: in English and the other languages of the table ("Mehr", "Persönliche Werkzeuge").
+#: Words a menu's toggle goes by when it names itself ("More", "Actions", "Personal tools",
+#: "My tools"), in English and the other languages of the table ("Mehr", "Meine Werkzeuge").
 _MENU_WORDS = frozenset(
     word
     for name in every_language(
         ("more", "menu", "menus", "action", "actions", "option", "options", "tool", "tools")
-        + ("personal", "user", "account")
+        + ("personal", "my", "user", "account")
     )
     for word in words(name)
 )
