@@ -37,15 +37,20 @@ def _user_state(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
         yield folder
 
 
-@pytest.fixture
-def settings(tmp_path: Path) -> Settings:
-    """Settings pointing at a fresh workspace, with short timeouts for error paths."""
+def settings_in(workspace: Path) -> Settings:
+    """Settings pointing at ``workspace``, with short timeouts for error paths."""
     return load_settings().with_overrides(
-        workspace=tmp_path,
+        workspace=workspace,
         action_timeout_ms=1_500,
         navigation_timeout_ms=10_000,
         effect_timeout_ms=2_000,
     )
+
+
+@pytest.fixture
+def settings(tmp_path: Path) -> Settings:
+    """Settings pointing at a fresh workspace, with short timeouts for error paths."""
+    return settings_in(tmp_path)
 
 
 @pytest.fixture(scope="session")
