@@ -45,7 +45,7 @@ from browser_agent.store.skills import (
 )
 from browser_agent.validate.validator import run_validation
 from tests.scripted import search_and_sort
-from tests.skill_workspaces import clone_workspace, workspace_settings
+from tests.skill_workspaces import clone_workspace, expecting_stale, workspace_settings
 
 SEARCH = "find {search_term} in the shop and sort by {sort_by}"
 NARROWER = "find {search_term} in the shop and sort by customer {sort_by}"
@@ -370,7 +370,7 @@ async def test_a_new_version_replaces_the_current_one_only_once_its_replay_passe
     text = log.read_text(encoding="utf-8")
     assert 'id=\\"sort\\"' in text
     broken.write_text(text.replace('id=\\"sort\\"', 'id=\\"sort-gone\\"'), encoding="utf-8")
-    (second,) = await harvest([broken], workspace, engine, browser=browser)
+    (second,) = await harvest([broken], expecting_stale(workspace), engine, browser=browser)
     assert (second.outcome, second.verified) == (NEW_VERSION, False)
     current = skill_by_name(engine, "find_shop_sort")
     assert current is not None and (current.version, current.status) == (1, "healthy")

@@ -29,6 +29,7 @@ from tests.skill_workspaces import (
     OPEN_PRODUCT,
     SEARCH,
     clone_workspace,
+    expecting_stale,
     harvest_commands,
     run_offline,
     workspace_settings,
@@ -203,7 +204,8 @@ async def test_reharvest_makes_new_versions_current_once_they_pass(
     assert old_add is not None
     old_code = (workspace.workspace / old_add.module_path).read_text()
 
-    report = await run_validation(workspace, all_skills=True, reharvest=True, browser=browser)
+    stale = expecting_stale(workspace)
+    report = await run_validation(stale, all_skills=True, reharvest=True, browser=browser)
     renewed = {c.name: (c.verdict, c.renewed) for c in report.checked}
     verdict, search = renewed["search_sort"]
     assert verdict == "stale" and search is not None
