@@ -16,6 +16,7 @@ from collections.abc import Callable, Sequence
 from contextlib import AsyncExitStack
 from dataclasses import asdict, dataclass, field
 from datetime import datetime
+from pathlib import Path
 
 from playwright.async_api import Browser
 from sqlalchemy import Engine
@@ -133,17 +134,7 @@ async def check_skill(skill: Skill, job: Job) -> Checked:
     if lacking:  # not replayed, so not judged: the report says which secret to configure
         return Checked(skill.name, skill.version, SECRET, error=lacking)
     try:
-        outcome = await replay(
-            skill,
-            job.settings,
-            job.place.browser,
-            start_url=start_url_for(skill, job.place.base_url),
-            screenshot_dir=job.place.screenshot_dir,
-            secrets=job.place.secrets,
-            pace=recorded_pace(job.engine, skill),
-            relogin=relogin(Store.of(job.engine)),
-            candidates=current_skills(job.engine, "healthy"),
-        )
+        outcome = await _replayed(skill, job, job.place.screenshot_dir)
     except Exception as exc:  # one crashing replay must not stop the others
         return Checked(skill.name, skill.version, ERROR, error=f"{type(exc).__name__}: {exc}")
     if never_loaded(outcome):  # the site is down, not the skill stale: judge nothing
@@ -168,20 +159,27 @@ async def check_skill(skill: Skill, job: Job) -> Checked:
     return checked
 
 
+async def _replayed(skill: Skill, job: Job, screenshot_dir: Path | None = None) -> Replay:
+    """A replay of ``skill`` in the job's browser, from its base address, at the pace its
+    site was recorded at, logging in again when its kept session expired."""
+    return await replay(
+        skill,
+        job.settings,
+        job.place.browser,
+        start_url=start_url_for(skill, job.place.base_url),
+        screenshot_dir=screenshot_dir,
+        secrets=job.place.secrets,
+        pace=recorded_pace(job.engine, skill),
+        relogin=relogin(Store.of(job.engine)),
+        candidates=current_skills(job.engine, "healthy"),
+    )
+
+
 async def check_candidate(candidate: Skill, job: Job) -> dict:
     """Replay a verified candidate version; it becomes current once it has passed enough
     replays (see store.candidates). What happened, for the report."""
     try:
-        outcome = await replay(
-            candidate,
-            job.settings,
-            job.place.browser,
-            start_url=start_url_for(candidate, job.place.base_url),
-            secrets=job.place.secrets,
-            pace=recorded_pace(job.engine, candidate),
-            relogin=relogin(Store.of(job.engine)),
-            candidates=current_skills(job.engine, "healthy"),
-        )
+        outcome = await _replayed(candidate, job)
     except Exception as exc:  # the current version's verdict stands
         return {"version": candidate.version, "error": f"{type(exc).__name__}: {exc}"}
     window, needed = job.settings.health_window, job.settings.candidate_uses
