@@ -1,8 +1,9 @@
 """Processes sharing one store: counters lose no count, first runs started together on an
 empty workspace all create (or find) the tables and keep every run and step.
 
-Each test starts real processes (spawned, so they share nothing with this one but the
-store) and holds them at a barrier so that they hit the store at the same moment. The
+Each test starts real processes (forked from a fresh server process that has imported
+this module once, so they share nothing with this one but the store) and holds them at a
+barrier so that they hit the store at the same moment. The
 store's URL comes from the ``store_url`` fixture (tests/conftest.py): each test runs on a
 SQLite file and on a database of its own on the session's PostgreSQL server.
 """
@@ -35,7 +36,8 @@ from browser_agent.store.models import Run, Skill, Step
 PROCESSES = 4
 INCREMENTS = 50
 COMMAND = "search for trail shoes and sort by price low to high"
-CONTEXT = multiprocessing.get_context("spawn")
+CONTEXT = multiprocessing.get_context("forkserver")
+CONTEXT.set_forkserver_preload([__name__])
 
 
 @pytest.fixture
