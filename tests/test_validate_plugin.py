@@ -23,6 +23,7 @@ from tests.skill_workspaces import (
     LOG_IN,
     OPEN_PRODUCT,
     SEARCH,
+    STALE_TIMEOUT_MS,
     clone_workspace,
     harvest_commands,
     workspace_settings,
@@ -127,9 +128,10 @@ async def test_one_test_per_skill_beside_the_projects_own_tests(
 
 
 async def test_a_skill_failing_on_the_redesign_keeps_its_screenshot_and_trace(
-    project: pytest.Pytester, demo: DemoSite
+    project: pytest.Pytester, demo: DemoSite, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     demo.variant = "redesign"
+    monkeypatch.setenv("BROWSER_AGENT_ACTION_TIMEOUT_MS", str(STALE_TIMEOUT_MS))
     result = skill_run(project, demo, "--harvested-skills", "--output", "artifacts")
     assert outcomes(result)["harvested-skills::search_sort"] == "FAILED"
     assert outcomes(result)["harvested-skills::open_link_name"] == "PASSED"
