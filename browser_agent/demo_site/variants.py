@@ -68,7 +68,7 @@ In every variant, every page also carries elements a person cannot act on, marke
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import Any, Literal
+from typing import Literal
 
 Variant = Literal["normal", "redesign", "swapped"]
 VARIANTS: tuple[Variant, ...] = ("normal", "redesign", "swapped")
@@ -110,45 +110,85 @@ class Markup:
     wishlist_button_id: str = ""
 
 
-#: Each field of Markup that the normal variant and the redesign set, with its value in
-#: each, side by side (``wishlist_button_id`` stays empty in both).
-_NORMAL_AND_REDESIGN: tuple[tuple[str, Any, Any], ...] = (
-    ("body_class", "shop", "shop-v2"),
-    ("header_class", "site-header", "topbar"),
-    ("main_id", "content", "page"),
-    ("nav_id", "main-nav", "site-links"),
-    ("nav_link_prefix", "nav", "footer"),
-    ("nav_in_footer", False, True),
-    ("search_form_id", "search-form", "finder"),
-    ("search_input_id", "search-box", "q-input"),
-    ("search_param", "q", "query"),
-    ("search_button_id", "search-submit", "go"),
-    ("sort_select_id", "sort", "order-by"),
-    ("sort_param", "sort", "order"),
-    ("sort_apply_id", "apply-sort", "order-apply"),
-    ("result_count_id", "result-count", "hit-count"),
-    ("results_tag", "ol", "div"),
-    ("results_class", "results", "grid"),
-    ("result_tag", "li", "article"),
-    ("result_class", "result", "tile"),
-    ("product_form_id", "add-to-cart-form", "buy-form"),
-    ("price_id", "price", "product-price"),
-    ("add_button_id", "add-to-cart", "buy-now"),
-    ("add_button_first", False, True),
-    ("size_select_id", "size", "shoe-size"),
-    ("quantity_id", "quantity", "qty"),
-    ("quantity_param", "quantity", "qty"),
-    ("checkout_form_id", "checkout-form", "order-form"),
-    (
-        "checkout_order",
-        ("full_name", "email", "address", "city", "postal_code", "country", "shipping", "terms"),
-        ("email", "full_name", "country", "address", "city", "postal_code", "shipping", "terms"),
+NORMAL = Markup(
+    body_class="shop",
+    header_class="site-header",
+    main_id="content",
+    nav_id="main-nav",
+    nav_link_prefix="nav",
+    nav_in_footer=False,
+    search_form_id="search-form",
+    search_input_id="search-box",
+    search_param="q",
+    search_button_id="search-submit",
+    sort_select_id="sort",
+    sort_param="sort",
+    sort_apply_id="apply-sort",
+    result_count_id="result-count",
+    results_tag="ol",
+    results_class="results",
+    result_tag="li",
+    result_class="result",
+    product_form_id="add-to-cart-form",
+    price_id="price",
+    add_button_id="add-to-cart",
+    add_button_first=False,
+    size_select_id="size",
+    quantity_id="quantity",
+    quantity_param="quantity",
+    checkout_form_id="checkout-form",
+    checkout_order=(
+        "full_name",
+        "email",
+        "address",
+        "city",
+        "postal_code",
+        "country",
+        "shipping",
+        "terms",
     ),
-    ("place_order_id", "place-order", "submit-order"),
+    place_order_id="place-order",
 )
 
-NORMAL = Markup(**{field: normal for field, normal, _ in _NORMAL_AND_REDESIGN})
-REDESIGN = Markup(**{field: redesign for field, _, redesign in _NORMAL_AND_REDESIGN})
+REDESIGN = Markup(
+    body_class="shop-v2",
+    header_class="topbar",
+    main_id="page",
+    nav_id="site-links",
+    nav_link_prefix="footer",
+    nav_in_footer=True,
+    search_form_id="finder",
+    search_input_id="q-input",
+    search_param="query",
+    search_button_id="go",
+    sort_select_id="order-by",
+    sort_param="order",
+    sort_apply_id="order-apply",
+    result_count_id="hit-count",
+    results_tag="div",
+    results_class="grid",
+    result_tag="article",
+    result_class="tile",
+    product_form_id="buy-form",
+    price_id="product-price",
+    add_button_id="buy-now",
+    add_button_first=True,
+    size_select_id="shoe-size",
+    quantity_id="qty",
+    quantity_param="qty",
+    checkout_form_id="order-form",
+    checkout_order=(
+        "email",
+        "full_name",
+        "country",
+        "address",
+        "city",
+        "postal_code",
+        "shipping",
+        "terms",
+    ),
+    place_order_id="submit-order",
+)
 
 SWAPPED = replace(
     NORMAL,
