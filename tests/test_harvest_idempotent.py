@@ -26,10 +26,10 @@ from browser_agent.harvest.harvester import (
     UNCHANGED,
     Draft,
     harvest,
-    module_fingerprint,
     plan_from,
     write_skill,
 )
+from browser_agent.harvest.sameness import module_fingerprint
 from browser_agent.llm.types import FunctionClient, LLMReply
 from browser_agent.planner.agent import RunResult, run_command
 from browser_agent.settings import Settings

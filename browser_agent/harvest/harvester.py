@@ -9,7 +9,6 @@ HarvestResult.
 
 from __future__ import annotations
 
-import ast
 import hashlib
 import json
 from collections.abc import Callable
@@ -34,7 +33,7 @@ from browser_agent.harvest.outcomes import (
 from browser_agent.harvest.plan import NotHarvestable, SkillPlan, made_by_the_app
 from browser_agent.harvest.plan_data import plan_text
 from browser_agent.harvest.plan_steps import plan_skill
-from browser_agent.harvest.sameness import essential_targets
+from browser_agent.harvest.sameness import module_fingerprint, same_module
 from browser_agent.harvest.tokens import without_tokens
 from browser_agent.settings import Settings
 from browser_agent.skills.loader import SkillLoadError, source_hash
@@ -136,63 +135,6 @@ class SourceKey:
     key: str
     run_id: str | None
     path: str
-
-
-class _WithoutProvenance(ast.NodeTransformer):
-    """Drops docstrings, parameter descriptions and the summary sentence of the answer."""
-
-    def visit_Module(self, node: ast.Module) -> ast.AST:
-        node.body = _without_docstring(node.body)
-        return self.generic_visit(node)
-
-    def visit_AsyncFunctionDef(self, node: ast.AsyncFunctionDef) -> ast.AST:
-        node.body = _without_docstring(node.body)
-        return self.generic_visit(node)
-
-    def visit_Subscript(self, node: ast.Subscript) -> ast.AST:
-        """``Annotated[str, "..."]`` becomes ``Annotated[str]``."""
-        if _is_name(node.value, "Annotated") and isinstance(node.slice, ast.Tuple):
-            node.slice = node.slice.elts[0]
-        return self.generic_visit(node)
-
-    def visit_Call(self, node: ast.Call) -> ast.AST:
-        """``done("Summary.", ...)`` becomes ``done("", ...)``."""
-        if _is_name(node.func, "done") and node.args:
-            node.args[0] = ast.Constant("")
-        return self.generic_visit(node)
-
-
-def _is_name(node: ast.AST, name: str) -> bool:
-    return isinstance(node, ast.Name) and node.id == name
-
-
-def _without_docstring(body: list[ast.stmt]) -> list[ast.stmt]:
-    first = body[0] if body else None
-    if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant):
-        return body[1:] or [ast.Pass()]
-    return body
-
-
-def module_fingerprint(code: str) -> str:
-    """What a generated module does, without the parts that only say where it came from:
-    docstrings, parameter descriptions (they quote the run's example values), the summary
-    sentence the skill's answer starts with and what its targets' records say about the
-    example (see harvest.sameness). Two runs of one command shape that
-    act on the same elements the same way give the same fingerprint; SyntaxError when
-    ``code`` does not parse."""
-    tree = _WithoutProvenance().visit(essential_targets(ast.parse(code)))
-    return ast.dump(tree, annotate_fields=False)
-
-
-def same_module(code: str, other: str | None) -> bool:
-    """True when both modules do the same (see module_fingerprint); False when ``other``
-    is missing or does not parse."""
-    if other is None:
-        return False
-    try:
-        return module_fingerprint(code) == module_fingerprint(other)
-    except SyntaxError:
-        return False
 
 
 def module_source(skill: Skill) -> str | None:

@@ -12,6 +12,7 @@ from functools import cache
 from urllib.parse import unquote_plus, urlsplit
 
 from browser_agent.llm.offline.boxes import search_box, sent_as_search
+from browser_agent.llm.offline.dialogs import modal_first
 from browser_agent.llm.offline.form_tasks import (
     SAVE_WORDS,
     TEXT_KEYS,
@@ -27,7 +28,7 @@ from browser_agent.llm.offline.languages import also, language
 from browser_agent.llm.offline.menus import is_toggle, menus_opened, next_menu, open_menu
 from browser_agent.llm.offline.outcome import Action, Blocked, Done, Outcome, Situation
 from browser_agent.llm.offline.page import CHOICE_ROLES, TEXT_ROLES, TOGGLE_ROLES, Element, Page
-from browser_agent.llm.offline.resolve import _modal_first, best_option, points_here
+from browser_agent.llm.offline.resolve import best_option, points_here
 from browser_agent.llm.offline.words import content_words, holds_whole, joined, words
 
 #: Said when nothing on the page fits: a person can show the way once.
@@ -63,7 +64,7 @@ def do_form_task(task: FormTask, situation: Situation) -> Outcome:
     """The next step of a create / edit / remove task on the page."""
     if isinstance(task, Confirm):  # its dialog is the point: never closed as in the way
         return _confirm(task, situation)
-    modal = _modal_first(task, situation)
+    modal = modal_first(task, situation)
     if modal is not None:
         return modal
     if isinstance(task, Control):

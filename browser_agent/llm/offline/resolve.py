@@ -13,6 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 from browser_agent.llm.offline.boxes import scoped_box, search_box
+from browser_agent.llm.offline.dialogs import consent_button, modal_first
 from browser_agent.llm.offline.languages import also, language, relabelled
 from browser_agent.llm.offline.menus import menus_opened, next_menu, open_menu
 from browser_agent.llm.offline.outcome import Action, Blocked, Done, Outcome, Situation, where
@@ -35,7 +36,6 @@ from browser_agent.llm.offline.tasks import (
     Reach,
     Search,
     Suggest,
-    Task,
 )
 from browser_agent.llm.offline.words import (
     closeness,
@@ -49,16 +49,6 @@ from browser_agent.llm.offline.words import (
 )
 from browser_agent.secrets import PLACEHOLDER
 
-_ACCEPT = ("accept", "agree", "allow", "ok", "got it")
-_REJECT = ("reject", "decline", "deny", "refuse", "necessary only")
-_CLOSE = ("close", "dismiss", *_REJECT, "no thanks", "not now", "cancel", *_ACCEPT)
-#: Buttons that close a dialog, by the verb of the command, in order of preference.
-_CONSENT = {
-    **dict.fromkeys(("accept", "allow"), _ACCEPT),
-    **dict.fromkeys(("reject", "decline", "deny", "refuse"), _REJECT),
-    **dict.fromkeys(("dismiss", "close"), _CLOSE),
-}
-_CONSENT_WORDS = frozenset(w for phrases in _CONSENT.values() for p in phrases for w in words(p))
 _VALUE_LEAD = re.compile(r"^(?:is|=|:|as|to|of)\s+", re.IGNORECASE)
 
 
@@ -82,7 +72,7 @@ def resolve(task: PageTask, situation: Situation) -> Outcome:
     if isinstance(task, Dismiss):
         return _dismiss(task, situation)
     task = _in_language(task, situation.page.lang)
-    modal = _modal_first(task, situation)
+    modal = modal_first(task, situation)
     if modal is not None:
         return modal
     if isinstance(task, Reach):
@@ -367,7 +357,7 @@ def _dismiss(task: Dismiss, situation: Situation) -> Outcome:
         route = _route(page, task.via, situation)
         if route is not None:
             return route
-    button = _consent_button(page, task.choice or "dismiss")
+    button = consent_button(page, task.choice or "dismiss")
     if button is None:
         wanted = task.choice or "dismiss"
         return Blocked(f"could not find a dialog or cookie banner to {wanted} on {where(page)}")
@@ -375,34 +365,6 @@ def _dismiss(task: Dismiss, situation: Situation) -> Outcome:
 
 
 # ---- matching --------------------------------------------------------------------------
-
-
-def _modal_first(task: Task, situation: Situation) -> Action | None:
-    """A modal covers the page: close it first, unless the task's target is in it."""
-    page = situation.page
-    if not page.modal or "modal" in situation.prepared:
-        return None
-    if isinstance(task, Press) and any(set(words(p)) & _CONSENT_WORDS for p in task.phrases):
-        return None
-    button = _consent_button(page, "dismiss")
-    if button is None:
-        return None
-    return Action(
-        "click",
-        {"selector": button.selector},
-        f"close the dialog that covers the page ({button.describe()})",
-        "prepare",
-        "modal",
-    )
-
-
-def _consent_button(page: Page, choice: str) -> Element | None:
-    buttons = [e for e in page.interactive() if e.role in ("button", "link")]
-    for phrase in _CONSENT.get(choice, _CONSENT["dismiss"]):
-        for button in buttons:
-            if covers(button.name, phrase) and precision(phrase, button.name) >= 0.5:
-                return button
-    return None
 
 
 def _route_first(page: Page, via: tuple[str, ...], situation: Situation) -> Action | None:
