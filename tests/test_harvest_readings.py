@@ -236,3 +236,44 @@ def test_a_skill_starts_from_the_address_asked_not_where_the_site_moved_it() -> 
     )
     plan = plan_skill(parse_messages(log, "log.json"))
     assert plan.start_url == SITE + "/"
+
+
+@pytest.mark.parametrize(
+    ("command", "value", "result", "address"),
+    [  # Redmine's search results, then Trac's, as each application names them
+        (
+            'open the issue titled "Falcon raven report fails on saffron"',
+            "Falcon raven report fails on saffron",
+            "Bug #6 (New): Falcon raven report fails on saffron",
+            "/issues/6",
+        ),
+        (
+            'open the ticket titled "Harbor sync stalls"',
+            "Harbor sync stalls",
+            "#8: Harbor sync stalls (new defect)",
+            "/ticket/8",
+        ),
+    ],
+)
+def test_a_result_holding_the_value_with_its_items_own_number_is_found_by_the_value(
+    command: str, value: str, result: str, address: str
+) -> None:
+    """A search, then the result whose name is the value among the item's own words (its
+    number, in its address, and its status): one parameter, the result found by the value
+    within its name, a reading the replays decide; the skill ends on the item's page."""
+    plan = plan_of(
+        command,
+        dom("c1", "/", '[27] textbox "Search:" id=q'),
+        typed("c2", 27, value, '<input id="q" name="q" type="text">', enter=True),
+        dom("c3", "/search?q=x", '[27] textbox "Search:" id=q', f'[81] link "{result}"'),
+        click("c4", 81, f'<a href="{address}">{result}</a>', address),
+    )
+    assert plan.complete, plan.ended_because
+    named = plan.steps[2].arguments["selector"]
+    assert isinstance(named, ByRoleName) and named.within and named.param.example == value
+    assert "among words of its item's own" in plan.steps[2].speculated
+    assert read_plan(plan_text(plan)).steps[2].arguments["selector"] == named
+    code = generate_module(plan, "open_item")
+    assert f"name={named.param.name}, within=True" in code
+    exported = script_for(plan, "open_item", 1)
+    assert f"get_by_role('link', name=args.{named.param.name})" in exported

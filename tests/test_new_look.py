@@ -24,7 +24,15 @@ from browser_agent.llm.types import FunctionClient, LLMReply
 from browser_agent.planner.agent import run_command
 from browser_agent.settings import Settings
 from browser_agent.skills.primitive import click, enter_text, open_url
-from browser_agent.skills.runtime import SkillStale, Target, done, expect, find, repairing
+from browser_agent.skills.runtime import (
+    SkillNotApplicable,
+    SkillStale,
+    Target,
+    done,
+    expect,
+    find,
+    repairing,
+)
 from browser_agent.store.db import open_store
 
 LOOK = Path(__file__).parent / "pages" / "look"
@@ -322,3 +330,38 @@ async def test_the_planner_finds_a_search_box_labelled_in_another_language_by_it
     )  # fmt: skip
     assert run.status == "succeeded", run.answer
     assert run.final_url == f"{look}/results.html?s=heron", run.answer
+
+
+# A search result as harvested: a link whose name holds the command's value among words of
+# its item's own (its number and status, in its address /issues/6).
+SHOWN = "Bug #6 (New): Falcon raven report fails on saffron"
+RESULT = Target(step=3, selector=f'role=link[name="{SHOWN}"s]', role="link", name=SHOWN, tag="a",
+                attributes={"href": "/issues/6"})  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("value", "address"),
+    [
+        ("Falcon raven nest export", "/issues/9"),  # Redmine: another tracker and status
+        ("saffron lantern flickers", "/issues/11"),  # case aside
+        ("Harbor sync stalls", "/ticket/8"),  # Trac: "#8: <summary> (new defect)"
+    ],
+)
+async def test_a_result_holding_the_value_among_its_items_own_words_is_found_by_it(
+    look: str, page_session: BrowserSession, value: str, address: str
+) -> None:
+    await open_url(f"{look}/found.html")
+    said = await click(await find(RESULT, name=value, within=True))
+    assert page_session.page.url == f"{look}{address}", said
+
+
+@pytest.mark.parametrize("value", ["Falcon raven", "Harbor sync", "Saff"])
+async def test_a_value_several_results_hold_or_only_part_of_a_word_is_never_guessed(
+    look: str, page_session: BrowserSession, value: str
+) -> None:
+    """ "Falcon raven" is in two results, "Harbor sync" in two tickets: which is meant is a
+    guess, so the step is stale; "Saff" is no whole word of any name: nothing is named so
+    here (the skill does not apply)."""
+    await open_url(f"{look}/found.html")
+    with pytest.raises(SkillNotApplicable if value == "Saff" else SkillStale):
+        await find(RESULT, name=value, within=True)

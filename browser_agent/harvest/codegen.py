@@ -204,6 +204,12 @@ def _finder(target: str, value: Any, looped: Param | None) -> cst.BaseExpression
     if isinstance(value, ByRoleName):
         given = identifier(ITEM) if looped is value.param else identifier(value.param.name)
         name = named_with_words(value, given)
+        if value.within:
+            return parse_template_expression(
+                "await find({target}, name={name}, within=True)",
+                target=identifier(target),
+                name=name,
+            )
         return parse_template_expression(
             "await find({target}, name={name})", target=identifier(target), name=name
         )

@@ -182,6 +182,8 @@ def _locator(step: PlannedStep, key: str, number: int) -> cst.BaseExpression:
         raise _refuse(number, step, "it picks an element by its place among others")
     if isinstance(value, ByRoleName):
         name = named_with_words(value, _arg(value.param))
+        if value.within:  # the value within the item's name, its own words around it
+            return _call("get_by_role", string(value.role), name=name)
         return _call("get_by_role", string(value.role), name=name, exact=True)
     selector = value if isinstance(value, str) else step.targets[key].selector
     if found := _ROLE.match(selector):

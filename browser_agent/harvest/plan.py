@@ -50,12 +50,15 @@ class Param:
 class ByRoleName:
     """A selector whose accessible name is a parameter: ``role=link[name=<param>]``; for a
     list or path parameter, the step runs once per item. ``before`` and ``after`` are
-    the words the site writes around the value ("Milestone " of "Milestone Sprint 4")."""
+    the words the site writes around the value ("Milestone " of "Milestone Sprint 4").
+    ``within``: the site's words change from item to item (its own number, its status:
+    "Bug #6 (New): <title>"), so the element is found by the value inside its name."""
 
     role: str
     param: Param
     before: str = ""
     after: str = ""
+    within: bool = False
 
 
 @dataclass

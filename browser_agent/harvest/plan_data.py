@@ -91,6 +91,7 @@ class ByRoleNameData(_Data):
     param: Name
     before: StrictStr = ""
     after: StrictStr = ""
+    within: StrictBool = False
 
 
 class NthOfRoleData(_Data):
@@ -173,6 +174,9 @@ def plan_text(plan: SkillPlan) -> str:
             return {"kind": "start_url", "example": value.example}
         if isinstance(value, Param):
             return ref(value)
+        if isinstance(value, ByRoleName) and value.within:
+            named = {"role": value.role, "param": ref(value.param)["param"]}
+            return {"kind": "by_role_name", **named, "within": True}
         if isinstance(value, ByRoleName) and (value.before or value.after):
             named = {"role": value.role, "param": ref(value.param)["param"]}
             return {"kind": "by_role_name", **named, "before": value.before, "after": value.after}
@@ -259,7 +263,8 @@ def read_plan(text: str) -> SkillPlan:
         if isinstance(value, StartUrlData):
             return Param(START_URL, "", value.example)
         if isinstance(value, ByRoleNameData):
-            return ByRoleName(value.role, param(value.param), value.before, value.after)
+            named = param(value.param)
+            return ByRoleName(value.role, named, value.before, value.after, value.within)
         if isinstance(value, NthOfRoleData):
             return NthOfRole(value.role, param(value.param))
         if isinstance(value, CasedData):

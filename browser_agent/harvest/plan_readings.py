@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from urllib.parse import urlsplit
 
 from browser_agent.harvest.elements import ElementRecord
 from browser_agent.harvest.plan import Param, snake
@@ -80,12 +81,17 @@ def _enables_next_field(state: PlanState) -> bool:
     return False
 
 
-def named_around(state: PlanState, record: ElementRecord) -> tuple[Param, str, str] | None:
+def named_around(
+    state: PlanState, record: ElementRecord, href: str = ""
+) -> tuple[Param, str, str, bool] | None:
     """A link or button whose name is one of the command's values with a few words of
     the site's around it ("Milestone Sprint 4" for the milestone "Sprint 4", typed
-    into a search or quoted): the parameter and the words before and after it. None
-    when no value is in the name, or the rest holds a number or more than three words
-    (one result among many, not the thing the command names)."""
+    into a search or quoted): the parameter, the words before and after it, and whether
+    those words change from item to item. They do when every number in them is in the
+    element's address ``href`` ("Bug #6 (New): <title>" leading to /issues/6: the item's
+    own number), and the element is then found by the value within its name. None when
+    no value is in the name, or the rest holds another number or more words than a
+    name's few (one result among many, not the thing the command names)."""
     quoted = [(v, None) for v in quoted_values(state.log.command)]
     known = [(p.example, p) for p in state.params if p.kind == "str"]
     for value, param in [*known, *quoted]:
@@ -96,7 +102,10 @@ def named_around(state: PlanState, record: ElementRecord) -> tuple[Param, str, s
             continue
         before, after = record.name[: found.start()], record.name[found.end() :]
         rest = f"{before} {after}".split()
-        if not rest or len(rest) > 3 or re.search(r"\d", f"{before}{after}"):
+        numbers = re.findall(r"\d+", f"{before}{after}")
+        own = set(re.findall(r"\d+", urlsplit(href).path))
+        within = bool(numbers) and set(numbers) <= own
+        if not rest or len(rest) > (5 if within else 3) or (numbers and not within):
             continue
         if param is None:
             said = where_said(value, state.log.command)
@@ -104,7 +113,7 @@ def named_around(state: PlanState, record: ElementRecord) -> tuple[Param, str, s
                 continue
             kind = record.role or "element"
             param = param_for(state, snake(f"{kind} name"), f"Name of the {kind}", value, said=said)
-        return param, before, after
+        return param, before, after, within
     return None
 
 

@@ -71,15 +71,23 @@ def find_target(
     if named:
         pass  # replays showed the command names this very control
     elif said is None and position is None and one_of_several(state, mmid, record):
-        around = named_around(state, record)
+        href = record.attributes.get("href") or state.hrefs.get(mmid.group(1), "") if mmid else ""
+        around = named_around(state, record, href)
         if around is None:
             return f"choosing the {kind} {record.name!r} was a choice among page content"
-        param, before, after = around
-        step.arguments[key] = ByRoleName(record.role, param, before, after)
-        step.speculated = (
-            f"the {kind} {record.name!r} read as named by {param.name} with the site's "
-            f"words {(before + '…' + after).strip()!r} around it"
-        )
+        param, before, after, within = around
+        if within:
+            step.arguments[key] = ByRoleName(record.role, param, within=True)
+            step.speculated = (
+                f"the {kind} {record.name!r} read as holding {param.name} among words of "
+                f"its item's own (its number, as in its address {href})"
+            )
+        else:
+            step.arguments[key] = ByRoleName(record.role, param, before, after)
+            step.speculated = (
+                f"the {kind} {record.name!r} read as named by {param.name} with the site's "
+                f"words {(before + '…' + after).strip()!r} around it"
+            )
     elif said is None and position is None and record.role in NAVIGATION_ROLES:
         step.speculated = f"the {kind} {record.name!r} read as a fixed control of the site"
     if said is not None and record.role not in FIELD_ROLES:

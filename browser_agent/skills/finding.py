@@ -32,20 +32,27 @@ from browser_agent.skills.naming import (
     bare,
     by_marks,
     by_name,
+    holds,
     marked,
     named,
     named_by_value,
     same_words,
+    within_name,
 )
 from browser_agent.skills.run_state import repair_scope, skill_run
 from browser_agent.skills.selectors import ANY_ROLE
 from browser_agent.skills.targets import SkillNotApplicable, SkillStale, Target
 
 
-async def find(target: Target, name: str | None = None, nth: str | None = None) -> str:
+async def find(
+    target: Target, name: str | None = None, nth: str | None = None, within: bool = False
+) -> str:
     """The selector to act on: it must match exactly one visible element whose role and
-    name are still the recorded ones (``name`` overrides the recorded name; ``nth``, an
-    ordinal such as "3rd", picks the element by its place among those of its role).
+    name are still the recorded ones (``name`` overrides the recorded name; ``within``:
+    the element's name holds ``name`` among words of its item's own, its number or
+    status; ``nth``, an ordinal such as "3rd", picks the element by its place among
+    those of its role). Several elements holding a name ``within`` are never chosen
+    among: which one is meant is a guess.
 
     Inside ``repairing()`` a selector that no longer fits is healed (or the step helper is
     asked); waiting then ends as soon as the element shows up by any healing stage, so a
@@ -63,6 +70,8 @@ async def find(target: Target, name: str | None = None, nth: str | None = None) 
     selector = target.selector if name is None else by_name(target, expected)
     if name is not None and named(target, expected) and marked(target.name):
         selector = by_marks(target.role, expected)  # "count ▼" was recorded: marks or none
+    if within and name is not None and named(target, expected):
+        selector = within_name(target.role, expected)
     page = await frame_for(top, selector)  # the iframe that holds it, if one does
     repairs = repair_scope().repairs
     healing = repairs is not None and name is None
@@ -72,10 +81,10 @@ async def find(target: Target, name: str | None = None, nth: str | None = None) 
         look = None  # else: not yet there, several, hidden or not to be found this way
         if not await _shown(page, selector):  # only then wait, for it or any healing stage
             selector, waited = await _await_any(page, target, selector, name, healing)
-        if name is not None or selector.startswith("role="):  # several of one name
-            selector = await _choose(page, target, selector, expected)
+        if (name is not None or selector.startswith("role=")) and not within:
+            selector = await _choose(page, target, selector, expected)  # several of one name
     loose = name is not None
-    problem = await _mismatch(page, target, selector, expected, waited, loose, look)
+    problem = await _mismatch(page, target, selector, expected, waited, loose, look, within)
     if problem is None:
         run.found[target.step] = (page, selector)
         if name is not None:
@@ -278,6 +287,7 @@ async def _mismatch(
     waited: float,
     loose: bool = False,
     look: tuple[int, Any] | None = None,
+    within: bool = False,
 ) -> str | None:
     """Why ``selector`` does not name the recorded element now, or None when it does
     (``loose``: names compared case aside, as a command says them; ``look``: the one just
@@ -299,6 +309,8 @@ async def _mismatch(
         if loose and named_by_value(target) and not found_name:
             expected = found_name  # the selector matched its value, the name it goes by
         renamed = bool(expected) and not same_words(found_name, expected)
+        if within:
+            renamed = not holds(found_name, expected)
         if renamed and role == target.role and not loose:
             kept = await relabelled(page, locator, target)
             if kept:

@@ -4,6 +4,8 @@ recorded one."""
 
 from __future__ import annotations
 
+import re
+
 from browser_agent.skills.selectors import ANY_ROLE, CLOSE_MARKS, text_selector
 from browser_agent.skills.targets import Target
 
@@ -51,6 +53,21 @@ def by_marks(role: str, name: str) -> str:
     other = "[^\\p{L}\\p{N}]*"
     spaced = "\\s+".join(escaped)
     return f"role={role}[name=/^{other}{spaced}{other}$/iu]"
+
+
+def within_name(role: str, value: str) -> str:
+    """A selector for the element with this role whose name holds ``value`` as whole words,
+    case aside, among words of its own ("Bug #6 (New): <value>")."""
+    words = " ".join(value.split()).split(" ")
+    escaped = ["".join(f"\\{c}" if c in _REGEX_SYNTAX else c for c in w) for w in words]
+    edge, spaced = "[\\p{L}\\p{N}]", "\\s+".join(escaped)
+    return f"role={role}[name=/(?<!{edge}){spaced}(?!{edge})/iu]"
+
+
+def holds(found: str, value: str) -> bool:
+    """Whether the name ``found`` holds ``value`` as whole words, spaces and case aside."""
+    pattern = r"\s+".join(re.escape(w) for w in value.split())
+    return bool(pattern) and re.search(rf"(?<![^\W_]){pattern}(?![^\W_])", found, re.I) is not None
 
 
 def by_name(target: Target, name: str) -> str:
