@@ -81,7 +81,8 @@ else
   echo "       without it. Install your distribution's 'postgresql' package (as root:" >&2
   echo "       apt-get install postgresql), or put PostgreSQL's initdb and pg_ctl on PATH." >&2
 fi
-# The app tests (tests/test_apps_*.py) run Trac from PyPI in a virtualenv of its own.
-echo "setup: installing the test app (Trac) under ~/.cache/browser-agent-apps"
-bash scripts/apps/install.sh trac
+# The app tests (tests/test_apps_*.py, tests/test_filter_sort_apps.py) run Trac and Datasette
+# from PyPI, each in a virtualenv of its own.
+echo "setup: installing the test apps (Trac, Datasette) under ~/.cache/browser-agent-apps"
+bash scripts/apps/install.sh trac datasette
 echo "setup: ready"

@@ -88,7 +88,9 @@ _READ_PAGE = """() => {
   const tables = all('table').slice(0, 5).map((table) => {
     const rows = [...table.rows].filter(shown).slice(0, 200);
     const cells = (row) => [...row.cells].map((cell) => cell.innerText || '');
-    const head = rows.findIndex((row) => row.querySelector('th'));
+    const heads = (row) => row.parentElement.tagName === 'THEAD'
+      || (row.cells.length > 0 && [...row.cells].every((cell) => cell.tagName === 'TH'));
+    const head = rows.findIndex(heads);  // a row of a form's labels (th, then td) is none
     return head < 0 ? null : { headers: cells(rows[head]), rows: rows.slice(head + 1).map(cells) };
   }).filter(Boolean);
   const nav = performance.getEntriesByType('navigation')[0];

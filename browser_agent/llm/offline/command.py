@@ -12,6 +12,7 @@ import re
 from collections.abc import Callable
 
 from browser_agent.asks import read_clause
+from browser_agent.llm.offline.form_tasks import Order
 from browser_agent.llm.offline.tasks import (
     ONLY,
     VIEW_LINKS,
@@ -263,13 +264,12 @@ def _read_text(m: re.Match[str]) -> list[Task]:
     return [Read("text", unquote(m["x"]))]
 
 
-@_pattern(
-    r"(?:sort|order|sorted|ordered)(?:\s+(?:them|it|the\s+results|results|the\s+products|"
-    r"products|the\s+list))?\s+by\s+(?P<v>.+)"
-)
+@_pattern(r"(?:sort|order|sorted|ordered)(?:\s+(?:them|it|(?:the\s+)?[\w-]+))?\s+by\s+(?P<v>.+)")
 def _sort(m: re.Match[str]) -> list[Task]:
     value = unquote(m["v"])
-    return [Assign(keys=("sort", "order"), value=SORT_SYNONYMS.get(value.lower(), value))]
+    ask = read_clause(m.group(0))
+    column = ask.target if ask.kind == "sort" and ask.target else value
+    return [Order(column, ask.view, SORT_SYNONYMS.get(value.lower(), value))]
 
 
 @_pattern(r"(?:find|locate|look)(?:\s+(?:it|them))?")

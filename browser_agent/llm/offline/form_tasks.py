@@ -18,6 +18,7 @@ CONTROL_WORDS: dict[str, tuple[str, ...]] = {
 SAVE_WORDS: dict[str, tuple[str, ...]] = {
     "create": ("save", "create", "publish", "submit", "add", "post", "done"),
     "edit": ("save", "update", "publish", "submit", "apply", "done", "change"),
+    "filter": ("apply", "filter", "update", "go", "show", "submit", "ok", "refresh"),
 }
 #: The labels a thing's title field goes by, and those of its text.
 TITLE_KEYS = ("title", "subject", "name", "summary", "headline")
@@ -81,6 +82,8 @@ class Save:
     target: str = ""
 
     def describe(self) -> str:
+        if self.verb == "filter":
+            return "apply the filter"
         made = f"the new {self.noun or 'one'}" if self.verb == "create" else ""
         return f"save {made or thing(self.noun, self.target)}"
 
@@ -97,4 +100,37 @@ class Confirm:
         return f"confirm removing {thing(self.noun, self.target)}"
 
 
-FormTask = Control | Write | Save | Confirm
+#: The parts of a filter, in the order a person sets them.
+FILTER_PARTS = ("column", "comparison", "value")
+
+
+@dataclass(frozen=True)
+class Narrow:
+    """Set one ``part`` of a filter on the list: its column chooser, its comparison or its
+    value field (each nothing to do when the page has no such part, or it is already so)."""
+
+    part: str
+    column: str
+    comparison: str
+    value: str
+
+    def describe(self) -> str:
+        said = {"column": self.column, "comparison": self.comparison, "value": self.value}
+        return f'set the filter\'s {self.part} to "{said[self.part]}"'
+
+
+@dataclass(frozen=True)
+class Order:
+    """Sort a list by ``column`` (``direction``: ascending, descending or as the site
+    sorts): the site's sort drop-down set to ``value``, else the column's header clicked
+    until the page's address says it is sorted so."""
+
+    column: str
+    direction: str
+    value: str
+
+    def describe(self) -> str:
+        return f'sort by "{self.value}"'
+
+
+FormTask = Control | Write | Save | Confirm | Narrow | Order

@@ -13,6 +13,7 @@ from urllib.parse import unquote_plus, urlsplit
 
 from browser_agent.llm.offline.boxes import search_box, sent_as_search
 from browser_agent.llm.offline.dialogs import modal_first
+from browser_agent.llm.offline.filters import narrow, order
 from browser_agent.llm.offline.form_tasks import (
     SAVE_WORDS,
     TEXT_KEYS,
@@ -20,6 +21,8 @@ from browser_agent.llm.offline.form_tasks import (
     Confirm,
     Control,
     FormTask,
+    Narrow,
+    Order,
     Save,
     Write,
     thing,
@@ -71,6 +74,10 @@ def do_form_task(task: FormTask, situation: Situation) -> Outcome:
         return _control(task, situation)
     if isinstance(task, Write):
         return _write(task, situation)
+    if isinstance(task, Narrow):
+        return narrow(task, situation)
+    if isinstance(task, Order):
+        return order(task, situation)
     return _save(task, situation.page)
 
 

@@ -11,6 +11,7 @@ import re
 from dataclasses import replace
 
 from browser_agent.asks import quoted, read_clause
+from browser_agent.llm.offline.filters import filter_tasks
 from browser_agent.llm.offline.form_tasks import (
     ASSIGN_KEYS,
     TEXT_KEYS,
@@ -49,6 +50,8 @@ def read_verb(clause: str) -> list[Task] | None:
         view = "edit" if its["view"].lower().startswith("edit") else its["view"].lower()
         return [Reach("it"), Press(VIEW_LINKS.get(view, (view,)))]
     ask = read_clause(text)
+    if ask.kind == "filter" and ask.target and ask.values:
+        return filter_tasks(ask)
     if ask.kind == "create" and first in _CREATE_WORDS:
         return _create(text, ask.target)
     if first in _CREATE_WORDS - {"open", "start"} and _NAMING.search(_masked(text)):

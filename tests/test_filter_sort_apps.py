@@ -1,0 +1,103 @@
+"""The embedded planner filters and sorts a list on two real applications served on
+127.0.0.1, the way a person does: Datasette's filter form (a drop-down of columns, one of
+comparisons, a value field, Apply) and its column headers; Trac's custom query, where
+choosing a column in "And" adds that column's filter, and its column headers. Success is
+each application's own account of the page the run ended on: Datasette's JSON of it,
+Trac's CSV of it, compared with what their databases hold."""
+
+from __future__ import annotations
+
+import csv
+import io
+import sqlite3
+from collections.abc import Iterator
+from contextlib import closing
+
+import pytest
+from playwright.async_api import Browser
+
+from browser_agent.llm.offline import OfflinePlanner
+from browser_agent.planner.agent import RunResult, run_command
+from browser_agent.settings import Settings
+from scripts.apps import Running, load
+
+DATASETTE = load("datasette")
+TRAC = load("trac")
+SIGHTINGS = {task.name: task for task in DATASETTE.tasks}
+
+
+@pytest.fixture(scope="module")
+def datasette() -> Iterator[Running]:
+    with DATASETTE.start() as app:
+        yield app
+
+
+@pytest.fixture(scope="module")
+def trac() -> Iterator[Running]:
+    with TRAC.start() as app:
+        with closing(sqlite3.connect(app.home / "env/db/trac.db")) as db, db:
+            db.execute("UPDATE ticket SET owner = 'dave' WHERE id IN (2, 5)")
+        yield app
+
+
+async def run(command: str, app: Running, path: str, settings: Settings, browser: Browser
+              ) -> RunResult:  # fmt: skip
+    return await run_command(
+        command, OfflinePlanner(), settings, start_url=f"{app.url}{path}", browser=browser
+    )  # fmt: skip
+
+
+def shown_tickets(app: Running, final_url: str | None) -> list[dict[str, str]]:
+    """The tickets Trac lists on the run's final page, by its own CSV of that query."""
+    assert final_url and "/query" in final_url, final_url
+    text = app.get(f"{final_url}{'&' if '?' in final_url else '?'}format=csv")
+    return list(csv.DictReader(io.StringIO(text.lstrip("\ufeff"))))
+
+
+@pytest.mark.parametrize(
+    ("task", "command", "values"),
+    [
+        ("filter", "show the sightings where species is osprey", {"species": "osprey"}),
+        ("greater-than", "show the sightings with a count greater than 47", {"count": "47"}),
+        ("sort", "sort the sightings by count, highest first", {"column": "count"}),
+    ],
+)
+async def test_datasette_filtered_and_sorted_by_its_form_and_headers(
+    datasette: Running, settings: Settings, browser: Browser, task: str, command: str,
+    values: dict[str, str],
+) -> None:  # fmt: skip
+    result = await run(command, datasette, "/field/sightings", settings, browser)
+    assert result.status == "succeeded", result.answer
+    assert SIGHTINGS[task].check(datasette, values, result.final_url), result.final_url
+
+
+async def test_trac_adds_the_columns_filter_and_sets_its_comparison_and_value(
+    trac: Running, settings: Settings, browser: Browser
+) -> None:
+    """Trac's filter of a column is added by choosing the column in "And"; its comparison
+    starts at "contains" and is set to "is"."""
+    result = await run("show the tickets where owner is dave", trac, "/query", settings, browser)
+    assert result.status == "succeeded", result.answer
+    assert {t["id"] for t in shown_tickets(trac, result.final_url)} == {"2", "5"}
+    assert 'choose "is"' in (result.answer or "")
+
+
+async def test_trac_sorted_by_a_column_header_clicked_until_the_address_says_descending(
+    trac: Running, settings: Settings, browser: Browser
+) -> None:
+    result = await run("sort the tickets by summary, z to a", trac, "/query", settings, browser)
+    assert result.status == "succeeded", result.answer
+    summaries = [t["Summary"] for t in shown_tickets(trac, result.final_url)]
+    assert len(summaries) == 8 and summaries == sorted(summaries, reverse=True), summaries
+
+
+async def test_a_list_with_no_filter_for_the_column_is_said_and_nothing_typed(
+    trac: Running, settings: Settings, browser: Browser
+) -> None:
+    """Trac's query has no column "colour": the run fails saying what it looked for, and
+    no field took the value (the form's other fields are not a filter's)."""
+    result = await run("show the tickets where colour is red", trac, "/query", settings, browser)
+    assert result.status == "failed"
+    assert 'Could not find a filter for "colour"' in (result.answer or ""), result.answer
+    assert "Nothing on the page was clicked or typed into" in (result.answer or "")
+    assert "red" not in (result.final_url or "")
