@@ -139,3 +139,32 @@ async def test_a_routed_run_is_traced_from_where_the_planner_takes_over(
     assert not [a for a in actions["on-failure"] if "Unicorn Boots" in a[1]]
     for mode in ("always", "on-failure"):  # the planner typed into the search box
         assert any(method == "fill" for method, _ in actions[mode]), mode
+
+
+def step_groups(trace_path: str) -> list[str]:
+    """The names of the trace's groups of actions, in order (Playwright's tracing.group)."""
+    with zipfile.ZipFile(trace_path) as trace:
+        events = [json.loads(line) for line in trace.read("trace.trace").splitlines() if line]
+    return [
+        str(event.get("title"))
+        for event in events
+        if event.get("type") == "before" and event.get("method") == "tracingGroup"
+    ]
+
+
+async def test_a_trace_groups_its_actions_by_the_steps_of_the_run_and_of_the_skill(
+    tmp_path: Path, browser: Browser, demo: DemoSite
+) -> None:
+    """The planner's steps and a routed skill's steps each name a group of the trace's
+    actions, as the run's log numbers them; the skill's groups say what each step does."""
+    settings = workspace_settings(tmp_path / "workspace")
+    await harvest_commands([ADD_TO_CART], settings, browser, demo)
+    engine = open_store(settings)
+    command = "add Unicorn Boots in size 42, quantity 2 to the cart"  # the skill then the planner
+    result = await run_offline(
+        command, "/", settings.with_overrides(trace="always"), engine, browser, demo
+    )
+    assert result.trace_path, result.answer
+    groups = step_groups(result.trace_path)
+    assert "Step 2: the link 'Unicorn Boots'" in groups  # the skill's, by the name asked
+    assert any(g.startswith("Step ") and g.endswith(": enter_text") for g in groups), groups

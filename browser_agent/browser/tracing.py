@@ -11,10 +11,42 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import quote, quote_plus
+from weakref import WeakKeyDictionary
 
 from playwright.async_api import BrowserContext
 
 logger = logging.getLogger("browser_agent.tracing")
+
+# The contexts being traced, each with whether a step's group of actions is open in it.
+_GROUPS: WeakKeyDictionary[BrowserContext, bool] = WeakKeyDictionary()
+
+
+def tracing_started(context: BrowserContext) -> None:
+    """Note that ``context`` records a trace: its steps group their actions from now on."""
+    _GROUPS[context] = False
+
+
+def tracing_stopped(context: BrowserContext) -> None:
+    _GROUPS.pop(context, None)
+
+
+async def step_group(context: BrowserContext, title: str | None) -> None:
+    """Close the open step's group of actions in the trace and open one named ``title``
+    (None: only close it), so that the trace reads step by step as the run's log does
+    (``playwright show-trace`` folds each step's low-level actions under its name). Nothing
+    when the context records no trace."""
+    if context not in _GROUPS:
+        return
+    try:
+        if _GROUPS[context]:
+            _GROUPS[context] = False
+            await context.tracing.group_end()
+        if title:
+            await context.tracing.group(title)
+            _GROUPS[context] = True
+    except Exception as exc:  # a closed context: the trace is kept as far as it went
+        logger.debug("no step group in the trace: %s", exc)
+
 
 MODES = ("off", "on-failure", "always")
 MASK = b"********"
@@ -40,6 +72,7 @@ class RunTrace:
             logger.warning("no trace for this run: %s", exc)
             return
         self.recording = True
+        tracing_started(self.context)
 
     async def keep(self, failed: bool, path: Path, secrets: Iterable[str]) -> Path | None:
         """Stop recording; the trace is written to ``path`` when the mode keeps it for
@@ -48,6 +81,7 @@ class RunTrace:
         if not self.recording:
             return None
         self.recording = False
+        tracing_stopped(self.context)
         kept = self.mode == "always" or (self.mode == "on-failure" and failed)
         try:
             cookies = [c.get("value", "") for c in await self.context.cookies()] if kept else []

@@ -16,6 +16,7 @@ from typing import Any
 from playwright.async_api import Page
 
 from browser_agent.browser.session import BrowserSession
+from browser_agent.browser.tracing import step_group
 from browser_agent.errors import BrowserError
 from browser_agent.llm.types import LLMClient, LLMError, LLMReply, ToolCall
 from browser_agent.memory.context import ContextMemory
@@ -285,7 +286,10 @@ class Agent:
             call, outcome = review.call, review.outcome
             if review.rejection is not None:
                 self.awaiting_reply = review.rejection
-        outcome = outcome or await execute(call, self.tools)
+        if outcome is None:
+            await step_group(active.context, f"Step {self.recorder.step_count + 1}: {call.name}")
+            outcome = await execute(call, self.tools)
+            await step_group(active.context, None)
         outcome, looping = self._check_loop(call, outcome)
         self._answer_call(call, outcome.text)
         self._record(active, call, outcome, reply, started)

@@ -14,6 +14,7 @@ from playwright.async_api import Page
 
 from browser_agent.browser.locate import frame_for
 from browser_agent.browser.session import session
+from browser_agent.browser.tracing import step_group
 from browser_agent.skills.end_state import EndNotShown, end_state, skill_values
 from browser_agent.skills.run_state import skill_run
 
@@ -36,6 +37,7 @@ async def done(template: str, **values: str | list[str] | int) -> str:
     said = re.sub(r"\{(\w+)\}", filled, template)
     said = said.replace("{{", "{").replace("}}", "}")
     active = session()
+    await step_group(active.context, None)  # the last step's actions end here
     run = skill_run(active.context)
     notes = "".join(f" {note}" for note in run.notes)
     run.notes.clear()

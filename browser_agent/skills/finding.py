@@ -16,6 +16,7 @@ from playwright.async_api import Frame, Page
 
 from browser_agent.browser.locate import Located, frame_for, vouch
 from browser_agent.browser.session import session
+from browser_agent.browser.tracing import step_group
 from browser_agent.dom.library import count_and_run, run_on_element
 from browser_agent.failure_kinds import SkillLate
 from browser_agent.skills.command_values import ordinal_value
@@ -67,6 +68,8 @@ async def find(
     if nth is not None:
         return await _find_nth(top, target, nth)
     expected = target.name if name is None else name
+    doing = target.intent if name is None else f"the {target.role or 'element'} {name!r}"
+    await step_group(active.context, f"Step {target.step}: {doing or expected}")
     selector = target.selector if name is None else by_name(target, expected)
     if name is not None and named(target, expected) and marked(target.name):
         selector = by_marks(target.role, expected)  # "count ▼" was recorded: marks or none

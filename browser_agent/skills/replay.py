@@ -15,6 +15,7 @@ from playwright.async_api import Browser
 
 from browser_agent.browser.awaiting import paced
 from browser_agent.browser.session import BrowserSession, browser_session
+from browser_agent.browser.tracing import tracing_started, tracing_stopped
 from browser_agent.errors import ActionError, BrowserError
 from browser_agent.failure_kinds import BROKEN, NOT_APPLICABLE, classify
 from browser_agent.harvest.end_address import same_end, shows_the_same
@@ -316,6 +317,7 @@ async def _session_run(
         active.use_secrets(dict(secrets))
         if traced:
             await active.context.tracing.start(screenshots=True, snapshots=True)
+            tracing_started(active.context)
         outcome = await _run(function, arguments, active, skill, screenshot_dir, pace)
         trace = None
         if not outcome.passed and relogin is not None:
@@ -337,6 +339,7 @@ async def _end_trace(active: BrowserSession, path: Path | None, passed: bool) ->
     kept = None if passed else path
     if kept:
         kept.parent.mkdir(parents=True, exist_ok=True)
+    tracing_stopped(active.context)
     await active.context.tracing.stop(path=kept)
     return str(kept) if kept else None
 
