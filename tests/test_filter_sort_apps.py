@@ -101,3 +101,16 @@ async def test_a_list_with_no_filter_for_the_column_is_said_and_nothing_typed(
     assert 'Could not find a filter for "colour"' in (result.answer or ""), result.answer
     assert "Nothing on the page was clicked or typed into" in (result.answer or "")
     assert "red" not in (result.final_url or "")
+
+
+async def test_a_list_already_sorted_as_asked_is_left_as_it_is(
+    trac: Running, settings: Settings, browser: Browser
+) -> None:
+    """Trac says descending in a key of its own (desc=1): the header is not clicked again,
+    which would turn the order round."""
+    path = "/query?order=summary&desc=1"
+    result = await run("sort the tickets by summary, z to a", trac, path, settings, browser)
+    assert result.status == "succeeded", result.answer
+    assert "click" not in (result.answer or ""), result.answer
+    summaries = [t["Summary"] for t in shown_tickets(trac, result.final_url)]
+    assert summaries == sorted(summaries, reverse=True), summaries

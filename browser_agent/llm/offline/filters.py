@@ -14,7 +14,7 @@ from urllib.parse import parse_qsl, urlsplit
 
 from browser_agent.asks import Ask
 from browser_agent.llm.offline.form_tasks import FILTER_PARTS, Narrow, Order, Save
-from browser_agent.llm.offline.outcome import Action, Blocked, Done, Outcome, Situation
+from browser_agent.llm.offline.outcome import Action, Blocked, Done, Outcome, Situation, choose
 from browser_agent.llm.offline.page import CHOICE_ROLES, TEXT_ROLES, Element, Option, Page
 from browser_agent.llm.offline.resolve import find_fill, resolve
 from browser_agent.llm.offline.tasks import Assign
@@ -54,12 +54,12 @@ def narrow(task: Narrow, situation: Situation) -> Outcome:
     if task.part == "column":
         if row.chooser is None:
             return Done()
-        return _select(row.chooser, _option(row.chooser.options, (task.column,)), "column")
+        return choose(row.chooser, _option(row.chooser.options, (task.column,)), task.column, page)
     if task.part == "comparison":
         names = COMPARISONS.get(task.comparison, ())
         compare = next((e for e in row.compares if _option(e.options, names)), None)
         if compare is not None:
-            return _select(compare, _option(compare.options, names), "comparison")
+            return choose(compare, _option(compare.options, names), names[0], page)
         if task.comparison == "equal" and not row.compares:
             return Done()  # a filter with no comparison to choose is one of equality
         return Blocked(
@@ -116,7 +116,8 @@ def _without_row(task: Narrow, situation: Situation) -> Outcome:
     if task.part == "column" and adds is not None:
         option = _option(adds.options, (task.column,))
         note = f'choose "{task.column}" in {adds.describe()}, which may add a filter for it'
-        arguments = {"selector": adds.selector, "option": _chosen(option)}
+        chosen = option.value or option.label if option else task.column
+        arguments = {"selector": adds.selector, "option": chosen}
         return Action("select_option", arguments, note, phase="prepare", kind="filter")
     own = next((e for e in page.interactive() if _is_named(e, task.column)), None)
     if own is None:
@@ -133,7 +134,7 @@ def _without_row(task: Narrow, situation: Situation) -> Outcome:
             f'could not find how to compare "{task.column}" ({task.comparison}) on {page.url}'
         )
     if own.role in CHOICE_ROLES:
-        return _select(own, _option(own.options, (task.value,)), "value")
+        return choose(own, _option(own.options, (task.value,)), task.value, page)
     if own.attrs.get("value", "") == task.value:
         return Done()
     arguments = {"selector": own.selector, "text": task.value, "press_enter": False}
@@ -157,20 +158,6 @@ def _option(options: tuple[Option, ...], names: tuple[str, ...]) -> Option | Non
 def _plain(text: str) -> str:
     """A name as compared: case and spaces aside, its marks kept ("=" is not ">")."""
     return " ".join(text.split()).casefold()
-
-
-def _chosen(option: Option | None) -> str:
-    """How select_option is told the option: its value, or its label when it has none."""
-    return "" if option is None else option.value or option.label
-
-
-def _select(element: Element, option: Option | None, part: str) -> Outcome:
-    if option is None:
-        return Blocked(f"could not find the option for the filter's {part} in {element.describe()}")
-    if option.selected:
-        return Done()
-    note = f'choose "{option.label or option.value}" in {element.describe()}'
-    return Action("select_option", {"selector": element.selector, "option": _chosen(option)}, note)
 
 
 #: What an address holds when its list is sorted highest first.
@@ -205,10 +192,17 @@ def _header(page: Page, column: str) -> Element | None:
 
 
 def _sorted_by(url: str, column: str) -> str | None:
-    """How the address says the list is sorted by ``column`` (descending when the query's
-    key or value says "desc", else ascending), or None when it does not name the column."""
-    for key, value in parse_qsl(urlsplit(url).query):
+    """How the address says the list is sorted by ``column`` (descending when the column's
+    key or value says "desc", or another key or value of the query does: desc=1, dir=desc),
+    or None when it does not name the column."""
+    query = parse_qsl(urlsplit(url).query)
+    turned = any(  # desc=1, dir=desc, order=DESC beside the column's key
+        (_DESCENDING.search(key) and value.lower() not in ("", "0", "false"))
+        or _DESCENDING.fullmatch(value.lower().removesuffix("ending"))
+        for key, value in query
+    )
+    for key, value in query:
         if words(value) == words(column) or value.lstrip("-") == column:
-            descending = _DESCENDING.search(key + value) or value.startswith("-")
+            descending = turned or _DESCENDING.search(key + value) or value.startswith("-")
             return "descending" if descending else "ascending"
     return None

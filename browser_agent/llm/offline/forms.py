@@ -29,7 +29,7 @@ from browser_agent.llm.offline.form_tasks import (
 )
 from browser_agent.llm.offline.languages import also, language
 from browser_agent.llm.offline.menus import is_toggle, menus_opened, next_menu, open_menu
-from browser_agent.llm.offline.outcome import Action, Blocked, Done, Outcome, Situation
+from browser_agent.llm.offline.outcome import Action, Blocked, Done, Outcome, Situation, choose
 from browser_agent.llm.offline.page import CHOICE_ROLES, TEXT_ROLES, TOGGLE_ROLES, Element, Page
 from browser_agent.llm.offline.resolve import best_option, points_here
 from browser_agent.llm.offline.words import content_words, holds_whole, joined, words
@@ -378,20 +378,7 @@ def _opener(field: Element, page: Page) -> Element | None:
 
 
 def _choose(task: Write, field: Element, page: Page) -> Outcome:
-    option = best_option(field.options, task.value)
-    if option is None:
-        listed = ", ".join(o.label for o in field.options if o.value)
-        return Blocked(
-            f'no option "{task.value}" in {field.describe()} on {page.url}; its options are: '
-            f"{listed}"
-        )
-    if option.selected:
-        return Done()
-    return Action(
-        "select_option",
-        {"selector": field.selector, "option": option.value},
-        f'choose "{option.label}" in {field.describe()}',
-    )
+    return choose(field, best_option(field.options, task.value), task.value, page)
 
 
 def _holds(held: str, value: str) -> bool:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from browser_agent.llm.offline.page import Page
+from browser_agent.llm.offline.page import Element, Option, Page
 
 
 @dataclass(frozen=True)
@@ -51,3 +51,18 @@ class Situation:
 def where(page: Page) -> str:
     """How an answer names the page: its title and address."""
     return f'"{page.title}" at {page.url}'
+
+
+def choose(element: Element, option: Option | None, wanted: str, page: Page) -> Outcome:
+    """Choose ``option`` of the drop-down ``element``, nothing when it is chosen already;
+    with no option, the reason names what was wanted and the options there are."""
+    if option is None:
+        listed = ", ".join(o.label for o in element.options if o.value)
+        return Blocked(
+            f'could not find the option "{wanted}" in {element.describe()} on {where(page)}; '
+            f"its options are: {listed}"
+        )
+    if option.selected:
+        return Done()
+    arguments = {"selector": element.selector, "option": option.value or option.label}
+    return Action("select_option", arguments, f'choose "{option.label}" in {element.describe()}')

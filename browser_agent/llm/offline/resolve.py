@@ -16,7 +16,15 @@ from browser_agent.llm.offline.boxes import scoped_box, search_box
 from browser_agent.llm.offline.dialogs import consent_button, modal_first
 from browser_agent.llm.offline.languages import also, language, relabelled
 from browser_agent.llm.offline.menus import menus_opened, next_menu, open_menu
-from browser_agent.llm.offline.outcome import Action, Blocked, Done, Outcome, Situation, where
+from browser_agent.llm.offline.outcome import (
+    Action,
+    Blocked,
+    Done,
+    Outcome,
+    Situation,
+    choose,
+    where,
+)
 from browser_agent.llm.offline.page import (
     CHOICE_ROLES,
     TEXT_ROLES,
@@ -216,20 +224,7 @@ def _assign(task: Assign, situation: Situation) -> Outcome:
             f'type "{_shown(element, fill.value)}" into {element.describe()}',
         )
     if fill.how == "select":
-        option = best_option(element.options, fill.value)
-        if option is None:
-            listed = ", ".join(o.label for o in element.options if o.value)
-            return Blocked(
-                f'could not find the option "{fill.value}" in {element.describe()} on '
-                f"{where(page)}; its options are: {listed}"
-            )
-        if option.selected:
-            return Done()
-        return Action(
-            "select_option",
-            {"selector": element.selector, "option": option.value},
-            f'choose "{option.label}" in {element.describe()}',
-        )
+        return choose(element, best_option(element.options, fill.value), fill.value, page)
     if "checked" in element.states:
         return Done()
     return Action("click", {"selector": element.selector}, f"click {element.describe()}")
