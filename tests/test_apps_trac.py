@@ -99,3 +99,19 @@ async def test_search_solved_by_the_planner_then_a_fresh_instance_routed_to_its_
     )  # fmt: skip
     assert routed.status == "succeeded" and routed.llm_calls == 0, routed.answer
     assert task.check(trac, fresh, routed.final_url), (routed.final_url, routed.answer)
+
+
+async def test_the_planner_turns_the_pages_of_results_to_find_the_thing_to_remove(
+    trac: Running, settings: Settings, browser: Browser
+) -> None:
+    """Trac's search for "Sprint 4" lists Sprints 54 to 41 first and "Milestone Sprint 4" on
+    its second page: the planner turns the page, opens the milestone and deletes it."""
+    task, values = TASKS["remove-milestone"], {"name": "Sprint 4"}
+    assert not task.check(trac, values, None)  # it is there
+    result = await run_command(
+        task.command(values), OfflinePlanner(), settings.with_overrides(
+            storage_state=trac.storage_state), start_url=trac.url, browser=browser,
+    )  # fmt: skip
+    assert result.status == "succeeded", result.answer
+    assert "on the next page of results" in (result.answer or ""), result.answer
+    assert task.check(trac, values, result.final_url), result.answer

@@ -3,7 +3,8 @@
 comparisons, a value field, Apply) and its column headers; Trac's custom query, where
 choosing a column in "And" adds that column's filter, and its column headers. Success is
 each application's own account of the page the run ended on: Datasette's JSON of it,
-Trac's CSV of it, compared with what their databases hold."""
+Trac's CSV of it, compared with what their databases hold. And the link to the next page
+of results, as the applications name it."""
 
 from __future__ import annotations
 
@@ -17,6 +18,8 @@ import pytest
 from playwright.async_api import Browser
 
 from browser_agent.llm.offline import OfflinePlanner
+from browser_agent.llm.offline.boxes import next_page
+from browser_agent.llm.offline.page import parse_page
 from browser_agent.planner.agent import RunResult, run_command
 from browser_agent.settings import Settings
 from scripts.apps import Running, load
@@ -114,3 +117,21 @@ async def test_a_list_already_sorted_as_asked_is_left_as_it_is(
     assert "click" not in (result.answer or ""), result.answer
     summaries = [t["Summary"] for t in shown_tickets(trac, result.final_url)]
     assert summaries == sorted(summaries, reverse=True), summaries
+
+
+@pytest.mark.parametrize(
+    ("line", "turns"),
+    [
+        ('[58] link "→"', True),  # Trac
+        ('[58] link "Next »"', True),  # Redmine
+        ('[58] link "next page"', True),  # MediaWiki's search
+        ('[58] link "›" aria-label="Next page"', True),
+        ('[58] link "2"', False),  # a page of its own, not the next one for sure
+        ('[58] link "Next steps for the harbor"', False),  # a result that says next
+    ],
+)
+def test_the_link_to_the_next_page_of_results_is_named_by_word_or_arrow(
+    line: str, turns: bool
+) -> None:
+    page = parse_page(f'Page "Search" at http://127.0.0.1:1/search?q=x\n{line}')
+    assert (next_page(page) is not None) == turns

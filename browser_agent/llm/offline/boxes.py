@@ -1,10 +1,12 @@
 """The site's search field, found as a person finds it: by its role or type, the name or
-id its form sends it by, or the words naming it; and the box of a scoped search."""
+id its form sends it by, or the words naming it; the box of a scoped search; and the link
+to the next page of results."""
 
 from __future__ import annotations
 
 import re
 
+from browser_agent.llm.offline.languages import also
 from browser_agent.llm.offline.page import TEXT_ROLES, Element, Page
 from browser_agent.llm.offline.words import content_words, covers
 
@@ -45,4 +47,24 @@ def scoped_box(page: Page, scope: str) -> Element | None:
             before = interactive[index - 1]
             if before in fields:
                 return before
+    return None
+
+
+#: How a link to the next page of a list or of results is named: by word or by arrow.
+NEXT_WORDS = ("next", "next page", "more results", "older")
+_NEXT_MARKS = frozenset({"\u2192", "\u203a", "\u00bb", ">", ">>"})
+
+
+def next_page(page: Page, lang: str = "") -> Element | None:
+    """The link to the next page of the results shown (Next, Next page, →, ›, »), in the
+    page's language too; None when the results are on one page."""
+    named = {" ".join(w.split()).casefold() for w in also(NEXT_WORDS, lang or page.lang)}
+    for element in page.interactive():
+        if element.role not in ("link", "button"):
+            continue
+        said = " ".join(element.name.split()).casefold()
+        bare = said.strip(" \u2192\u203a\u00bb>")
+        label = " ".join(element.attrs.get("aria-label", "").split()).casefold()
+        if said in _NEXT_MARKS or bare in named or label in named:
+            return element
     return None

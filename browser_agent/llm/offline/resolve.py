@@ -12,7 +12,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
-from browser_agent.llm.offline.boxes import scoped_box, search_box
+from browser_agent.llm.offline.boxes import next_page, scoped_box, search_box
 from browser_agent.llm.offline.dialogs import consent_button, modal_first
 from browser_agent.llm.offline.languages import also, language, relabelled
 from browser_agent.llm.offline.menus import menus_opened, next_menu, open_menu
@@ -57,6 +57,7 @@ from browser_agent.llm.offline.words import (
 )
 from browser_agent.secrets import PLACEHOLDER
 
+_PAGES = 3  # pages of search results looked through for a link, after the first
 _VALUE_LEAD = re.compile(r"^(?:is|=|:|as|to|of)\s+", re.IGNORECASE)
 
 
@@ -143,6 +144,10 @@ def reach(task: Reach, situation: Situation) -> Outcome:
             phase="prepare",
             kind="search",
         )
+    more = next_page(page) if searched and situation.prepared.count("page") < _PAGES else None
+    if more is not None:  # the results go on: a person looks at the next page of them
+        note = f'look for "{task.phrase}" on the next page of results ({more.describe()})'
+        return Action("click", {"selector": more.selector}, note, phase="prepare", kind="page")
     tried = " (I searched the site for it)" if searched else ""
     return Blocked(f'could not find a link to "{task.phrase}" on {where(page)}{tried}')
 
