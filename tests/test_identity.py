@@ -143,6 +143,7 @@ async def test_links_relabelled_in_german_are_healed_by_their_identity(
     (repair,) = repairs.done
     assert repair.how == "its identity (id and address; name now 'Diese Seite bearbeiten')"
     assert repair.kept and repairs.kept() == {"2": {"#wiki-edit": 'a[id="wiki-edit"]'}}
+    assert repair.renamed  # the same control under another name: a run it heals stays routed
     assert "found by its identity (id and address; name now" in repair.said()
 
     await open_url(f"{wiki}/wiki/Kestrel")  # no id: its address and its place tell it

@@ -210,7 +210,9 @@ def keep_use(store: Store, skill: SkillRow, outcome: SkillOutcome, window: int) 
     counted by its kind (a failure only when broken) and kept in the skill's health window
     of ``window`` outcomes."""
     if outcome.stale_because is not None:
-        _mark_stale(store, skill, outcome.healed, _without_secrets(outcome.stale_because))
+        in_place = outcome.ok and outcome.counted_as in (OK, LATE) and healed_only(outcome)
+        said = _without_secrets(outcome.stale_because) or ""
+        _mark_stale(store, skill, outcome.healed, said, in_place)
     note_run(
         store,
         skill.id,
@@ -251,16 +253,24 @@ def _not_applicable(skill: SkillRow, repairs: Repairs, exc: SkillNotApplicable) 
     )
 
 
+def healed_only(outcome: SkillOutcome) -> bool:
+    """Whether every repair of the run found its step's control again by its identity under
+    another name (a relabelled control, as another interface language has it), none by
+    the planner's help, its place alone or a redesign's other selector."""
+    return bool(outcome.repairs) and all(r.kept and r.renamed for r in outcome.repairs)
+
+
 def _mark_stale(
-    store: Store, skill: SkillRow, found: dict[str, dict[str, str]], error: str
+    store: Store, skill: SkillRow, found: dict[str, dict[str, str]], error: str, in_place: bool
 ) -> None:
-    """Mark the skill stale and keep its healed selectors as candidates for a next version."""
+    """Mark the skill stale and keep its healed selectors as candidates for a next version;
+    ``in_place``: the run did the command, healed only (it stays routable)."""
     healed = loads(skill.healed)
     healed = healed if isinstance(healed, dict) else {}
     for step, selectors in found.items():
         healed.setdefault(step, {}).update(selectors)
     skill.status = "stale"
-    mark_stale(store, skill.id, error, json.dumps(healed))
+    mark_stale(store, skill.id, error, json.dumps(healed), healed_in_place=in_place)
 
 
 def _window() -> int:

@@ -127,8 +127,8 @@ async def heal(page: Page | Frame, target: Target, stale: SkillStale) -> Repair 
         guess = f"{stale} {match.guessed(target.name)}"
         raise SkillStale(guess, step=target.step, selector=stale.selector)
     if match is not None:
-        how = match.said(target.name)
-        return Repair(target.step, stale.selector, match.selector, how, str(stale))
+        how, renamed = match.said(target.name), match.renamed(target.name)
+        return Repair(target.step, stale.selector, match.selector, how, str(stale), renamed=renamed)
     return None
 
 

@@ -83,12 +83,16 @@ class Match:
     second_name: str = ""
     second_selector: str = ""
 
+    def renamed(self, recorded_name: str) -> bool:
+        """Whether the element it found goes by another name than the one recorded."""
+        return _norm(self.name) != _norm(recorded_name)
+
     def said(self, recorded_name: str) -> str:
         """What identified it, for a repair: "its identity (id, address and place; name
         now 'Diese Seite bearbeiten')"."""
         shared = self.shared
         listed = ", ".join(shared[:-1]) + f" and {shared[-1]}" if len(shared) > 1 else shared[0]
-        renamed = _norm(self.name) != _norm(recorded_name)
+        renamed = self.renamed(recorded_name)
         return f"its identity ({listed}{f'; name now {self.name!r}' if renamed else ''})"
 
     def guessed(self, recorded_name: str) -> str:

@@ -23,7 +23,8 @@ class Repair:
     """One step whose recorded selector failed and the element that was used instead.
 
     ``kept`` says whether ``found`` is a stable selector worth a next version (healing),
-    or a one-off choice of the planner (an mmid).
+    or a one-off choice of the planner (an mmid); ``renamed``, whether it is the recorded
+    control under another name, found by its identity (another language's label).
     """
 
     step: int
@@ -32,6 +33,7 @@ class Repair:
     how: str
     problem: str
     kept: bool = True
+    renamed: bool = False
 
     def said(self) -> str:
         """The repair in plain words, for the planner and the run's log."""

@@ -23,17 +23,21 @@ def routable(
     *,
     waiting_for_secret: bool = False,
     broken_step: int | None = None,
+    healed: bool = False,
 ) -> bool:
     """A skill that may do a whole command: complete, and healthy, or only unverified for
     want of a secret that the command itself supplies, or stale at a step (``broken_step``,
-    counted from 1) that an address of its plan does instead (see skills.address)."""
+    counted from 1) that an address of its plan does instead (see skills.address), or
+    stale only because its run found a relabelled control again by what it is (``healed``:
+    the run did the command; each run heals the same way until validation writes the
+    version with the healed selectors)."""
     if not complete:
         return False
     if status == "healthy":
         return True
     if status == "candidate":
         return waiting_for_secret
-    return status == "stale" and by_address_past(plan, broken_step)
+    return status == "stale" and (healed or by_address_past(plan, broken_step))
 
 
 def by_address_past(plan: str, broken_step: int | None) -> bool:
@@ -70,7 +74,12 @@ def broken_step_of(error: str | None) -> int | None:
 
 
 def routable_after(
-    status: str, complete: bool, plan: str, error: str | None, step: int | None = None
+    status: str,
+    complete: bool,
+    plan: str,
+    error: str | None,
+    step: int | None = None,
+    healed: bool = False,
 ) -> bool:
     """The field's value for a skill whose health is being written: ``step`` when the writer
     knows where it broke, else the step its verdict ``error`` names."""
@@ -80,4 +89,5 @@ def routable_after(
         plan,
         waiting_for_secret=waits_for_secret(error),
         broken_step=step if step is not None else broken_step_of(error),
+        healed=healed,
     )

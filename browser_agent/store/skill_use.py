@@ -38,16 +38,24 @@ def current_skills(
 
 
 def mark_stale(
-    db: Store | Engine, skill_id: int, error: str, healed: str, broken_step: int | None = None
+    db: Store | Engine,
+    skill_id: int,
+    error: str,
+    healed: str,
+    broken_step: int | None = None,
+    *,
+    healed_in_place: bool = False,
 ) -> None:
     """Mark a skill stale with why, and the selectors healing found (JSON) for its next
     version; it stays routable only when an address of its plan does the broken step (the
-    first ``error`` names, when ``broken_step`` is not given)."""
+    first ``error`` names, when ``broken_step`` is not given), or when the run did the
+    command with every broken step healed to a control found again by what it is
+    (``healed_in_place``)."""
     store = Store.of(db)
     rows = store.execute("SELECT complete, plan FROM skill WHERE id = :id", id=skill_id).rows
     found = rows[0] if rows else {"complete": False, "plan": ""}
     routable = routable_after(
-        "stale", bool(found["complete"]), found["plan"] or "", error, broken_step
+        "stale", bool(found["complete"]), found["plan"] or "", error, broken_step, healed_in_place
     )
     store.execute(
         "UPDATE skill SET status = 'stale', last_error = :error, healed = :healed, "
