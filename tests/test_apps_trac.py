@@ -115,3 +115,27 @@ async def test_the_planner_turns_the_pages_of_results_to_find_the_thing_to_remov
     assert result.status == "succeeded", result.answer
     assert "on the next page of results" in (result.answer or ""), result.answer
     assert task.check(trac, values, result.final_url), result.answer
+
+
+async def test_a_removal_through_the_search_is_learnt_on_a_milestone_the_site_lists(
+    trac: Running, settings: Settings, browser: Browser
+) -> None:
+    """The planner removes "Sprint 6" through Trac's search, which lists Sprints 60, 56, 46,
+    36, 26 and 16 above it; the milestone is gone, so the skill is replayed on one the
+    search listed beside it, and a fresh removal is routed to it with no model."""
+    task = TASKS["remove-milestone"]
+    settings = settings.with_overrides(storage_state=trac.storage_state)
+    engine = open_store(settings)
+    solved = await run_command(
+        task.command({"name": "Sprint 6"}), OfflinePlanner(), settings, start_url=trac.url,
+        browser=browser, engine=engine,
+    )  # fmt: skip
+    assert task.check(trac, {"name": "Sprint 6"}, solved.final_url), solved.answer
+    (made,) = await harvest([Path(solved.log_path)], settings, engine, browser=browser)
+    assert made.skill is not None and made.verified, made.error or made.verify_error
+    routed = await run_command(
+        task.command({"name": "Sprint 27"}), FunctionClient(no_llm), settings,
+        start_url=trac.url, browser=browser, engine=engine,
+    )  # fmt: skip
+    assert routed.status == "succeeded" and routed.llm_calls == 0, routed.answer
+    assert task.check(trac, {"name": "Sprint 27"}, routed.final_url), routed.answer

@@ -277,3 +277,28 @@ def test_a_result_holding_the_value_with_its_items_own_number_is_found_by_the_va
     assert f"name={named.param.name}, within=True" in code
     exported = script_for(plan, "open_item", 1)
     assert f"get_by_role('link', name=args.{named.param.name})" in exported
+
+
+def test_the_values_a_site_lists_with_its_words_around_them_are_fresh_values_to_replay() -> None:
+    """Trac's search results list milestones as "Milestone Sprint 54", each above its date:
+    the others beside the one clicked give the replays values the site has (a removal's
+    own example is gone once the demonstration removed it), the site's words cut off."""
+    plan = plan_of(
+        'remove the milestone "Sprint 4"',
+        dom("c1", "/", '[7] textbox "Search:" id=proj-search'),
+        typed("c2", 7, "Sprint 4", '<input id="proj-search" name="q">', enter=True),
+        dom(
+            "c3",
+            "/search?q=Sprint+4",
+            '[50] h2 "Results (1 - 3 of 3)"',
+            '[62] link "Milestone Sprint 54"',
+            '[66] "Dec 5, 2026, 7:14:16 PM"',
+            '[68] link "Milestone Sprint 4"',
+            '[72] "Dec 5, 2026, 7:14:16 PM"',
+            '[74] link "Milestone Sprint 49"',
+            '[78] "Dec 5, 2026, 7:14:16 PM"',
+        ),
+        click("c4", 68, '<a href="/milestone/Sprint%204">Milestone Sprint 4</a>', "/milestone/x"),
+    )
+    assert isinstance(plan.steps[2].arguments["selector"], ByRoleName)
+    assert plan.listed == {"search_term": ["Sprint 54", "Sprint 49"]}

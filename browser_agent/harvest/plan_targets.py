@@ -88,6 +88,9 @@ def find_target(
                 f"the {kind} {record.name!r} read as named by {param.name} with the site's "
                 f"words {(before + '…' + after).strip()!r} around it"
             )
+            if mmid and param.name not in state.listed:  # the site's other such values
+                names = listed_beside(state, mmid.group(1), record, param)
+                state.listed[param.name] = _values_within(names, before, after)
     elif said is None and position is None and record.role in NAVIGATION_ROLES:
         step.speculated = f"the {kind} {record.name!r} read as a fixed control of the site"
     if said is not None and record.role not in FIELD_ROLES:
@@ -115,6 +118,18 @@ def find_target(
     step.targets[key] = record
     step.arguments.setdefault(key, record.selector)
     return None
+
+
+def _values_within(names: list[str], before: str, after: str) -> list[str]:
+    """The values named by the site's words around them ("Sprint 30" of "Milestone Sprint
+    30"), of the names that have those words."""
+    values = []
+    for name in names:
+        if name.startswith(before) and name.endswith(after):
+            value = name[len(before) : len(name) - len(after)].strip()
+            if value:
+                values.append(value)
+    return values
 
 
 def _apart_from_toggles(
