@@ -9,11 +9,11 @@ HarvestResult.
 
 from __future__ import annotations
 
-import hashlib
 import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from playwright.async_api import Browser
 from sqlalchemy import Engine
@@ -30,10 +30,17 @@ from browser_agent.harvest.outcomes import (
     SKIPPED,
     UNCHANGED,
 )
-from browser_agent.harvest.plan import NotHarvestable, SkillPlan, made_by_the_app
+from browser_agent.harvest.plan import (
+    ByRoleName,
+    NotHarvestable,
+    NthOfRole,
+    SkillPlan,
+    made_by_the_app,
+)
 from browser_agent.harvest.plan_data import plan_text
 from browser_agent.harvest.plan_steps import plan_skill
 from browser_agent.harvest.sameness import module_fingerprint, same_module
+from browser_agent.harvest.sources import SourceKey, source_key
 from browser_agent.harvest.tokens import without_tokens
 from browser_agent.settings import Settings
 from browser_agent.skills.loader import SkillLoadError, source_hash
@@ -92,6 +99,9 @@ class HarvestResult:
     # values of the command that name an element and that other names the site listed
     # could not stand in for: the element is one the command names, not a choice
     named: list[str] = field(default_factory=list)
+    # the log's calls (indexes) of steps read as fixed controls that replays on fresh
+    # values refuted: steps only the demonstration's values needed
+    refuted: list[int] = field(default_factory=list)
 
 
 @dataclass
@@ -125,16 +135,6 @@ class Draft:
             return self.joins
         others = [v for v in versions_of(engine, self.name) if v.id != self.joins.id]
         return next((v for v in reversed(others) if same_module(self.code, module_source(v))), None)
-
-
-@dataclass(frozen=True)
-class SourceKey:
-    """How a source is remembered: ``run <id>``, or for a log without the agent's run
-    metadata, its workspace-relative path and content hash."""
-
-    key: str
-    run_id: str | None
-    path: str
 
 
 def module_source(skill: Skill) -> str | None:
@@ -233,44 +233,15 @@ def _expected_end(plan: SkillPlan) -> str:
 
 
 def plan_from(
-    source: Path, command: str | None = None, named: frozenset[str] = frozenset()
+    source: Path,
+    command: str | None = None,
+    named: frozenset[str] = frozenset(),
+    skipped: frozenset[int] = frozenset(),
 ) -> SkillPlan:
     """Read and plan one log (``command``: what it did, when the log does not say;
-    ``named``: values kept as the names of fixed controls, see plan_skill); LogError or
-    NotHarvestable say why not."""
-    return without_tokens(plan_skill(read_log(source, command), named))
-
-
-def source_key(source: Path, settings: Settings) -> SourceKey | None:
-    """How ``source`` is remembered; None when it cannot be read (nothing to know it by)."""
-    path = _workspace_relative(source, settings)
-    run_id = _run_id(source)
-    if run_id is not None:
-        return SourceKey(f"run {run_id}", run_id, path) if source.is_file() else None
-    try:
-        digest = hashlib.sha256(source.read_bytes()).hexdigest()
-    except OSError:
-        return None
-    return SourceKey(f"{path} sha256:{digest}", None, path)
-
-
-def _workspace_relative(source: Path, settings: Settings) -> str:
-    """The path relative to the workspace when it lies inside, else absolute."""
-    resolved = source.resolve()
-    try:
-        return resolved.relative_to(settings.workspace.resolve()).as_posix()
-    except ValueError:
-        return resolved.as_posix()
-
-
-def _run_id(source: Path) -> str | None:
-    """The run id in the agent's metadata beside a log, if it is there and readable."""
-    try:
-        meta = json.loads(source.with_suffix(".meta.json").read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
-        return None
-    run_id = meta.get("id") if isinstance(meta, dict) else None
-    return str(run_id) if isinstance(run_id, str | int) and str(run_id) else None
+    ``named``: values kept as the names of fixed controls; ``skipped``: calls left out, see
+    plan_skill); LogError or NotHarvestable say why not."""
+    return without_tokens(plan_skill(read_log(source, command), named, skipped))
 
 
 def remember(engine: Engine, key: SourceKey, result: HarvestResult) -> None:
@@ -347,11 +318,34 @@ async def harvest_one(
     again with that element read as a fixed control the command names."""
     options = {"dry_run": dry_run, "verify": verify, "browser": browser}
     first = await _harvest_plan(source, command, frozenset(), settings, engine, **options)
-    if not first.named or first.skill is None or first.skill.id is None:
+    if first.named:
+        first = await _again(first, source, command, frozenset(first.named), frozenset(),
+                             settings, engine, options)  # fmt: skip
+    skipped = frozenset(first.refuted)
+    if skipped and not first.verified and _ends_alike(first, source, command, skipped):
+        first = await _again(first, source, command, frozenset(first.named), skipped,
+                             settings, engine, options)  # fmt: skip
+    return first
+
+
+async def _again(
+    first: HarvestResult,
+    source: Path,
+    command: str | None,
+    named: frozenset[str],
+    skipped: frozenset[int],
+    settings: Settings,
+    engine: Engine,
+    options: dict[str, Any],
+) -> HarvestResult:
+    """The log harvested again as replays showed it should be (its ``named`` values kept as
+    names of fixed controls, its ``skipped`` calls left out), the first skill retired; the
+    first result when the log gives nothing the second time."""
+    if first.skill is None or first.skill.id is None:
         return first
     update_skill(engine, first.skill.id, status="retired")
-    named = frozenset(first.named)
-    again = await _harvest_plan(source, command, named, settings, engine, **options)
+    again = await _harvest_plan(source, command, named, settings, engine, skipped=skipped,
+                                **options)  # fmt: skip
     if again.error is not None:
         return first
     again.readings = [*first.readings, *again.readings]
@@ -368,10 +362,11 @@ async def _harvest_plan(
     dry_run: bool,
     verify: bool,
     browser: Browser | None,
+    skipped: frozenset[int] = frozenset(),
 ) -> HarvestResult:
     """Plan, write and verify one log's skill (see harvest_one)."""
     try:
-        draft = draft_skill(plan_from(source, command, named), engine)
+        draft = draft_skill(plan_from(source, command, named, skipped), engine)
     except (LogError, NotHarvestable, TemplateConflict) as exc:
         return _skipped(source, exc)
     except Exception as exc:  # one source's surprise must not stop the batch
@@ -407,6 +402,7 @@ async def _harvest_plan(
         await _verify(result, settings, engine, browser, speculated, listed)
         examples = {p.name: p.example for p in draft.plan.params}
         result.named = [str(examples[n]) for n in result.named if n in examples]
+        result.refuted = _refuted_fixed(draft.plan, result.refuted)
     if waits and result.verified and result.skill is not None and result.skill.id is not None:
         result.skill = earn_place(engine, result.skill, settings.candidate_uses)
     return result
@@ -444,6 +440,8 @@ async def _verify(
         result.readings = [_borne(n, reading, outcome) for n, reading in speculated.items()]
         result.readings += [_listed(name, outcome) for name in listed]
         result.named = list(outcome.only_example)
+        fresh_failed = not passed and outcome.fresh_tried and outcome.step in speculated
+        result.refuted = [outcome.step] if fresh_failed and outcome.step else []
         kind = OK if passed else outcome.kind or BROKEN
         if not waits_for_secret(error):  # one that waited for a secret judged nothing
             keep_check(engine, skill, passed, outcome.findings())  # the skill's first check
@@ -456,6 +454,39 @@ async def _verify(
     status = "healthy" if passed else "candidate"
     result.skill = update_skill(engine, skill.id, status=status, last_error=error)
     record(engine, skill.id, VERIFICATION, kind, window=settings.health_window, error=error)
+
+
+def _ends_alike(
+    first: HarvestResult, source: Path, command: str | None, skipped: frozenset[int]
+) -> bool:
+    """Whether the log planned without the ``skipped`` calls still ends where the first
+    skill ends, every action after them kept: a step only the example needed is left out,
+    never one that does part of the command (the result a search was asked to open)."""
+    try:
+        plan = plan_from(source, command, frozenset(first.named), skipped)
+    except (LogError, NotHarvestable):
+        return False
+    skill = first.skill
+    return (
+        skill is not None
+        and plan.complete == skill.complete
+        and _expected_end(plan) == (skill.expected_end or "")
+        and bool(_expected_end(plan))
+    )
+
+
+def _refuted_fixed(plan: SkillPlan, steps: list[int]) -> list[int]:
+    """The log's calls of the ``steps`` (counted from 1) read as fixed controls of the
+    site, a name the command gives aside: those a refuting replay may do without."""
+    calls = []
+    for number in steps:
+        step = plan.steps[number - 1] if 0 < number <= len(plan.steps) else None
+        by_value = step is not None and any(
+            isinstance(v, ByRoleName | NthOfRole) for v in step.arguments.values()
+        )
+        if step is not None and step.speculated and not by_value and step.call >= 0:
+            calls.append(step.call)
+    return calls
 
 
 def _borne(step: int, reading: str, outcome: Replay) -> str:

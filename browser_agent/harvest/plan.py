@@ -106,6 +106,7 @@ class PlannedStep:
     # A reading of the step the log alone cannot prove ("the link 'Log In' is a fixed
     # control of the site"): a replay on fresh values bears it out or refutes it.
     speculated: str = ""
+    call: int = -1  # the log's call it was made from (its index), -1 for none
 
 
 @dataclass

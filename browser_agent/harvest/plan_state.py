@@ -44,6 +44,7 @@ class PlanState:
     quoted_only: bool = False  # only quoted values of the command become address parameters
     listed: dict[str, list[str]] = field(default_factory=dict)  # see SkillPlan.listed
     named: frozenset[str] = frozenset()  # see plan_skill
+    skipped: frozenset[int] = frozenset()  # see plan_skill
     hrefs: dict[str, str] = field(default_factory=dict)  # mmid -> address, last observed
 
 

@@ -49,17 +49,21 @@ _ERROR = re.compile(r"^\s*(error|failed|unable|could not)\b", re.IGNORECASE)
 _APPEARED = re.compile(r"\bnew elements? appeared|elements? (?:were )?added", re.IGNORECASE)
 
 
-def plan_skill(log: ChatLog, named: frozenset[str] = frozenset()) -> SkillPlan:
+def plan_skill(
+    log: ChatLog, named: frozenset[str] = frozenset(), skipped: frozenset[int] = frozenset()
+) -> SkillPlan:
     """The harvestable stretch of a successful run, or NotHarvestable saying why not.
     ``named``: values of the command that name a fixed control (replays refuted reading
-    them as a choice among what the site listed), kept as literal names."""
+    them as a choice among what the site listed), kept as literal names; ``skipped``: the
+    log's calls (indexes) that replays showed only the demonstration's values needed (a
+    page of results turned to find its thing), left out."""
     if log.routed_to:
         raise NotHarvestable(f"{log.path}: done by the skill {log.routed_to}: nothing to learn")
     if not log.succeeded:
         raise NotHarvestable(f"{log.path}: the run did not succeed")
     if not log.calls:
         raise NotHarvestable(f"{log.path}: the run made no tool calls")
-    return build_plan(PlanState(log, named=named))
+    return build_plan(PlanState(log, named=named, skipped=skipped))
 
 
 def build_plan(state: PlanState) -> SkillPlan:
@@ -67,6 +71,12 @@ def build_plan(state: PlanState) -> SkillPlan:
     left_out: list[str] = []
     for index, call in enumerate(state.log.calls):
         state.at = index
+        if index in state.skipped:
+            state.failed.append(
+                f"call {index + 1} ({call.name}) left out: replays on fresh values showed "
+                "only the demonstration's values needed it"
+            )
+            continue
         reason = _take(state, call)
         if reason is None and call.name in ACTIONS and _ERROR.match(call.response or ""):
             state.failed.append(
@@ -155,7 +165,7 @@ def _action(
             f"the text {typed!r} it typed is not the command's {said!r} (a value corrected "
             "during the run): teach it again with a command that says what was typed"
         )
-    step = PlannedStep(name, {})
+    step = PlannedStep(name, {}, call=state.at)
     for key, value in arguments.items():
         if key in SELECTOR_ARGS:
             problem = find_target(state, step, key, str(value), response, tag)

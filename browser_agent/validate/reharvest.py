@@ -25,9 +25,9 @@ from browser_agent.harvest.harvester import (
     draft_skill,
     plan_from,
     remember,
-    source_key,
     write_skill,
 )
+from browser_agent.harvest.sources import source_key
 from browser_agent.planner.templates import match_text
 from browser_agent.settings import Settings
 from browser_agent.skills.logins import relogin
