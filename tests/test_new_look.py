@@ -205,6 +205,23 @@ async def test_a_relabelled_button_with_no_id_is_the_one_that_submits_the_form_f
     assert repairs.done == []
 
 
+async def test_the_form_the_skill_filled_on_another_page_places_no_button_here(
+    look: str, page_session: BrowserSession
+) -> None:
+    """Step 1 filled the filter form of the English page; step 2 is on the German page, whose
+    form has a field of the same name: its button is not the one step 1's form sends, so
+    "Apply" gone is stale, healing or not (never the first form's button by place)."""
+    await open_url(f"{look}/en.html")
+    said = await enter_text(await find(VALUE), "heron")
+    await expect(VALUE, said, value="heron")
+    await open_url(f"{look}/de.html")
+    with pytest.raises(SkillStale):
+        await find(APPLY)
+    with repairing() as repairs, pytest.raises(SkillStale):
+        await find(APPLY)
+    assert repairs.done == []
+
+
 async def test_of_same_named_links_the_one_whose_address_takes_the_name_is_chosen(
     look: str, page_session: BrowserSession
 ) -> None:

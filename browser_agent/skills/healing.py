@@ -153,11 +153,12 @@ async def in_form_of_earlier_step(page: Page | Frame, target: Target) -> tuple[s
         kind, inside = f"the only {target.role} in", _FIELDS_OF[target.role]
     else:
         return None
-    found = skill_run().found
+    run = skill_run()
+    found, here = run.found, run.began.get(target.step, ("", 0.0))[0]
     for step in sorted((s for s in found if s < target.step), reverse=True):
         frame, selector = found[step]
-        if frame != page:
-            continue
+        if frame != page or run.began.get(step, ("", 0.0))[0] != here:
+            continue  # a form of another page (the same selector finds its namesake here)
         try:
             index = await page.locator(selector).first.evaluate(
                 "el => [...document.forms].indexOf(el.form || el.closest('form'))", timeout=1000
