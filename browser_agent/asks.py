@@ -26,7 +26,7 @@ from dataclasses import dataclass
 
 KINDS = ("open", "view", "create", "edit", "remove", "login", "sort", "filter", "values")
 
-_QUOTED = re.compile(r"\"([^\"]+)\"|“([^”]+)”|‘([^’]+)’|(?<!\w)'([^']+)'(?!\w)")
+QUOTED = re.compile(r"\"([^\"]+)\"|“([^”]+)”|‘([^’]+)’|(?<!\w)'([^']+)'(?!\w)")
 _NAMING = r"(?:titled|named|called|entitled|with\s+the\s+(?:title|name))"
 _ARTICLE = r"(?:the|a|an|my|this|that|new|a\s+new)"
 _OPEN = r"(?:open|view|show(?:\s+me)?|see|display|visit|read|go\s+to|take\s+me\s+to)"
@@ -42,7 +42,7 @@ _VERBS = (
     r"(?:open|view|show|see|display|visit|go|create|add|make|write|post|publish|register|"
     r"insert|edit|change|update|modify|rename|set|remove|delete|drop|erase|trash|archive|"
     r"log|sign|search|sort|filter|click|type|enter|fill|select|choose|assign|mark|save|"
-    r"submit|press|read|find|return|tell|check)"
+    r"submit|press|read|find|return|tell|check|confirm|accept|dismiss|cancel|approve)"
 )
 _SPLIT = re.compile(
     rf"\s*(?:,\s*(?:and\s+|then\s+|and\s+then\s+)?|\s+and\s+then\s+|\s+then\s+|\s+and\s+)(?={_VERBS}\b)",
@@ -80,7 +80,7 @@ def asks(command: str) -> list[Ask]:
 
 def clauses(command: str) -> list[str]:
     """``command`` cut at connectors before a verb, never inside quotes."""
-    masked = _QUOTED.sub(lambda m: "\0" * len(m.group(0)), command)
+    masked = QUOTED.sub(lambda m: "\0" * len(m.group(0)), command)
     parts, start = [], 0
     for cut in _SPLIT.finditer(masked):
         parts.append(command[start : cut.start()])
@@ -91,7 +91,7 @@ def clauses(command: str) -> list[str]:
 
 def quoted(text: str) -> list[str]:
     """The quoted parts of ``text``, without their quotes, in order."""
-    return [next(g for g in m.groups() if g) for m in _QUOTED.finditer(text)]
+    return [next(g for g in m.groups() if g) for m in QUOTED.finditer(text)]
 
 
 def read_clause(clause: str) -> Ask:
@@ -108,7 +108,7 @@ def _named(text: str) -> str | None:
     """The thing ``text`` names: a quoted value, what follows titled / named / called (up
     to "with" or the end), or the number a noun is given ("ticket #14"); None when it
     names nothing that plainly."""
-    masked = _QUOTED.sub(lambda m: "\0" * len(m.group(0)), text)
+    masked = QUOTED.sub(lambda m: "\0" * len(m.group(0)), text)
     naming = re.search(rf"\b{_NAMING}\s+", masked, re.I)
     rest = text[naming.end() :] if naming else text
     found = quoted(rest)
@@ -262,7 +262,7 @@ def _create(text: str) -> Ask | None:
     m = re.match(rf"{_CREATE}\s+(?P<x>.+)$", text, re.I)
     if not m:
         return None
-    masked = _QUOTED.sub(lambda q: "\0" * len(q.group(0)), m["x"])
+    masked = QUOTED.sub(lambda q: "\0" * len(q.group(0)), m["x"])
     head = re.split(r"\s+with\s+", masked, maxsplit=1)[0]
     if re.search(r"\s(?:to|into|in|on|for)\s", f" {head} "):  # "add X to the cart": not made
         return None

@@ -129,10 +129,11 @@ def test_what_commands_accept_dialogs() -> None:
 
 
 @pytest.mark.parametrize(
-    ("command", "choice", "end"),
+    ("command", "choice", "end", "status"),
     [
-        ("delete the draft", "dismissed", "draft-kept.html"),
-        ("delete the draft and confirm", "accepted", "draft-deleted.html"),
+        # the draft was kept: the page says so, and a removal it did not do is no success
+        ("delete the draft", "dismissed", "draft-kept.html", "unverified"),
+        ("delete the draft and confirm", "accepted", "draft-deleted.html", "succeeded"),
     ],
 )
 async def test_the_planner_hears_what_became_of_the_dialog(
@@ -143,6 +144,7 @@ async def test_the_planner_hears_what_became_of_the_dialog(
     command: str,
     choice: str,
     end: str,
+    status: str,
 ) -> None:
     url = f"{pages}/draft.html"
     result = await run_command(
@@ -153,14 +155,17 @@ async def test_the_planner_hears_what_became_of_the_dialog(
         browser=browser,
         engine=engine,
     )
-    assert result.status == "succeeded", result.answer
+    assert result.status == status, result.answer
     assert result.final_url == f"{pages}/{end}"
     assert any(f"{ASKED}; it was {choice}" in answer for answer in tool_answers(result))
 
 
 @pytest.mark.parametrize(
-    ("recorded_accepting", "end"),
-    [(True, "draft-deleted.html"), (False, "draft-kept.html")],
+    ("recorded_accepting", "end", "command"),
+    [
+        (True, "draft-deleted.html", "delete the draft"),
+        (False, "draft-kept.html", "keep the draft"),
+    ],
 )
 async def test_a_harvested_skill_answers_the_dialog_as_its_run_did(
     settings: Settings,
@@ -169,11 +174,11 @@ async def test_a_harvested_skill_answers_the_dialog_as_its_run_did(
     pages: str,  # noqa: F811
     recorded_accepting: bool,
     end: str,
+    command: str,
 ) -> None:
     """Recorded with the setting one way, replayed with it the other way: the skill's own
     recorded choice decides, with no model call."""
     url = f"{pages}/draft.html"
-    command = "delete the draft"
     first = await run_command(
         command,
         FunctionClient(delete_draft(url)),

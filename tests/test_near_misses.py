@@ -20,11 +20,12 @@ from playwright.async_api import Browser
 from playwright.async_api import Error as PlaywrightError
 
 from browser_agent.llm.offline import OfflinePlanner
+from browser_agent.llm.types import FunctionClient
 from browser_agent.planner.agent import run_command
 from browser_agent.settings import Settings
 from browser_agent.skills.end_state import command_values, end_state, search_terms
 from browser_agent.store.db import open_store
-from tests.scripted import calls_in_order, finish
+from tests.scripted import Script, calls_in_order, finish, mmid
 
 
 def _page(title: str, body: str) -> str:
@@ -169,6 +170,26 @@ PAGES: dict[str, tuple[int, str]] = {
             "<ul><li>Sprint 3</li><li>Sprint 5</li></ul>",
         ),
     ),
+    "/board": (
+        200,
+        _page(
+            "Board – Tracker",
+            '<h1>Board</h1><ul><li><a href="/milestone/Sprint_3">Sprint 3</a></li>'
+            '<li><a href="/milestone/Sprint_4">Sprint 4</a></li></ul>',
+        ),
+    ),
+    "/milestones-left": (
+        200,
+        _page("Milestones – Tracker", "<h1>Milestones</h1><ul><li>Sprint 3</li></ul>"),
+    ),
+    "/milestone/Sprint_4": (
+        200,
+        _page("Milestone Sprint 4 – Tracker", "<h1>Milestone Sprint 4</h1><p>Due soon.</p>"),
+    ),
+    "/search": (
+        200,
+        _page("Search – Tracker", '<h1>Search</h1><form><input name="q"></form>'),
+    ),
 }
 
 CREATE_GAMMA = 'create a page titled "Gamma" with the text "Hello there"'
@@ -205,6 +226,13 @@ CASES = [
     ("log in as ada with password {PW}", "/login-failed", "failed"),
     ('remove the milestone "Sprint 4"', "/milestones-after", "succeeded"),
     ('remove the milestone "Sprint 4"', "/milestones", "unverified"),
+    ('remove the milestone "Sprint 4"', "/milestones-left", "succeeded"),
+    # pages that merely do not list it: no notice of its removal, no list of its kind
+    ('remove the milestone "Sprint 4"', "/search", "unverified"),
+    ('remove the milestone "Sprint 4"', "/dashboard", "unverified"),
+    ('remove the milestone "Sprint 4"', "/search?q=Sprint+4", "unverified"),
+    ('remove the milestone "Sprint 4"', "/milestone/Sprint_4", "unverified"),
+    ('remove the milestone "Sprint 4"', "/login-wall", "failed"),
     ("sort the sightings by count, highest first", "/sightings-down", "succeeded"),
     ("sort the sightings by count, highest first", "/sightings-up", "unverified"),
     ("sort the sightings by count, lowest first", "/sightings-up", "succeeded"),
@@ -362,3 +390,28 @@ async def test_a_finish_right_after_a_refused_navigation_fails_the_run(
     )
     assert run.status == "failed", run.answer
     assert "a navigation was refused" in run.answer
+
+
+async def test_a_removal_is_judged_where_the_run_found_the_thing(
+    site: str, settings: Settings, browser: Browser
+) -> None:
+    """The run opened Sprint 4 from the board, then went to a list of its kind without it:
+    the board, read again, still lists Sprint 4, so nothing was removed."""
+    wandered = Script(
+        [
+            ("open_url", lambda _dom: {"url": f"{site}/board"}),
+            ("get_dom", lambda _dom: {"content_type": "all_fields"}),
+            ("click", lambda dom: {"selector": mmid('link "Sprint 4"')(dom)}),
+            ("open_url", lambda _dom: {"url": f"{site}/milestones-left"}),
+        ],
+        answer="Removed it.",
+    )
+    result = await run_command(
+        'remove the milestone "Sprint 4"',
+        FunctionClient(wandered),
+        settings.with_overrides(use_skills=False),
+        start_url=f"{site}/board",
+        browser=browser,
+    )
+    assert result.status == "unverified", result.answer
+    assert "/board still lists it" in result.answer

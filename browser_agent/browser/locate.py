@@ -32,6 +32,8 @@ class Located:
     tag: str
     is_password: bool
     point: dict[str, float] | None = None  # a visible point to click when partly covered
+    role: str = ""  # its role and accessible name
+    name: str = ""
 
 
 # Per browser context: the element a guard has just checked (exactly one, visible, with the
@@ -72,6 +74,7 @@ async def locate(
         raise ActionError("No selector was given.", kind="invalid", selector=selector)
     vouched = _take_vouched(active, selector)
     if vouched is not None:
+        active.note_acted(active.current_page().url, vouched.role, vouched.name)
         return vouched
     timeout = active.settings.action_timeout_ms if timeout_ms is None else timeout_ms
     mmid = mmid_of(selector)
@@ -99,7 +102,8 @@ async def locate(
                 kind="changed",
                 selector=selector,
             )
-    return Located(locator=locator, tag=tag, is_password=is_password, point=point)
+    active.note_acted(active.current_page().url, role, name)
+    return Located(locator, tag, is_password, point, role, name)
 
 
 def _short(tag: str, role: str, name: str) -> str:

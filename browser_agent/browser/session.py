@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator, Iterator
-from contextlib import asynccontextmanager, contextmanager
+from contextlib import asynccontextmanager, contextmanager, suppress
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 
 from playwright.async_api import Browser, BrowserContext, Dialog, Frame, Page, Playwright
+from playwright.async_api import Error as PlaywrightError
 
 from browser_agent.browser.chromium import LAUNCH_ARGS, find_chromium
 from browser_agent.browser.dialogs import answer_dialog
@@ -46,6 +47,9 @@ class BrowserSession:
     accept_dialogs: bool = False
     boundary: Boundary | None = None  # the sites the run may open, when no allow-list is set
     refused: str = ""  # why the current tab's last navigation was refused, until it moves on
+    # (the page's address, the element's role and accessible name) of each element an
+    # action was about to use, the latest last: where a removed thing was before it went
+    acted: list[tuple[str, str, str]] = field(default_factory=list)
 
     @classmethod
     async def create(
@@ -119,6 +123,24 @@ class BrowserSession:
                 raise BrowserError("The page was closed and no other page is open.")
             self.page = open_pages[-1]
         return self.page
+
+    def note_acted(self, url: str, role: str, name: str) -> None:
+        """Keep where an action found which element (the last 50)."""
+        self.acted = [*self.acted[-49:], (url, role, name)]
+
+    @asynccontextmanager
+    async def aside(self) -> AsyncIterator[Page]:
+        """A tab of its own to read another page in, closed after: the run stays on its
+        page, and opening it is no note of the run's."""
+        page, notes = self.page, len(self.notes)
+        other = await self.context.new_page()
+        self.page = page  # the session followed the new tab
+        del self.notes[notes:]
+        try:
+            yield other
+        finally:
+            with suppress(PlaywrightError):
+                await other.close()
 
     async def close(self) -> None:
         await self.context.close()

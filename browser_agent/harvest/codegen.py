@@ -28,7 +28,7 @@ from browser_agent.harvest.plan import (
     SkillPlan,
     snake,
 )
-from browser_agent.skills.end_state import normal, shows
+from browser_agent.skills.page_seen import normal, shows
 from browser_agent.skills.partial import partial_sentence
 from browser_agent.skills.primitive import PRIMITIVES
 

@@ -13,7 +13,7 @@ from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Page
 
 from browser_agent.secrets import placeholders
-from browser_agent.skills.end_state import shown_words
+from browser_agent.skills.page_seen import shown_words
 
 
 def same_end(

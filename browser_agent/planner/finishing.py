@@ -91,6 +91,7 @@ async def finished(
             search_terms(command, used),
             command=command,
             refused=active.refused,
+            acted=active.acted,
         )
     except BrowserError as exc:
         messages.append(answer_message(call, "Finished."))

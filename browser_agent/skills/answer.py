@@ -50,7 +50,12 @@ async def done(template: str, **values: str | list[str] | int) -> str:
             raise EndNotShown(gone, answer, ())
         return f"{answer} What it named is no longer on the page."
     end = await end_state(
-        page, skill_values(values), active.secrets, command=said, refused=active.refused
+        page,
+        skill_values(values),
+        active.secrets,
+        command=said,
+        refused=active.refused,
+        acted=active.acted,
     )
     if not end.shown:
         raise EndNotShown(end.said(), answer, end.missing, bool(end.wrong or end.status))
@@ -70,7 +75,7 @@ async def _gone(page: Page, named: Iterable[tuple[str, str]]) -> str | None:
         return f"the final page {page.url} is an error page (HTTP {status})."
     for url, selector in named:
         if urlsplit(url).path != urlsplit(page.url).path:
-            listed = await _listed_again(page, url, selector)
+            listed = await _listed_again(url, selector)
             if listed is None:
                 return f"the final page {page.url} is not {url}, where what it removes was shown."
             if listed:
@@ -81,24 +86,17 @@ async def _gone(page: Page, named: Iterable[tuple[str, str]]) -> str | None:
     return None
 
 
-async def _listed_again(page: Page, url: str, selector: str) -> bool | None:
+async def _listed_again(url: str, selector: str) -> bool | None:
     """Whether the page where the removed thing was shown (a list, a search's results)
     still shows it when read again, in a tab of its own that is closed after; None when
     it cannot be read (an error, an address that is not a page)."""
     if urlsplit(url).scheme not in ("http", "https"):
         return None
-    active = session()
-    notes = len(active.notes)
-    other = await page.context.new_page()
-    active.page = page  # the session followed the new tab: the run stays where it was
-    del active.notes[notes:]
     try:
-        response = await other.goto(url, wait_until="load")
-        if response is None or response.status >= 400:
-            return None
-        return await other.locator(selector).count() > 0
+        async with session().aside() as other:
+            response = await other.goto(url, wait_until="load")
+            if response is None or response.status >= 400:
+                return None
+            return await other.locator(selector).count() > 0
     except PlaywrightError:
         return None
-    finally:
-        with suppress(PlaywrightError):
-            await other.close()

@@ -12,7 +12,8 @@ verifying replay, a watch, the pytest plugin). The command is read as end states
 - *create X with Y*: X and every Y shown by the page itself, not only by a form's field
   still holding them;
 - *edit X to add Y*: Y shown by the page (not only a field), X named;
-- *remove X*: X no longer listed (a link, a row, an item);
+- *remove X*: X no longer listed (a link, a row, an item), and the removal shown: a notice
+  naming X, or a list of its kind (items sharing a word with X) without it;
 - *log in as U*: U shown, and no password field left;
 - *sort by C* / *show the X where C is V*: a table column headed C in that order, or
   holding only such values (a page with no such column is judged by values);
@@ -34,76 +35,19 @@ from __future__ import annotations
 
 import itertools
 import re
-import unicodedata
-from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
-from typing import Any
-from urllib.parse import unquote_plus
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from urllib.parse import urldefrag, urlsplit
 
 from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Page
 
-from browser_agent.asks import Ask, asks
-from browser_agent.dom.library import settled_evaluate
-from browser_agent.errors import ActionError
+from browser_agent.asks import QUOTED, Ask, asks, quoted
+from browser_agent.browser.session import session
+from browser_agent.errors import ActionError, BrowserError
 from browser_agent.secrets import placeholders
+from browser_agent.skills.page_seen import Seen, normal, read_page, shows
 
-# What a page shows, read in one evaluation per frame: its title, headings, visible text,
-# the values its visible fields hold (a password or hidden field is never read), the items
-# it lists (links, rows, list items), whether it asks for a password, and its HTTP status.
-_READ_PAGE = """() => {
-  const fields = [], typed = [], chosen = [], headings = [], listed = [];
-  const texts = [document.body ? document.body.innerText : ''];
-  const roots = [document];
-  for (let i = 0; i < roots.length; i++) {
-    for (const el of roots[i].querySelectorAll('*')) {
-      if (el.shadowRoot) {
-        roots.push(el.shadowRoot);
-        for (const child of el.shadowRoot.children) texts.push(child.innerText || '');
-      }
-    }
-  }
-  const shown = (el) =>
-    el.getClientRects().length > 0 && getComputedStyle(el).visibility !== 'hidden';
-  const all = (css) => roots.flatMap((root) => [...root.querySelectorAll(css)]).filter(shown);
-  const controls = roots.flatMap((root) => [...root.querySelectorAll('input, textarea, select')]);
-  let password = false;
-  for (const el of controls) {
-    const type = (el.getAttribute('type') || '').toLowerCase();
-    if (type === 'password' && shown(el)) password = true;
-    if (['password', 'hidden', 'checkbox', 'radio', 'file'].includes(type)) continue;
-    if (el.tagName === 'SELECT') {
-      for (const option of el.selectedOptions) fields.push(option.text, option.value);
-      if (shown(el)) for (const option of el.selectedOptions) chosen.push(option.text);
-    } else {
-      fields.push(el.value || '');
-      const pressed = ['submit', 'button', 'reset', 'image'].includes(type);
-      if (shown(el) && !pressed) typed.push(el.value || '');
-    }
-  }
-  for (const el of all('h1, h2, [role=heading]')) headings.push(el.innerText || '');
-  for (const el of all('a[href], li, td, th, dt, option').slice(0, 3000)) {
-    listed.push(el.innerText || el.textContent || '');
-  }
-  const tables = all('table').slice(0, 5).map((table) => {
-    const rows = [...table.rows].filter(shown).slice(0, 200);
-    const cells = (row) => [...row.cells].map((cell) => cell.innerText || '');
-    const heads = (row) => row.parentElement.tagName === 'THEAD'
-      || (row.cells.length > 0 && [...row.cells].every((cell) => cell.tagName === 'TH'));
-    const head = rows.findIndex(heads);  // a row of a form's labels (th, then td) is none
-    return head < 0 ? null : { headers: cells(rows[head]), rows: rows.slice(head + 1).map(cells) };
-  }).filter(Boolean);
-  const nav = performance.getEntriesByType('navigation')[0];
-  return {
-    title: document.title || '',
-    text: texts.join(' '),
-    fields, typed, chosen, headings, listed, password, tables,
-    status: (nav && nav.responseStatus) || 0,
-  };
-}"""
-
-# Quoted parts of a command: "…", '…', “…”, ‘…’ (an apostrophe inside a word is no quote).
-_QUOTED = re.compile(r"\"([^\"]+)\"|“([^”]+)”|‘([^’]+)’|(?<!\w)'([^']+)'(?!\w)")
 # "search for X", "search the docs for X": X runs to the end of its clause.
 _SEARCH = re.compile(
     r"\bsearch(?:\s+(?:the\s+|a\s+)?[\w-]+(?:\s+[\w-]+)?)?\s+for\s+(?P<term>.+)", re.IGNORECASE
@@ -177,31 +121,13 @@ class EndState:
         )
 
 
-def normal(text: str) -> str:
-    """``text`` as it is compared: case, accents, punctuation and spacing set aside."""
-    folded = unicodedata.normalize("NFKD", text).casefold()
-    folded = "".join(ch for ch in folded if not unicodedata.combining(ch))
-    return " ".join(re.sub(r"[\W_]+", " ", folded).split())
-
-
-def shows(haystack: str, value: str) -> bool:
-    """Whether ``value``'s words occur, in order and as whole words, in ``haystack``
-    (both already :func:`normal`)."""
-    return bool(value) and f" {value} " in f" {haystack} "
-
-
 def command_values(command: str, used: Iterable[str] = ()) -> list[str]:
     """The values a command gives, as an end state shows them: its quoted parts, and what
     the run typed or chose that is words of the command (a search term given unquoted)."""
-    values = _quoted(command)
+    values = quoted(command)
     said = normal(command)
     values += [value for value in used if shows(said, normal(value))]
     return _distinct(values)
-
-
-def _quoted(text: str) -> list[str]:
-    """The quoted parts of ``text``, without their quotes (see ``_QUOTED``)."""
-    return [next(g for g in m.groups() if g) for m in _QUOTED.finditer(text)]
 
 
 def search_terms(command: str, typed: Iterable[str] = ()) -> list[str]:
@@ -211,9 +137,9 @@ def search_terms(command: str, typed: Iterable[str] = ()) -> list[str]:
     terms = []
     for match in _SEARCH.finditer(command):
         term = match["term"].strip()
-        quoted = _QUOTED.match(term)
-        if quoted:
-            term = next(g for g in quoted.groups() if g)
+        said_quoted = QUOTED.match(term)
+        if said_quoted:
+            term = next(g for g in said_quoted.groups() if g)
         else:
             end = _CLAUSE_END.search(term)
             term = term[: end.start()] if end else term
@@ -241,63 +167,6 @@ def _distinct(values: Iterable[str]) -> list[str]:
     return list(kept.values())
 
 
-@dataclass
-class _Seen:
-    """What the final page shows, every frame together, each text already :func:`normal`:
-    ``own`` what the page itself says (title, headings, text), ``texts`` that plus its
-    fields and address, ``typed`` what its visible text fields hold."""
-
-    address: str
-    status: int = 0
-    titles: list[str] = field(default_factory=list)
-    headings: list[str] = field(default_factory=list)
-    own: list[str] = field(default_factory=list)
-    texts: list[str] = field(default_factory=list)
-    typed: list[str] = field(default_factory=list)
-    chosen: list[str] = field(default_factory=list)  # the options its visible lists show
-    held: list[str] = field(default_factory=list)
-    listed: list[str] = field(default_factory=list)
-    password: bool = False
-    tables: list[dict[str, Any]] = field(default_factory=list)  # headers, rows (as shown)
-
-
-async def _read(page: Page) -> _Seen:
-    """Read ``page`` and its frames once (a frame that went away is passed over)."""
-    seen = _Seen(normal(unquote_plus(page.url)))
-    seen.texts.append(seen.address)
-    seen.held.append(seen.address)
-    for frame in page.frames:
-        try:  # a page a navigation replaces meanwhile is read once it is in place
-            read = await settled_evaluate(frame, _READ_PAGE)
-        except PlaywrightError:  # a frame that went away or will not run scripts
-            continue
-        fields = [normal(str(value)) for value in read["fields"]]
-        title = normal(read["title"])
-        if frame == page.main_frame:
-            seen.status = int(read["status"])
-            parts = re.split(r"\s+[-–—|·:»]\s+|\s*[|–—·»]\s*", read["title"])
-            seen.titles += [title, *(normal(part) for part in parts)]
-        seen.headings += [normal(text) for text in read["headings"]]
-        seen.own += [title, *seen.headings, normal(read["text"])]
-        seen.texts += [title, normal(read["text"]), *fields]
-        seen.typed += [normal(str(value)) for value in read["typed"]]
-        seen.chosen += [normal(str(value)) for value in read["chosen"]]
-        seen.held += [title, *fields, *map(normal, _quoted(read["text"]))]
-        seen.listed += [normal(text) for text in read["listed"]]
-        seen.password |= bool(read["password"])
-        seen.tables += read["tables"]
-    return seen
-
-
-async def shown_words(page: Page) -> list[str]:
-    """What the page shows (title, headings, text, what its visible fields hold and the
-    options they show), word by word, each word holding a digit masked: two pages showing
-    one thing give one list whatever their dates."""
-    seen = await _read(page)
-    words = " ".join([*seen.own, *seen.typed, *seen.chosen]).split()
-    return ["#" if any(char.isdigit() for char in word) else word for word in words]
-
-
 # Words that, beside X in a title or heading, make it another page than X's own: a form
 # to make or change X, results for X, a view of X, "the page titled X".
 _NOT_ITS_OWN = frozenset(
@@ -312,6 +181,11 @@ _NOT_ITS_OWN = frozenset(
 _ERROR = re.compile(
     r"\b(?:error|not found|does not exist|doesn t exist|no such \w+|forbidden|access denied|"
     r"unauthori[sz]ed|bad request|something went wrong|server error)\b"
+)
+# A notice that something is gone ("was deleted", "gelöscht", "supprimée"), as normal() has it.
+_GONE = (
+    r"(?:deleted|removed|archived|trashed|erased|discarded|geloscht|entfernt|archiviert|"
+    r"supprimee?s?|retiree?s?|archivee?s?|eliminad[oa]s?|borrad[oa]s?|archivad[oa]s?)\b"
 )
 # Synonyms of a view a command asks for, as a page's title, heading or address says it.
 _VIEW_WORDS = {
@@ -333,7 +207,7 @@ def _names(line: str, target: str) -> bool:
     return len(extra) <= 3 and not set(extra) & _NOT_ITS_OWN
 
 
-def _missing_thing(seen: _Seen, target: str) -> bool:
+def _missing_thing(seen: Seen, target: str) -> bool:
     """The page says ``target`` does not exist ("X does not exist", "no page named X")."""
     absent = r"(?:does not exist|doesn t exist|not found|could not be found|was not found)"
     return any(
@@ -343,7 +217,7 @@ def _missing_thing(seen: _Seen, target: str) -> bool:
     )
 
 
-def _error(seen: _Seen, url: str, values: list[str]) -> str:
+def _error(seen: Seen, url: str, values: list[str]) -> str:
     """Why the page is an error page, the browser's or the site's ("" when it is not)."""
     if url.startswith("chrome-error:"):
         return "is the browser's error page (the site could not be reached or looped)"
@@ -354,7 +228,7 @@ def _error(seen: _Seen, url: str, values: list[str]) -> str:
     return ""
 
 
-def _page_of(ask: Ask, seen: _Seen) -> tuple[str, str]:
+def _page_of(ask: Ask, seen: Seen) -> tuple[str, str]:
     """*open X* and *X's history*: X's own page, or that view of it."""
     target = normal(ask.target)
     if _missing_thing(seen, target):
@@ -378,7 +252,7 @@ def _page_of(ask: Ask, seen: _Seen) -> tuple[str, str]:
     return "", f"is not the page of {ask.target!r} (no title or heading names it)"
 
 
-def _logged_in(ask: Ask, seen: _Seen) -> tuple[str, str]:
+def _logged_in(ask: Ask, seen: Seen) -> tuple[str, str]:
     """*log in as U*: no password asked for any more, and U shown."""
     if seen.password:
         return "still asks for a password: the login did not go through", ""
@@ -387,16 +261,78 @@ def _logged_in(ask: Ask, seen: _Seen) -> tuple[str, str]:
     return "", ""
 
 
-def _removed(ask: Ask, seen: _Seen) -> tuple[str, str]:
-    """*remove X*: no link, row or item of the page is X's any more."""
+# The roles of an element that is a thing itself (its link, its row's box), not a control
+# that acts on it ("Delete draft").
+_ITEMS = frozenset(
+    {"link", "checkbox", "radio", "row", "cell", "gridcell", "option", "listitem", "treeitem"}
+)
+
+
+async def _where_it_was(
+    page: Page, target: str, acted: Sequence[tuple[str, str, str]]
+) -> Seen | None:
+    """The last page the run used ``target``'s own element on (the link it opened, the box
+    of its row it ticked), as it reads now: the final page itself, or read again in a tab of its
+    own; None when the run used no such element, or that page cannot be read."""
+    urls = [url for url, role, name in acted if role in _ITEMS and shows(normal(name), target)]
+    if not urls:
+        return None
+    url = urls[-1]
+    if urldefrag(url)[0] == urldefrag(page.url)[0]:
+        return await read_page(page)
+    if urlsplit(url).scheme not in ("http", "https"):
+        return None
+    try:
+        async with session().aside() as other:
+            response = await other.goto(url, wait_until="load")
+            if response is None or response.status >= 400:
+                return None
+            return await read_page(other)
+    except (PlaywrightError, BrowserError):
+        return None
+
+
+def _lists(seen: Seen, target: str) -> bool:
+    """Whether a link, row or item of the page is ``target``'s (a short one: not a sentence
+    that mentions it)."""
+    most = len(target.split()) + 4
+    return any(shows(item, target) and len(item.split()) <= most for item in seen.listed)
+
+
+def _removed(ask: Ask, seen: Seen, before: Seen | None) -> tuple[str, str]:
+    """*remove X*: no link, row or item of the page is X's any more, and the page shows
+    the removal itself: a notice that names X with a word of removal ("Sprint 4 was
+    removed", "Draft deleted"), or a list of X's kind (items that share a word with X)
+    without it. A page that merely does not show X (another page, a search with no
+    results, X's own page, a form holding X) confirms nothing. ``before`` is the page the
+    run used X's element on, read now: it must not list X any more, and then it shows the
+    removal."""
     target = normal(ask.target)
-    most = len(target.split()) + 4  # an item that is X's, not a sentence that mentions it
-    if any(shows(item, target) and len(item.split()) <= most for item in seen.listed):
+    if _lists(seen, target):
         return "", f"still lists {ask.target!r}"
-    return "", ""
+    if before is not None:
+        if _lists(before, target):
+            return "", f"is not where {ask.target!r} went: {before.url} still lists it"
+        return "", ""  # gone from where the run found it
+    if seen.password:
+        return f"is a login page: it does not show {ask.target!r} removed", ""
+    x, between = re.escape(target), r"\s+(?:\S+\s+){0,5}?"
+    near = rf"\b{x}{between}{_GONE}|\b{_GONE}{between}{x}\b"
+    if any(re.search(near, text) for text in seen.own):
+        return "", ""  # a notice of its removal
+    holding = [seen.address, *seen.typed, *seen.chosen]
+    if any(shows(text, target) for text in holding) or any(
+        _names(line, target) for line in [*seen.titles, *seen.headings]
+    ):
+        return "", f"is {ask.target!r}'s own page or a form holding it, not a list without it"
+    words = {word for word in target.split() if len(word) > 2 and not word.isdigit()}
+    short = [item for item in seen.listed if len(item.split()) <= len(target.split()) + 4]
+    if any(words & set(item.split()) for item in short):
+        return "", ""  # the list X was in, others of its kind still there
+    return "", f"does not show {ask.target!r} removed (no notice of it, no list of its kind)"
 
 
-def _saved(ask: Ask, seen: _Seen, hidden: set[str]) -> tuple[str, str]:
+def _saved(ask: Ask, seen: Seen, hidden: set[str]) -> tuple[str, str]:
     """*create X with Y*, *edit X to add Y*: X and each Y shown by the page itself."""
     values = [normal(value) for value in (ask.target, *ask.values)]
     unsaid = [v for v in values if v and v not in hidden and not any(shows(t, v) for t in seen.own)]
@@ -410,7 +346,7 @@ def _saved(ask: Ask, seen: _Seen, hidden: set[str]) -> tuple[str, str]:
 _NUMBER = re.compile(r"-?\d[\d,]*(?:\.\d+)?")
 
 
-def _sorted(ask: Ask, seen: _Seen) -> tuple[str, str] | None:
+def _sorted(ask: Ask, seen: Seen) -> tuple[str, str] | None:
     """*sort by C*: a table with a column headed C lists its rows in that order (numbers
     or dates, as the cells show them); None on a page with no such column (its values
     are then looked for as any clause's are)."""
@@ -430,7 +366,7 @@ def _sorted(ask: Ask, seen: _Seen) -> tuple[str, str] | None:
     return "", f"does not list its {ask.target!r} column in order{order} ({shown}…)"
 
 
-def _column(ask: Ask, seen: _Seen) -> list[str] | None:
+def _column(ask: Ask, seen: Seen) -> list[str] | None:
     """The cells of the first table column headed as the clause names it (None: no such
     column, or no row)."""
     column = normal(ask.target)
@@ -443,7 +379,7 @@ def _column(ask: Ask, seen: _Seen) -> list[str] | None:
     return None
 
 
-def _filtered(ask: Ask, seen: _Seen) -> tuple[str, str] | None:
+def _filtered(ask: Ask, seen: Seen) -> tuple[str, str] | None:
     """*show the X where C is V* (greater than, less than): every row of a table with a
     column headed C holds such a value there; None on a page with no such column."""
     cells = _column(ask, seen)
@@ -475,7 +411,7 @@ def _order_key(cell: str) -> float | str | None:
     return float(found.group(0).replace(",", "")) if found else None
 
 
-def _check(ask: Ask, seen: _Seen, hidden: set[str]) -> tuple[str, str] | None:
+def _check(ask: Ask, seen: Seen, hidden: set[str], before: Seen | None) -> tuple[str, str] | None:
     """One clause's end state on the page: (why it is wrong, why it is unconfirmed); None
     when the page offers nothing to judge it by."""
     if ask.kind == "sort":
@@ -487,7 +423,7 @@ def _check(ask: Ask, seen: _Seen, hidden: set[str]) -> tuple[str, str] | None:
     if ask.kind == "login":
         return _logged_in(ask, seen)
     if ask.kind == "remove":
-        return _removed(ask, seen)
+        return _removed(ask, seen, before)
     return _saved(ask, seen, hidden)
 
 
@@ -498,15 +434,18 @@ async def end_state(
     searched: Iterable[str] = (),
     command: str = "",
     refused: str = "",
+    acted: Sequence[tuple[str, str, str]] = (),
 ) -> EndState:
     """What ``page`` shows of what ``command`` asks (see the module's docstring) and of
     ``values`` (a value that is a secret is not looked for), and whether it holds every
     term ``searched`` for as a results page does. ``refused`` says why the tab's last
-    navigation was refused, when it has not moved on since: the run did not get there."""
+    navigation was refused, when it has not moved on since: the run did not get there.
+    ``acted`` is where the run used which element (BrowserSession.acted): a
+    removal is seen gone from there."""
     hidden = {normal(secret) for secret in secrets if secret}
     wanted = [value for value in values if normal(value) not in hidden]
     terms = [term for term in searched if normal(term) not in hidden]
-    seen = await _read(page)
+    seen = await read_page(page)
     clauses = asks(command) if command else []
     kinds = [
         ask
@@ -522,12 +461,21 @@ async def end_state(
         wrong = f"is where the run stayed when a navigation was refused ({refused})"
     unconfirmed, checked = "", []
     for ask in kinds:
-        judged = _check(ask, seen, hidden)
+        before = None
+        if ask.kind == "remove":
+            before = await _where_it_was(page, normal(ask.target), acted)
+        judged = _check(ask, seen, hidden, before)
         if judged is not None:
             checked.append(ask)
             wrong, unconfirmed = wrong or judged[0], unconfirmed or judged[1]
     missing: tuple[str, ...] = ()
-    if len(checked) < len(clauses) or not clauses:  # clauses of no kind: their values
+    unchecked = [  # clauses of no kind that give values ("confirm" gives none)
+        ask
+        for ask in clauses
+        if ask not in checked
+        and (ask.kind != "values" or any(shows(normal(ask.clause), normal(v)) for v in wanted))
+    ]
+    if unchecked or not clauses:  # their values
         missing = tuple(v for v in wanted if not any(shows(t, normal(v)) for t in seen.texts))
         if len(missing) < len(wanted):  # one shown is enough (see above)
             missing = ()

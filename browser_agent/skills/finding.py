@@ -328,5 +328,5 @@ async def _mismatch(
                 f"not the {target.role} {expected!r} it was recorded on."
             )
     if usable:  # else the primitive's own look says why it cannot be used
-        vouch(session(), selector, Located(locator, opening, is_password, point))
+        vouch(session(), selector, Located(locator, opening, is_password, point, role, found_name))
     return None
