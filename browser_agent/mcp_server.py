@@ -1,5 +1,5 @@
-"""``browser-agent mcp``: the product's tools served over the Model Context Protocol (stdio),
-for agents and editors that reach browser tools through MCP.
+"""The product's tools served over the Model Context Protocol (stdio), for agents and editors
+that reach browser tools through MCP; ``browser-agent mcp`` starts it.
 
 The tools answer with what the Python API gives (:mod:`browser_agent.api`), as JSON text:
 carry out a command, list skills, call a skill with arguments, list runs, show a run. A
@@ -17,29 +17,12 @@ from datetime import datetime
 from functools import wraps
 from typing import TYPE_CHECKING, Any
 
-from browser_agent.errors import BrowserAgentError, UserError, one_line
+from browser_agent.errors import BrowserAgentError, one_line
 
 if TYPE_CHECKING:
     from mcp.server.mcpserver import MCPServer
 
     from browser_agent.api import Agent
-
-MISSING = (
-    "browser-agent mcp needs the mcp package: pip install 'browser-agent[mcp]' "
-    "(or pip install 'mcp>=2' beside it)"
-)
-
-
-def mcp_command() -> None:
-    """Serve the agent's tools over MCP on stdin and stdout (run a command, list skills, run
-    a skill, list runs, show a run), with the settings and workspace of the command line."""
-    try:
-        from mcp.server.mcpserver import MCPServer
-    except ImportError:
-        raise UserError(MISSING) from None
-    from browser_agent.api import Agent
-
-    mcp_server(Agent(), MCPServer).run("stdio")
 
 
 def as_text(value: object) -> str:

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from browser_agent.feedback.cli import BadSince, since_time
+from browser_agent.cli.feedback import BadSince, since_time
 from browser_agent.feedback.dataset import export
 from browser_agent.planner.records import RunRecorder
 from browser_agent.secrets import MASK

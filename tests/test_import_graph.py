@@ -2,14 +2,14 @@
 circle, and no module importing from a layer above its own.
 
 Every import counts, at the top of a module, inside a function or under TYPE_CHECKING: a
-lazy import is still a dependency. Layers, top to bottom: the command line, the surfaces
-(console, cluster, record, validate, feedback, the shipped test helpers, the demo), the
-agent (the planner with its router, and memory), the harvester (which writes skills), the
-runtime of stored skills (loading and checking one, replaying it, renewing its login), what
-a plan is and the code made of it (which the runtime makes a stored plan's module with),
-the skills (the primitives and the runtime generated skills import), the store, the
-browser, the page and the model clients, and the ground (settings, secrets, the site
-boundary, the errors)."""
+lazy import is still a dependency. Layers, top to bottom: the command line (``cli/``, which
+holds every command), the surfaces (the Python API, the console, the MCP server, cluster,
+record, validate, feedback, the shipped test helpers, the demo), the agent (the planner
+with its router, and memory), the harvester (which writes skills), the runtime of stored
+skills (loading and checking one, replaying it, renewing its login), what a plan is and
+the code made of it (which the runtime makes a stored plan's module with), the skills (the
+primitives and the runtime generated skills import), the store, the browser, the page and
+the model clients, and the ground (settings, secrets, the site boundary, the errors)."""
 
 from __future__ import annotations
 
@@ -19,16 +19,16 @@ from pathlib import Path
 
 from tests.package_files import package_modules
 
+#: The command line: every command, and what only commands share. The top layer.
+COMMAND_LINE = ("browser_agent.__main__", "browser_agent.cli")
+
 #: Module prefixes of each layer, top first; a module's layer is its longest prefix's.
 LAYERS: list[tuple[str, ...]] = [
-    (  # the command line
-        "browser_agent.__main__",
-        "browser_agent.cli",
-        "browser_agent.mcp_server",
-    ),
+    COMMAND_LINE,
     (  # the surfaces
         "browser_agent.api",
         "browser_agent.console",
+        "browser_agent.mcp_server",
         "browser_agent.cluster",
         "browser_agent.record",
         "browser_agent.validate",
@@ -166,10 +166,7 @@ def circles(graph: dict[str, set[str]]) -> list[list[str]]:
 
 
 def layer_of(module: str) -> int:
-    """The layer of ``module``: 0 is the command line; a ``cli`` module of any package is
-    a command of the command line."""
-    if module.rpartition(".")[2] == "cli":
-        return 0
+    """The layer of ``module``: 0 is the command line."""
     best, layer = "", None
     for number, prefixes in enumerate(LAYERS):
         for prefix in prefixes:
@@ -202,6 +199,37 @@ def test_no_modules_import_each_other_in_a_circle() -> None:
 
 def test_no_module_imports_from_a_higher_layer() -> None:
     assert upward(import_graph()) == []
+
+
+def in_command_line(module: str) -> bool:
+    """Whether ``module`` is of the command line."""
+    return any(module == top or module.startswith(top + ".") for top in COMMAND_LINE)
+
+
+def test_the_command_line_is_the_top_layer_and_holds_every_command() -> None:
+    """No module outside ``cli/`` (and ``python -m browser_agent``) imports the command line,
+    and none imports typer: every command, and every option of one, is a module of ``cli/``."""
+    graph = import_graph()
+    assert layer_of("browser_agent.cli.app") == 0
+    assert all(layer_of(module) > 0 for module in graph if not in_command_line(module))
+    into = sorted(
+        f"{source} -> {target}"
+        for source, targets in graph.items()
+        for target in targets
+        if in_command_line(target) and not in_command_line(source)
+    )
+    assert into == []
+    typer_users = sorted(
+        name
+        for name, path in modules().items()
+        if not in_command_line(name)
+        and any(
+            imported.split(".")[0] == "typer"
+            for imported in imported_names(_parse(path.read_text(encoding="utf-8")))
+        )
+    )
+    assert typer_users == []
+    assert {"browser_agent.cli.harvest", "browser_agent.cli.watch"} <= set(graph)
 
 
 def test_every_module_is_on_a_layer() -> None:

@@ -16,6 +16,7 @@ import pytest
 from playwright.async_api import Browser
 from sqlalchemy import text
 
+from browser_agent.cli.watch import watch_names
 from browser_agent.llm.offline import OfflinePlanner
 from browser_agent.settings import Settings
 from browser_agent.store.connection import Store
@@ -23,7 +24,6 @@ from browser_agent.store.db import open_store
 from browser_agent.store.migrate import alembic_config, upgrade
 from browser_agent.store.watches import all_watches, checks_of, find_watch
 from browser_agent.watch.adding import new_watch
-from browser_agent.watch.cli import watch_names
 from browser_agent.watch.runner import now_utc, run_due
 from tests.served_site import ServedSite
 from tests.test_watch import cli, one_line

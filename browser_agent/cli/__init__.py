@@ -2,5 +2,6 @@
 (one-line errors, `--json` output, progress, completion, the terminal).
 
 The group, its global options and the order of its commands are in :mod:`~.app`; each
-command with its printing sits in a module named for it, the bigger stages' commands in
-their own packages (``harvest.cli``, ``watch.cli``, ...)."""
+command (or group of commands) with its printing sits in a module named for it
+(``harvest``, ``skills``, ``watch``, ``db``, ...). This is the top layer: the stages' own
+packages never import it."""

@@ -15,23 +15,24 @@ import typer
 # store, the planner, the harvester and the model clients load inside the commands that
 # use them, so `--help` and a routed run start fast.
 from browser_agent import ENV_PREFIX
+from browser_agent.cli.batch import batch_command
 from browser_agent.cli.checked_settings import checked_settings
+from browser_agent.cli.db import db_app
+from browser_agent.cli.feedback import feedback_app
 from browser_agent.cli.group import OneLineErrors
+from browser_agent.cli.harvest import harvest_command
 from browser_agent.cli.info import info, package_version
+from browser_agent.cli.mcp import mcp_command
+from browser_agent.cli.memory import app as memory_app
 from browser_agent.cli.pages import demo_site, dom
+from browser_agent.cli.record import record_command
 from browser_agent.cli.run import demo, run
 from browser_agent.cli.runs import runs, show
-from browser_agent.cluster.cli import batch_command
-from browser_agent.console.serve import serve_command
-from browser_agent.feedback.cli import feedback_app
-from browser_agent.harvest.cli import harvest_command, skills_app
-from browser_agent.mcp_server import mcp_command
-from browser_agent.memory.cli import app as memory_app
-from browser_agent.record.cli import record_command
-from browser_agent.record.teach_cli import teach_command
-from browser_agent.store.cli import db_app
-from browser_agent.validate.cli import validate_command
-from browser_agent.watch.cli import app as watch_app
+from browser_agent.cli.serve import serve_command
+from browser_agent.cli.skills import skills_app
+from browser_agent.cli.teach import teach_command
+from browser_agent.cli.validate import validate_command
+from browser_agent.cli.watch import app as watch_app
 
 app = typer.Typer(
     cls=OneLineErrors,

@@ -1,5 +1,6 @@
 """``browser-agent teach FILE.py "COMMAND"``: a script ``playwright codegen`` wrote, taught
-as a demonstration (see ``codegen_script``) and harvested into a skill at once."""
+as a demonstration (see :mod:`browser_agent.record.codegen_script`) and harvested into a
+skill at once."""
 
 from __future__ import annotations
 

@@ -14,9 +14,9 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
+from browser_agent.cli.cluster_options import ClusterOption, WorkersOption, check_cluster_options
 from browser_agent.cli.json_output import print_json
 from browser_agent.cli.terminal import console
-from browser_agent.cluster.options import ClusterOption, WorkersOption, check_cluster_options
 
 if TYPE_CHECKING:
     from browser_agent.cluster.batch_file import BatchLine

@@ -17,10 +17,10 @@ from browser_agent.cli.browser_options import (
     SecretOption,
     StorageStateOption,
 )
+from browser_agent.cli.cluster_options import ClusterOption, WorkersOption, check_cluster_options
 from browser_agent.cli.completion import skill_names
 from browser_agent.cli.json_output import print_json
 from browser_agent.cli.terminal import console
-from browser_agent.cluster.options import ClusterOption, WorkersOption, check_cluster_options
 from browser_agent.secrets import configured as configured_secrets
 
 if TYPE_CHECKING:

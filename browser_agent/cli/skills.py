@@ -1,0 +1,209 @@
+"""``browser-agent skills``: list the harvested skills; show, export or roll back one."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+from rich.markup import escape
+
+from browser_agent.cli.completion import skill_names
+from browser_agent.cli.json_output import print_json, skill_fields
+from browser_agent.cli.terminal import console, print_source
+from browser_agent.errors import UserError
+
+if TYPE_CHECKING:
+    from browser_agent.store.health import Health
+    from browser_agent.store.models import Skill
+    from browser_agent.store.rows import SkillRow
+
+# Columns from which a listing shows its counts beside the command.
+WIDE_TERMINAL = 110
+skills_app = typer.Typer(help="List harvested skills, or show one.", invoke_without_command=True)
+
+
+@skills_app.callback()
+def skills_list(
+    ctx: typer.Context,
+    limit: Annotated[
+        int, typer.Option(help="How many skills to list, by name (0 lists them all).", min=0)
+    ] = 50,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the skills as JSON.")] = False,
+) -> None:
+    """List skills with status, version, uses and last validation."""
+    from browser_agent.settings import load_settings
+
+    if ctx.invoked_subcommand:
+        return
+    from rich import box
+    from rich.table import Column, Table
+
+    from browser_agent.skills.stored import refusal
+    from browser_agent.store.health import healths
+    from browser_agent.store.run_store import open_run_store  # SQL through the driver alone
+    from browser_agent.store.skill_use import current_skills, templates_of
+
+    settings = load_settings()
+    store = open_run_store(settings)
+    every = current_skills(store)
+    rows = every[:limit] if limit else every
+    more = len(every) - len(rows)
+    health = healths(store, rows, settings.health_window)
+    refused = {s.name: refusal(s, settings.workspace) for s in rows}
+    if as_json:
+        listed = [
+            {**skill_fields(s, refused[s.name]), "health": health[s.id].as_json()} for s in rows
+        ]
+        print_json({"skills": listed, "more": max(more, 0)})
+        return
+    if not rows:
+        console().print("No harvested skills yet: run a command, then browser-agent harvest --all.")
+        return
+    # on a narrow terminal the counts give way, so the command stays readable; `skills
+    # show` and --json have them all
+    wide = console().width >= WIDE_TERMINAL
+    counts = ("version", "uses", "ok/failed", "validated") if wide else ()
+    table = Table(
+        Column("name", no_wrap=True),
+        Column("status", no_wrap=True),
+        Column("health", no_wrap=True),
+        *(Column(name, no_wrap=True) for name in counts),
+        Column("command", ratio=1),
+        box=box.SIMPLE_HEAD,
+    )
+    for skill in rows:
+        validated = f"{skill.last_validated_at:%Y-%m-%d %H:%M}" if skill.last_validated_at else "-"
+        shown = (str(skill.version), str(skill.uses), f"{skill.successes}/{skill.failures}")
+        table.add_row(
+            skill.name,
+            "[red]refused[/]" if refused[skill.name] else skill.status,
+            _health_cell(health[skill.id]),
+            *((*shown, validated) if wide else ()),
+            escape(next(iter(templates_of(skill)), "-")) + _partial_note(skill),
+        )
+    console().print(table)
+    for name, reason in refused.items():
+        if reason:
+            console().print(f"[red]{escape(name)} is refused[/]: {escape(reason)}")
+    if more > 0:
+        console().print(f"… and {more} more (--limit 0 lists them all).")
+
+
+@skills_app.command("show")
+def skills_show(
+    name: Annotated[str, typer.Argument(help="The skill's name.", autocompletion=skill_names)],
+    as_json: Annotated[
+        bool, typer.Option("--json", help="Print the skill, its versions and source as JSON.")
+    ] = False,
+) -> None:
+    """Print a skill's source and provenance."""
+    from browser_agent.settings import load_settings
+    from browser_agent.skills.stored import refusal
+    from browser_agent.store.db import open_store  # the store loads only when a command runs
+    from browser_agent.store.health import health_of
+    from browser_agent.store.skills import skill_by_name, versions_of
+
+    settings = load_settings()
+    engine = open_store(settings)
+    skill = skill_by_name(engine, name)
+    if skill is None:
+        raise UserError(f"No skill {name!r}: see browser-agent skills for the names.")
+    problem = refusal(skill, settings.workspace)
+    code = None if problem else skill.source  # the code that runs: what its plan makes
+    health = health_of(engine, skill, settings.health_window)
+    if as_json:
+        every = [{"version": s.version, "status": s.status} for s in versions_of(engine, name)]
+        fields = {
+            **skill_fields(skill, problem),
+            "versions": every,
+            "source": code,
+            "problem": problem,
+        }
+        print_json({**fields, "health": health.as_json()})
+        return
+    versions = ", ".join(f"v{s.version} ({s.status})" for s in versions_of(engine, name))
+    status = "[red]refused[/]" if problem else skill.status
+    console().print(f"[bold]{skill.name}[/] v{skill.version} - {status}; versions: {versions}")
+    console().print(f"commands: {escape(', '.join(json.loads(skill.command_templates)))}")
+    if not skill.complete:
+        console().print(f"[yellow]{escape(_partial_note(skill).strip())}[/]")
+    console().print(f"example arguments: {escape(skill.example_args)}")
+    console().print(f"from runs: {escape(', '.join(json.loads(skill.source_runs)))}")
+    console().print(f"health: {_health_cell(health)} ({escape(health.summary())})")
+    checked = f"{skill.last_validated_at:%Y-%m-%d %H:%M}" if skill.last_validated_at else "never"
+    console().print(f"last checked by replay: {checked}")
+    for failure in health.failures():
+        console().print(f"  {escape(failure.said())}")
+    if skill.last_error:
+        console().print(f"last error: {escape(skill.last_error)}")
+    if code is None:
+        console().print(f"[red]refused: {escape(problem or '')}[/]")
+        return
+    print_source(code, console())
+
+
+@skills_app.command("export")
+def skills_export(
+    name: Annotated[str, typer.Argument(help="The skill's name.", autocompletion=skill_names)],
+    version: Annotated[
+        int | None,
+        typer.Option("--version", help="Which version (default: the current one).", min=1),
+    ] = None,
+    output: Annotated[
+        Path | None,
+        typer.Option("--output", "-o", help="Write the script here (default: print it)."),
+    ] = None,
+) -> None:
+    """Write a skill as a plain Playwright script (Python, async) that imports nothing of ours.
+
+    Run it as `python FILE.py --start-url URL --PARAM VALUE...`; it prints the final page's
+    address. A step no plain script can do is refused, naming the step."""
+    from browser_agent.harvest.export import exported_script
+    from browser_agent.settings import load_settings
+    from browser_agent.store.db import open_store
+
+    code = exported_script(open_store(load_settings()), name, version)
+    if output is None:
+        print_source(code, console())
+        return
+    output.write_text(code, encoding="utf-8")
+    console().print(f"Wrote {escape(str(output))}: run it with python {escape(output.name)} --help")
+
+
+@skills_app.command("rollback")
+def skills_rollback(
+    name: Annotated[str, typer.Argument(help="The skill's name.", autocompletion=skill_names)],
+) -> None:
+    """Make the skill's previous version current again (the current one stays, not current)."""
+    from browser_agent.settings import load_settings
+    from browser_agent.store.candidates import NoRollback, rollback
+    from browser_agent.store.db import open_store  # the store loads only when a command runs
+    from browser_agent.store.skills import skill_by_name
+
+    engine = open_store(load_settings())
+    before = skill_by_name(engine, name)
+    try:
+        back = rollback(engine, name)
+    except NoRollback as exc:
+        raise UserError(f"Cannot roll back: {exc}.") from exc
+    was = f"v{before.version}" if before else "the current version"
+    console().print(f"[bold]{escape(back.name)}[/] v{back.version} is current again ({was} kept).")
+
+
+def _partial_note(skill: Skill | SkillRow) -> str:
+    """`` (partial: it does not …; never routed)`` for a skill that does not do its whole
+    command, else nothing."""
+    from browser_agent.skills.partial import lacking
+
+    if skill.complete:
+        return ""
+    lacks = lacking(skill.docstring) or "do all of its command"
+    return f" (partial, never routed: it does not {lacks})"
+
+
+def _health_cell(health: Health) -> str:
+    """The state, coloured: green healthy, yellow watch, red broken."""
+    colour = {"healthy": "green", "watch": "yellow"}.get(health.state, "red")
+    return f"[{colour}]{health.state}[/]"
