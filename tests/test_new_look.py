@@ -24,6 +24,7 @@ from browser_agent.llm.types import FunctionClient, LLMReply
 from browser_agent.planner.agent import run_command
 from browser_agent.settings import Settings
 from browser_agent.skills.primitive import click, enter_text, open_url
+from browser_agent.skills.run_state import skill_run
 from browser_agent.skills.runtime import (
     SkillNotApplicable,
     SkillStale,
@@ -382,3 +383,37 @@ async def test_a_value_several_results_hold_or_only_part_of_a_word_is_never_gues
     await open_url(f"{look}/found.html")
     with pytest.raises(SkillNotApplicable if value == "Saff" else SkillStale):
         await find(RESULT, name=value, within=True)
+
+
+# A removal learnt on the English search results: the milestone's link, named by the value
+# with the site's word "Milestone " before it.
+MILESTONE = Target(step=3, selector='role=link[name="Milestone Sprint 31"]', role="link",
+                   name="Milestone Sprint 31", tag="a")  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("asked", "address"),
+    [
+        ("Milestone Sprint 22", "/milestone/Sprint%2022"),
+        ("Milestone Sprint 2", "/milestone/Sprint%202"),
+    ],
+)
+async def test_a_value_among_the_sites_words_in_another_language_is_found_by_the_value(
+    look: str, page_session: BrowserSession, asked: str, address: str
+) -> None:
+    """German Trac names the milestone "Meilenstein Sprint 22": the value asked for among as
+    many words of the site's, the one such link (not the wiki page's longer name)."""
+    await open_url(f"{look}/milestones-de.html")
+    said = await click(await find(MILESTONE, name=asked))
+    assert page_session.page.url == f"{look}{address}", said
+    assert "the site's words around it changed" in skill_run().notes[-1]
+
+
+async def test_two_links_with_the_value_among_as_many_words_are_a_guess_not_acted_on(
+    look: str, page_session: BrowserSession
+) -> None:
+    """ "Meilenstein Sprint 7" and "Bericht Sprint 7": which one "Milestone Sprint 7" is, is a
+    guess; the step is not done."""
+    await open_url(f"{look}/milestones-de.html")
+    with pytest.raises((SkillStale, SkillNotApplicable)):
+        await find(MILESTONE, name="Milestone Sprint 7")

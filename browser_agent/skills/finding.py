@@ -88,6 +88,14 @@ async def find(
             selector = await _choose(page, target, selector, expected)  # several of one name
     loose = name is not None
     problem = await _mismatch(page, target, selector, expected, waited, loose, look, within)
+    reworded = await _reworded(page, target, expected) if problem and loose and not within else None
+    if reworded is not None:  # the value asked for, among the site's words in another language
+        selector, now = reworded
+        run.notes.append(
+            f"Step {target.step}: the {target.role} {expected!r} is named {now!r} here (the "
+            "same value; the site's words around it changed)."
+        )
+        problem = await _mismatch(page, target, selector, now, waited, loose)
     if problem is None:
         run.found[target.step] = (page, selector)
         if name is not None:
@@ -105,6 +113,40 @@ async def find(
     repairs.done.append(repair)
     run.found[target.step] = (page, repair.found)
     return repair.found
+
+
+async def _reworded(page: Page | Frame, target: Target, asked: str) -> tuple[str, str] | None:
+    """(selector, name) of the one visible element of the target's role whose name holds the
+    part of ``asked`` that differs from the recorded example's name, with as many words as
+    ``asked`` has: the site's words around a value the command gave, in another language
+    ("Meilenstein Sprint 22" for "Milestone Sprint 22", recorded "Milestone Sprint 31").
+    None when no such element is alone, or the names have no words in common to change."""
+    recorded, wanted = target.name.split(), asked.split()
+    if not named(target, asked) or len(recorded) != len(wanted) or len(wanted) < 2:
+        return None
+    same = [a.casefold() == b.casefold() for a, b in zip(recorded, wanted, strict=True)]
+    head = same.index(False) if False in same else len(same)
+    tail = same[::-1].index(False) if False in same else 0
+    spans = sorted(
+        ((k, len(wanted) - j) for k in range(head + 1) for j in range(tail + 1) if k or j),
+        key=lambda span: span[0] - span[1],
+    )
+    for start, end in spans:
+        if end - start < 1:
+            continue
+        selector = within_name(target.role, " ".join(wanted[start:end]))
+        try:
+            found = [
+                (index, " ".join((await element.inner_text()).split()))
+                for index, element in enumerate(await page.locator(selector).all())
+                if await element.is_visible()
+            ]
+        except PlaywrightError:
+            continue
+        fitting = [(i, n) for i, n in found if len(n.split()) == len(wanted)]
+        if len(fitting) == 1:  # several are a guess (and so are they for a shorter part)
+            return f"{selector} >> nth={fitting[0][0]}", fitting[0][1]
+    return None
 
 
 async def _await_any(
