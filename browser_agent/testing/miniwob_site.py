@@ -28,6 +28,7 @@ from urllib.parse import urlencode
 from playwright.async_api import Browser
 
 from browser_agent.errors import BrowserAgentError
+from browser_agent.testing.background import BackgroundServer
 
 #: Generous: the planner observes and decides between actions, which MiniWoB's 10 s
 #: default (made for reinforcement-learning agents) does not allow for.
@@ -81,25 +82,16 @@ class Reward:
     reason: str
 
 
-class MiniWobSite:
+class MiniWobSite(BackgroundServer):
     """The HTTP server (a daemon thread) and the rewards its pages reported."""
 
     def __init__(self, host: str = "127.0.0.1", port: int = 0) -> None:
         self.root = task_pages()
         self.rewards: dict[str, Reward] = {}
         self._lock = threading.Lock()
-        handler = partial(_Handler, directory=str(self.root))
-        self._httpd = ThreadingHTTPServer((host, port), handler)
-        self._httpd.site = self  # type: ignore[attr-defined]
-        self._thread = threading.Thread(
-            target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
-        )
-        self._thread.start()
-
-    @property
-    def url(self) -> str:
-        host, port = self._httpd.server_address[:2]
-        return f"http://{host}:{port}"
+        httpd = ThreadingHTTPServer((host, port), partial(_Handler, directory=str(self.root)))
+        httpd.site = self  # type: ignore[attr-defined]
+        super().__init__(httpd)
 
     def task_url(self, task: str, seed: int, episode: str | None = None) -> str:
         """The page of ``task`` whose episode is seeded with ``seed``."""
@@ -114,17 +106,6 @@ class MiniWobSite:
     def _record(self, episode: str, reward: Reward) -> None:
         with self._lock:
             self.rewards.setdefault(episode, reward)
-
-    def stop(self) -> None:
-        self._httpd.shutdown()
-        self._httpd.server_close()
-        self._thread.join()
-
-    def __enter__(self) -> MiniWobSite:
-        return self
-
-    def __exit__(self, *_exc: object) -> None:
-        self.stop()
 
 
 async def read_instruction(browser: Browser, url: str) -> str:

@@ -31,6 +31,7 @@ from typing import Any
 from browser_agent.llm.offline import OfflinePlanner
 from browser_agent.llm.text_actions import render_action
 from browser_agent.llm.types import LLMReply
+from browser_agent.testing.background import BackgroundServer
 
 logger = logging.getLogger("browser_agent.testing.openai_server")
 
@@ -83,7 +84,7 @@ class Answer:
     headers: dict[str, str] | None = None
 
 
-class LLMTestServer:
+class LLMTestServer(BackgroundServer):
     """The server state and logic; HTTP runs in a daemon thread on ``host:port`` (0 = any free)."""
 
     def __init__(
@@ -104,21 +105,14 @@ class LLMTestServer:
         self._faults: deque[Fault] = deque()
         self._lock = threading.Lock()
         self._stopping = threading.Event()
-        self._httpd = _HTTPServer((host, port), _Handler)
-        self._httpd.llm_server = self
-        self._thread = threading.Thread(
-            target=self._httpd.serve_forever,
-            kwargs={"poll_interval": 0.05},  # how long stop() may wait for the accept loop
-            name="llm-test-server",
-            daemon=True,
-        )
-        self._thread.start()
+        httpd = _HTTPServer((host, port), _Handler)
+        httpd.llm_server = self
+        super().__init__(httpd, name="llm-test-server")
 
     @property
     def base_url(self) -> str:
         """The OpenAI base URL of this server, e.g. ``http://127.0.0.1:PORT/v1``."""
-        host, port = self._httpd.server_address[:2]
-        return f"http://{host}:{port}/v1"
+        return f"{self.url}/v1"
 
     def inject(self, fault: str, seconds: float | None = None) -> None:
         """Queue a one-shot fault, applied to the next chat request (faults queue up in order)."""
@@ -130,15 +124,7 @@ class LLMTestServer:
     def stop(self) -> None:
         """Stop serving, wake sleeping handlers, and release the port."""
         self._stopping.set()
-        self._httpd.shutdown()
-        self._httpd.server_close()
-        self._thread.join()
-
-    def __enter__(self) -> LLMTestServer:
-        return self
-
-    def __exit__(self, *exc_info: object) -> None:
-        self.stop()
+        super().stop()
 
     def models(self) -> Answer:
         """The GET /v1/models answer: the one model this server plays."""
