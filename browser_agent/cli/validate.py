@@ -24,8 +24,6 @@ from browser_agent.cli.terminal import console
 from browser_agent.secrets import configured as configured_secrets
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
-
     from browser_agent.settings import Settings
     from browser_agent.validate.validator import Checked, Report
 
@@ -93,17 +91,19 @@ def validate_command(
 
     try:
         with progress:
-            if workers or cluster:
-                result = _on_cluster(
+            if workers or cluster:  # each replay a job on a Dask worker
+                from browser_agent.cluster.validation import validate_on_cluster
+
+                result = validate_on_cluster(
                     settings,
                     names or [],
-                    all_skills,
-                    url,
-                    workers,
-                    cluster,
-                    concurrency,
-                    started,
-                    done,
+                    all_skills=all_skills,
+                    base_url=url,
+                    workers=workers,
+                    address=cluster,
+                    slots=concurrency,
+                    on_start=started,
+                    on_done=done,
                 )
             else:
                 result = asyncio.run(
@@ -161,33 +161,6 @@ def _report(result: Report, report: Path | None, as_json: bool) -> None:
         print_json(data)
     else:
         _print(result)
-
-
-def _on_cluster(
-    settings: Settings,
-    names: list[str],
-    all_skills: bool,
-    url: str | None,
-    workers: int | None,
-    cluster: str | None,
-    slots: int,
-    on_start: Callable[[int], None],
-    on_done: Callable[[Checked], None],
-) -> Report:
-    """The report of a validation whose replays ran on a Dask cluster."""
-    from browser_agent.cluster.validation import validate_on_cluster
-
-    return validate_on_cluster(
-        settings,
-        names,
-        all_skills=all_skills,
-        base_url=url,
-        workers=workers,
-        address=cluster,
-        slots=slots,
-        on_start=on_start,
-        on_done=on_done,
-    )
 
 
 def _print(result: Report) -> None:

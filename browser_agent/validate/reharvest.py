@@ -31,7 +31,7 @@ from browser_agent.harvest.sources import source_key
 from browser_agent.planner.templates import match_text
 from browser_agent.settings import Settings
 from browser_agent.skills.logins import relogin
-from browser_agent.skills.replay import relative, replay
+from browser_agent.skills.replay import Replay, relative, replay
 from browser_agent.skills.runtime import repairing
 from browser_agent.store.connection import Store
 from browser_agent.store.models import Run, Skill
@@ -61,6 +61,31 @@ class Place:
     base_url: str | None
     screenshot_dir: Path
     secrets: dict[str, str] = field(default_factory=dict)
+
+    async def replay(
+        self,
+        skill: Skill,
+        settings: Settings,
+        engine: Engine,
+        *,
+        screenshots: bool = False,
+        pace: float = 0.0,
+        candidates: bool = False,
+    ) -> Replay:
+        """A replay of ``skill`` here, from the base address with these secrets, logging in
+        again when its kept session expired; with ``candidates``, a healthy skill may first
+        make the thing it needs (see skills.replay)."""
+        return await replay(
+            skill,
+            settings,
+            self.browser,
+            start_url=start_url_for(skill, self.base_url),
+            screenshot_dir=self.screenshot_dir if screenshots else None,
+            secrets=self.secrets,
+            pace=pace,
+            relogin=relogin(Store.of(engine)),
+            candidates=current_skills(engine, "healthy") if candidates else (),
+        )
 
 
 def newer_runs(engine: Engine, skill: Skill) -> list[Run]:
@@ -123,14 +148,7 @@ async def from_healing(
         example_args=skill.example_args,
     )
     with repairing() as repairs:
-        outcome = await replay(
-            loose,
-            settings,
-            place.browser,
-            start_url=start_url_for(skill, place.base_url),
-            secrets=place.secrets,
-            relogin=relogin(Store.of(engine)),
-        )
+        outcome = await place.replay(loose, settings, engine)
     healed = merge(stored_healed(skill), repairs.kept())
     update_skill(engine, skill.id, healed=json.dumps(healed))
     if not (outcome.passed and outcome.final_url and repairs.kept()):
@@ -151,16 +169,7 @@ async def renew(skill: Skill, settings: Settings, engine: Engine, place: Place) 
     if made is None:
         return None
     new, source = made
-    outcome = await replay(
-        new,
-        settings,
-        place.browser,
-        start_url=start_url_for(new, place.base_url),
-        screenshot_dir=place.screenshot_dir,
-        secrets=place.secrets,
-        relogin=relogin(Store.of(engine)),
-        candidates=current_skills(engine, "healthy"),
-    )
+    outcome = await place.replay(new, settings, engine, screenshots=True, candidates=True)
     record_replay(engine, new, outcome, failed_status="candidate", window=settings.health_window)
     if outcome.passed:
         make_current(engine, new.id)

@@ -16,7 +16,6 @@ from collections.abc import Callable, Sequence
 from contextlib import AsyncExitStack
 from dataclasses import asdict, dataclass, field
 from datetime import datetime
-from pathlib import Path
 
 from playwright.async_api import Browser
 from sqlalchemy import Engine
@@ -26,11 +25,9 @@ from browser_agent.errors import BrowserAgentError
 from browser_agent.failure_kinds import BROKEN
 from browser_agent.secrets import configured
 from browser_agent.settings import Settings
-from browser_agent.skills.logins import relogin
-from browser_agent.skills.replay import Replay, lacking_secret, replay
+from browser_agent.skills.replay import Replay, lacking_secret
 from browser_agent.skills.stored import refusal
 from browser_agent.store.candidates import earn_place, passes, waiting
-from browser_agent.store.connection import Store
 from browser_agent.store.db import open_store
 from browser_agent.store.health import health_of, recorded_pace
 from browser_agent.store.models import Skill, utcnow
@@ -38,7 +35,7 @@ from browser_agent.store.rows import SkillRow
 from browser_agent.store.skill_use import current_skills
 from browser_agent.store.skills import skill_by_name
 from browser_agent.validate.lock import validation_lock
-from browser_agent.validate.record import record_replay, start_url_for
+from browser_agent.validate.record import record_replay
 from browser_agent.validate.reharvest import Place, Renewal, renew
 
 HEALTHY, STALE, SECRET, ERROR = "healthy", "stale", "needs a secret", "error"
@@ -134,7 +131,7 @@ async def check_skill(skill: Skill, job: Job) -> Checked:
     if lacking:  # not replayed, so not judged: the report says which secret to configure
         return Checked(skill.name, skill.version, SECRET, error=lacking)
     try:
-        outcome = await _replayed(skill, job, job.place.screenshot_dir)
+        outcome = await _replayed(skill, job, screenshots=True)
     except Exception as exc:  # one crashing replay must not stop the others
         return Checked(skill.name, skill.version, ERROR, error=f"{type(exc).__name__}: {exc}")
     if never_loaded(outcome):  # the site is down, not the skill stale: judge nothing
@@ -159,19 +156,11 @@ async def check_skill(skill: Skill, job: Job) -> Checked:
     return checked
 
 
-async def _replayed(skill: Skill, job: Job, screenshot_dir: Path | None = None) -> Replay:
-    """A replay of ``skill`` in the job's browser, from its base address, at the pace its
-    site was recorded at, logging in again when its kept session expired."""
-    return await replay(
-        skill,
-        job.settings,
-        job.place.browser,
-        start_url=start_url_for(skill, job.place.base_url),
-        screenshot_dir=screenshot_dir,
-        secrets=job.place.secrets,
-        pace=recorded_pace(job.engine, skill),
-        relogin=relogin(Store.of(job.engine)),
-        candidates=current_skills(job.engine, "healthy"),
+async def _replayed(skill: Skill, job: Job, screenshots: bool = False) -> Replay:
+    """A replay of ``skill`` at the job's place, at the pace its site was recorded at."""
+    pace = recorded_pace(job.engine, skill)
+    return await job.place.replay(
+        skill, job.settings, job.engine, screenshots=screenshots, pace=pace, candidates=True
     )
 
 
