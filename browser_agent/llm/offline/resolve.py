@@ -86,6 +86,9 @@ def resolve(task: PageTask, situation: Situation) -> Outcome:
         return modal
     if isinstance(task, Reach):
         return reach(task, situation)
+    early = _route_first(situation.page, _via(task), situation)
+    if early is not None:
+        return early
     if isinstance(task, Search):
         return _search(task, situation)
     if isinstance(task, Assign):
@@ -182,10 +185,6 @@ def _offers_to_make(name: str, phrase: str) -> bool:
 
 def _search(task: Search, situation: Situation) -> Outcome:
     page = situation.page
-    via = (task.scope,) if task.scope else ()
-    early = _route_first(page, via, situation)
-    if early is not None:
-        return early
     box = scoped_box(page, task.scope) if task.scope else search_box(page)
     if box is None and task.scope and not task.strict:
         box = search_box(page)
@@ -195,7 +194,7 @@ def _search(task: Search, situation: Situation) -> Outcome:
             {"selector": box.selector, "text": task.query, "press_enter": True},
             f'search for "{task.query}" in {box.describe()}',
         )
-    route = _route(page, via, situation, menus=True)
+    route = _route(page, _via(task), situation, menus=True)
     if route is not None:
         return route
     what = f"{task.scope} search box" if task.scope else "search box"
@@ -204,9 +203,6 @@ def _search(task: Search, situation: Situation) -> Outcome:
 
 def _assign(task: Assign, situation: Situation) -> Outcome:
     page = situation.page
-    early = _route_first(page, task.via, situation)
-    if early is not None:
-        return early
     if task.read_from:
         shown = _value_shown_for(page, task.read_from)
         if shown is None:
@@ -237,9 +233,6 @@ def _assign(task: Assign, situation: Situation) -> Outcome:
 
 def _press(task: Press, situation: Situation) -> Outcome:
     page = situation.page
-    early = _route_first(page, task.via, situation)
-    if early is not None:
-        return early
     if task.nth:
         return _press_nth(task, page)
     prefer = (task.role,) if task.role else ("button", "link", "tab")
@@ -365,6 +358,14 @@ def _dismiss(task: Dismiss, situation: Situation) -> Outcome:
 
 
 # ---- matching --------------------------------------------------------------------------
+
+
+def _via(task: Search | Assign | Press) -> tuple[str, ...]:
+    """The names of the links on the way to the page where the task is done (a search's
+    scope: "stores" for the store search)."""
+    if isinstance(task, Search):
+        return (task.scope,) if task.scope else ()
+    return task.via
 
 
 def _route_first(page: Page, via: tuple[str, ...], situation: Situation) -> Action | None:
