@@ -77,11 +77,16 @@ def search_page(ctx: PageContext, sort: str, results: list[Product]) -> str:
     return layout(ctx, f"Search: {ctx.query}", main)
 
 
-def _sort_controls(m: Markup, sort: str) -> str:
-    options = "".join(
-        f'<option value="{value}"{" selected" if value == sort else ""}>{esc(label)}</option>'
-        for value, label in SORT_OPTIONS
+def _options(choices: Iterable[tuple[object, str]], chosen: object) -> str:
+    """A select's options, the one whose value is ``chosen`` selected."""
+    return "".join(
+        f'<option value="{value}"{" selected" if value == chosen else ""}>{esc(label)}</option>'
+        for value, label in choices
     )
+
+
+def _sort_controls(m: Markup, sort: str) -> str:
+    options = _options(SORT_OPTIONS, sort)
     return (
         f'<div class="sort"><label for="{m.sort_select_id}">Sort by</label> '
         f'<select id="{m.sort_select_id}" name="{m.sort_param}" form="{m.search_form_id}" '
@@ -121,10 +126,7 @@ def product_page(ctx: PageContext, product: Product, errors: list[str] | None = 
 
 
 def _add_to_cart_form(m: Markup, product: Product) -> str:
-    sizes = "".join(
-        f'<option value="{size}"{" selected" if size == DEFAULT_SIZE else ""}>{size}</option>'
-        for size in SIZES
-    )
+    sizes = _options(((size, str(size)) for size in SIZES), DEFAULT_SIZE)
     size = (
         f'<p><label for="{m.size_select_id}">Size</label> '
         f'<select id="{m.size_select_id}" name="size">{sizes}</select></p>'
@@ -264,13 +266,9 @@ def _checkout_field(field: CheckoutField, variant: Variant, value: str) -> str:
 
 
 def _country_select(ident: str, name: str, value: str) -> str:
-    options = "".join(
-        f'<option value="{code}"{" selected" if code == value else ""}>{esc(country)}</option>'
-        for code, country in COUNTRIES
-    )
     return (
         f'<select id="{ident}" name="{name}" aria-required="true">'
-        f'<option value="">Choose a country</option>{options}</select>'
+        f'<option value="">Choose a country</option>{_options(COUNTRIES, value)}</select>'
     )
 
 
