@@ -1,11 +1,17 @@
 """A browser-automation agent that learns reusable skills from its own runs.
 
 ``from browser_agent import Agent, Skill, RunResult`` gives the Python API (see docs/api.md);
-its names load on first use, so ``import browser_agent`` stays cheap."""
+its names load on first use, so ``import browser_agent`` stays cheap. The release and the
+product's names (``__version__``, ``APP_NAME``, ``ENV_PREFIX``) are :mod:`browser_agent.names`'s,
+which every layer may import."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
+
+from browser_agent.names import APP_NAME as APP_NAME
+from browser_agent.names import ENV_PREFIX as ENV_PREFIX
+from browser_agent.names import __version__ as __version__
 
 if TYPE_CHECKING:
     from browser_agent.api import (
@@ -22,11 +28,6 @@ if TYPE_CHECKING:
         StepInfo,
     )
     from browser_agent.planner.agent import RunResult
-
-__version__ = "0.1.0"
-
-APP_NAME = "browser-agent"  # the command, and the name of its data and cache folders
-ENV_PREFIX = "BROWSER_AGENT_"  # of every setting's environment variable
 
 __all__ = [
     "Agent",

@@ -30,8 +30,8 @@ from pydantic_settings import (
     TomlConfigSettingsSource,
 )
 
-from browser_agent import APP_NAME, ENV_PREFIX
 from browser_agent.errors import UserError
+from browser_agent.names import APP_NAME, ENV_PREFIX
 from browser_agent.sites.allow_list import domain_list
 from browser_agent.sites.ports import checked_port
 

@@ -25,11 +25,11 @@ from functools import partial
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
+from browser_agent.browser.find import find_on_page
+from browser_agent.browser.observe import observe_page
 from browser_agent.browser.session import BrowserSession, browser_session
 from browser_agent.demo_site import start_demo_site
-from browser_agent.dom.find import find_on_page
 from browser_agent.dom.library import run_on_page
-from browser_agent.dom.observe import observe_page
 from browser_agent.settings import load_settings
 
 UNCAPPED = 100_000_000

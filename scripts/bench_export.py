@@ -27,11 +27,11 @@ sys.path.insert(0, str(ROOT))
 from browser_agent.browser.chromium import find_chromium  # noqa: E402
 from browser_agent.browser.session import launched_browser  # noqa: E402
 from browser_agent.errors import UserError  # noqa: E402
-from browser_agent.harvest.export import exported_script  # noqa: E402
 from browser_agent.harvest.harvester import harvest  # noqa: E402
 from browser_agent.llm.offline import OfflinePlanner  # noqa: E402
 from browser_agent.planner.agent import run_command  # noqa: E402
 from browser_agent.planner.router import route  # noqa: E402
+from browser_agent.plans.export import exported_script  # noqa: E402
 from browser_agent.settings import Settings, load_settings  # noqa: E402
 from browser_agent.store.db import open_store  # noqa: E402
 from browser_agent.store.skill_use import current_skills  # noqa: E402

@@ -20,8 +20,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from browser_agent.browser.session import launched_browser  # noqa: E402
 from browser_agent.demo_site import start_demo_site  # noqa: E402
-from browser_agent.harvest.codegen import generate_module  # noqa: E402
-from browser_agent.harvest.plan_data import read_plan  # noqa: E402
+from browser_agent.plans.codegen import generate_module  # noqa: E402
+from browser_agent.plans.plan_data import read_plan  # noqa: E402
 from browser_agent.settings import Settings  # noqa: E402
 from browser_agent.skills.loader import source_hash  # noqa: E402
 from browser_agent.store.db import open_store  # noqa: E402

@@ -39,11 +39,11 @@ from pathlib import Path
 from threading import Thread
 from urllib.parse import urlsplit
 
-from browser_agent import __version__
 from browser_agent.browser.session import launched_browser
 from browser_agent.demo_site.server import start_demo_site
-from browser_agent.harvest.codegen import generate_module
-from browser_agent.harvest.plan_data import read_plan
+from browser_agent.names import __version__
+from browser_agent.plans.codegen import generate_module
+from browser_agent.plans.plan_data import read_plan
 from browser_agent.settings import load_settings
 from browser_agent.skills.check_key import mark_name
 from browser_agent.skills.loader import source_hash

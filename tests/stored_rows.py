@@ -10,10 +10,9 @@ from typing import Any
 
 from sqlalchemy import Engine
 
-from browser_agent.harvest.codegen import generate_module
-from browser_agent.harvest.elements import ElementRecord
-from browser_agent.harvest.plan import RUN_ENDED, Param, PlannedStep, SkillPlan
-from browser_agent.harvest.plan_data import plan_text, read_plan
+from browser_agent.plans.codegen import generate_module
+from browser_agent.plans.plan import RUN_ENDED, ElementRecord, Param, PlannedStep, SkillPlan
+from browser_agent.plans.plan_data import plan_text, read_plan
 from browser_agent.skills.loader import source_hash
 from browser_agent.store.models import Skill
 from browser_agent.store.skills import update_skill

@@ -24,9 +24,9 @@ from browser_agent.browser.session import BrowserSession, browser_session
 from browser_agent.cli.app import app
 from browser_agent.demo_site import DemoSite
 from browser_agent.errors import ActionError
-from browser_agent.harvest.plan import Param, PlannedStep
 from browser_agent.llm.types import ToolCall
 from browser_agent.planner.tool_calls import Tools, execute
+from browser_agent.plans.plan import Param, PlannedStep
 from browser_agent.settings import Settings, SettingsError
 from browser_agent.sites.allow_list import domain_list
 from browser_agent.skills.primitive import click, open_url

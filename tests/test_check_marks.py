@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from browser_agent import __version__
+from browser_agent.names import __version__
 from browser_agent.planner.router import decide
 from browser_agent.settings import Settings, load_settings
 from browser_agent.skills.check_key import key_path, mark_name, user_key

@@ -30,7 +30,7 @@ def test_importing_the_cli_loads_neither_the_harvester_nor_the_model_client() ->
     )
     loaded = set(ast.literal_eval(done.stdout.strip()))
     assert "browser_agent.cli.app" in loaded
-    for module in ("browser_agent.harvest.codegen", "browser_agent.harvest.harvester"):
+    for module in ("browser_agent.plans.codegen", "browser_agent.harvest.harvester"):
         assert module not in loaded
     for package in HEAVY:
         assert not any(m.split(".")[0] == package for m in loaded), package
@@ -83,7 +83,7 @@ def test_a_routed_run_loads_no_model_client_and_no_orm(tmp_path: Path) -> None:
         "sqlalchemy",
         "sqlmodel",
         "browser_agent.llm.offline",
-        "browser_agent.harvest.codegen",
+        "browser_agent.plans.codegen",
         "genai_prices",  # a run that called no model costs nothing: no price map to load
     ):
         assert module not in imported, module
@@ -143,6 +143,6 @@ def test_listing_a_current_store_loads_no_orm(tmp_path: Path, command: str) -> N
         "openai",
         "playwright",
         "browser_agent.store.models",
-        "browser_agent.harvest.plan",
+        "browser_agent.plans.plan",
     ):
         assert module not in imported, module

@@ -6,9 +6,9 @@ import re
 
 import pytest
 
+from browser_agent.browser.observe import observe_page
 from browser_agent.browser.session import BrowserSession
 from browser_agent.demo_site import DemoSite
-from browser_agent.dom.observe import observe_page
 from browser_agent.skills.primitive import get_dom, open_url
 
 # Every control on the page, including those in open shadow roots and same-origin frames,

@@ -7,9 +7,9 @@ from __future__ import annotations
 
 import re
 
+from browser_agent.browser.observe import observe_page
 from browser_agent.browser.session import BrowserSession
 from browser_agent.demo_site import DemoSite
-from browser_agent.dom.observe import observe_page
 from browser_agent.dom.page_lines import element_lines
 from browser_agent.harvest.elements import observed_elements
 from browser_agent.llm.offline.page import parse_page

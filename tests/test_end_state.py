@@ -23,11 +23,10 @@ from sqlmodel import Session
 
 from browser_agent.browser.session import BrowserSession
 from browser_agent.demo_site import DemoSite
-from browser_agent.harvest.elements import ElementRecord
 from browser_agent.harvest.harvester import harvest
-from browser_agent.harvest.plan import ByRoleName, Param, PlannedStep
 from browser_agent.llm.types import FunctionClient, LLMReply, ToolCall
 from browser_agent.planner.agent import run_command
+from browser_agent.plans.plan import ByRoleName, ElementRecord, Param, PlannedStep
 from browser_agent.settings import Settings
 from browser_agent.skills.end_state import command_values, end_state, search_terms
 from browser_agent.skills.fresh import fresh_arguments, typed_only

@@ -20,9 +20,9 @@ from browser_agent.browser.chromium import find_chromium
 from browser_agent.cli.app import app
 from browser_agent.demo_site import DemoSite
 from browser_agent.demo_site.catalog import search
-from browser_agent.harvest.export import CannotExport, exported_script, script_for
-from browser_agent.harvest.plan import PlannedStep
-from browser_agent.harvest.plan_data import read_plan
+from browser_agent.plans.export import CannotExport, exported_script, script_for
+from browser_agent.plans.plan import PlannedStep
+from browser_agent.plans.plan_data import read_plan
 from browser_agent.settings import Settings
 from browser_agent.store.db import open_store
 from browser_agent.store.skills import skill_by_name

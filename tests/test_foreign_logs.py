@@ -18,12 +18,12 @@ from playwright.async_api import Browser
 from browser_agent.browser.session import browser_session
 from browser_agent.demo_site import DemoSite
 from browser_agent.harvest.calls import LogError
-from browser_agent.harvest.codegen import generate_module
 from browser_agent.harvest.elements import Tag, element_record, find_tags, tag_for_selector
 from browser_agent.harvest.harvester import harvest, plan_from
 from browser_agent.harvest.logs import command_of, parse_messages, read_log
-from browser_agent.harvest.plan import NotHarvestable
 from browser_agent.harvest.plan_steps import plan_skill
+from browser_agent.plans.codegen import generate_module
+from browser_agent.plans.plan import NotHarvestable
 from browser_agent.secrets import MASK
 from browser_agent.settings import Settings
 from browser_agent.skills.primitive import PRIMITIVES

@@ -15,11 +15,11 @@ from playwright.async_api import Browser
 
 from browser_agent.demo_site import DemoSite
 from browser_agent.harvest.calls import LogError
-from browser_agent.harvest.codegen import generate_module
 from browser_agent.harvest.harvester import harvest
 from browser_agent.harvest.logs import read_log
-from browser_agent.harvest.plan import NotHarvestable
 from browser_agent.harvest.plan_steps import plan_skill
+from browser_agent.plans.codegen import generate_module
+from browser_agent.plans.plan import NotHarvestable
 from browser_agent.settings import Settings
 from browser_agent.store.db import open_store
 from tests.test_foreign_logs import LOGS, agent_e_messages, shop_copy

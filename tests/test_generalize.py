@@ -9,10 +9,10 @@ from __future__ import annotations
 import ast
 
 from browser_agent.dom.page_content import fenced
-from browser_agent.harvest.codegen import generate_module
 from browser_agent.harvest.logs import parse_messages
-from browser_agent.harvest.plan import ByRoleName, NotHarvestable, NthOfRole
 from browser_agent.harvest.plan_steps import plan_skill
+from browser_agent.plans.codegen import generate_module
+from browser_agent.plans.plan import ByRoleName, NotHarvestable, NthOfRole
 from tests.test_harvest import shop_log, tool_round
 
 URL = "http://tasks.test/page"

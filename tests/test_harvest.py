@@ -14,12 +14,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from browser_agent.harvest.calls import LogError
-from browser_agent.harvest.codegen import generate_module, skill_name
-from browser_agent.harvest.elements import Tag, looks_generated, stable_selector
+from browser_agent.harvest.elements import Tag, stable_selector
 from browser_agent.harvest.logs import command_of, parse_messages, read_log
-from browser_agent.harvest.plan import NotHarvestable, Param
 from browser_agent.harvest.plan_steps import plan_skill
 from browser_agent.planner.router import route, template_pattern
+from browser_agent.plans.codegen import generate_module, skill_name
+from browser_agent.plans.plan import NotHarvestable, Param, looks_generated
 from browser_agent.store.models import Skill
 
 LOGS = Path(__file__).parent / "logs"

@@ -20,13 +20,13 @@ from urllib.parse import quote, urljoin
 import pytest
 from playwright.async_api import Browser
 
-from browser_agent.harvest.codegen import generate_module
 from browser_agent.harvest.harvester import harvest
 from browser_agent.harvest.logs import parse_messages
-from browser_agent.harvest.plan import BuiltUrl, ByRoleName
 from browser_agent.harvest.plan_steps import plan_skill
 from browser_agent.llm.types import FunctionClient, LLMReply
 from browser_agent.planner.agent import run_command
+from browser_agent.plans.codegen import generate_module
+from browser_agent.plans.plan import BuiltUrl, ByRoleName
 from browser_agent.record.save import save_recording
 from browser_agent.record.session import record_session
 from browser_agent.settings import Settings

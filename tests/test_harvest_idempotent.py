@@ -19,7 +19,6 @@ from typer.testing import CliRunner
 
 from browser_agent.cli.app import app
 from browser_agent.demo_site import DemoSite
-from browser_agent.harvest.codegen import generate_module
 from browser_agent.harvest.harvester import (
     NEW_SKILL,
     NEW_VERSION,
@@ -32,6 +31,7 @@ from browser_agent.harvest.harvester import (
 from browser_agent.harvest.sameness import module_fingerprint
 from browser_agent.llm.types import FunctionClient, LLMReply
 from browser_agent.planner.agent import RunResult, run_command
+from browser_agent.plans.codegen import generate_module
 from browser_agent.settings import Settings
 from browser_agent.store.db import open_store
 from browser_agent.store.models import HarvestedSource, Run

@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import pytest
 
-from browser_agent.harvest.codegen import generate_module
-from browser_agent.harvest.export import script_for
 from browser_agent.harvest.logs import parse_messages
-from browser_agent.harvest.plan import BuiltUrl, ByRoleName, NotHarvestable
-from browser_agent.harvest.plan_data import plan_text, read_plan
 from browser_agent.harvest.plan_steps import plan_skill
+from browser_agent.plans.codegen import generate_module
+from browser_agent.plans.export import script_for
+from browser_agent.plans.plan import BuiltUrl, ByRoleName, NotHarvestable
+from browser_agent.plans.plan_data import plan_text, read_plan
 from tests.test_harvest import shop_log, tool_round
 from tests.test_harvest_apps import SITE, click, dom, opened, plan_of, typed
 

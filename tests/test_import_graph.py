@@ -5,11 +5,14 @@ Every import counts, at the top of a module, inside a function or under TYPE_CHE
 lazy import is still a dependency. Layers, top to bottom: the command line (``cli/``, which
 holds every command), the surfaces (the Python API, the console, the MCP server, cluster,
 record, validate, feedback, the shipped test helpers, the demo), the agent (the planner
-with its router, and memory), the harvester (which writes skills), the runtime of stored
-skills (loading and checking one, replaying it, renewing its login), what a plan is and
-the code made of it (which the runtime makes a stored plan's module with), the skills (the
-primitives and the runtime generated skills import), the store, the browser, the page and
-the model clients, and the ground (settings, secrets, the site boundary, the errors)."""
+with its router, and memory), the harvester (which writes skills, and is needed for
+nothing else), the skills' runtime (loading and checking a stored skill, replaying it,
+renewing its login, judging where it ended, and the runtime generated skills import), a
+skill's plan and the code made from it (``plans/``: the runtime makes a stored plan's
+module with it), the primitives, the store, the browser (its sessions, and get_dom and
+find_elements observing the page through one) and the model clients, the page library and
+the settings, and the ground (the product's names, secrets, the site boundary, the errors,
+how texts are compared)."""
 
 from __future__ import annotations
 
@@ -40,35 +43,21 @@ LAYERS: list[tuple[str, ...]] = [
     ),
     ("browser_agent.planner", "browser_agent.memory"),  # the agent
     ("browser_agent.harvest",),  # the harvester
-    (  # the runtime of stored skills: loading, checking, replaying, logins
-        "browser_agent.skills.stored",
-        "browser_agent.skills.check_key",
-        "browser_agent.skills.replay",
-        "browser_agent.skills.made_state",
-        "browser_agent.skills.logins",
-    ),
-    (  # what a plan is and the code it makes
-        "browser_agent.harvest.elements",
-        "browser_agent.harvest.plan",
-        "browser_agent.harvest.plan_data",
-        "browser_agent.harvest.codegen",
-        "browser_agent.harvest.end_address",
-    ),
-    ("browser_agent.skills",),
+    # the skills' runtime, and the comparison of where a replay ended (still in harvest/)
+    ("browser_agent.skills", "browser_agent.harvest.end_address"),
+    ("browser_agent.plans",),  # a skill's plan and the code made from it
+    ("browser_agent.skills.primitive", "browser_agent.skills.harvested"),  # the primitives
     ("browser_agent.store",),
-    (  # the browser, the page and the model clients
-        "browser_agent.browser",
-        "browser_agent.dom",
-        "browser_agent.llm",
-        "browser_agent.tools",
-    ),
+    ("browser_agent.browser", "browser_agent.llm", "browser_agent.tools"),
+    ("browser_agent.dom", "browser_agent.settings"),  # the page library, the settings
     (  # the ground
         "browser_agent",
+        "browser_agent.names",
         "browser_agent.errors",
         "browser_agent.secrets",
-        "browser_agent.settings",
         "browser_agent.sites",
         "browser_agent.storage_state",
+        "browser_agent.text_match",
     ),
 ]
 
@@ -189,7 +178,7 @@ def upward(graph: dict[str, set[str]]) -> list[str]:
 def test_the_graph_is_read_from_the_code() -> None:
     graph = import_graph()
     assert "browser_agent.errors" in graph["browser_agent.cli.group"]
-    assert "browser_agent.skills.primitive" in graph["browser_agent.harvest.codegen"]
+    assert "browser_agent.skills.primitive" in graph["browser_agent.plans.codegen"]
     assert len(graph) > 100
 
 

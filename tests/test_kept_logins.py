@@ -22,9 +22,8 @@ import pytest
 from typer.testing import CliRunner
 
 from browser_agent.cli.app import app
-from browser_agent.harvest.elements import ElementRecord
-from browser_agent.harvest.plan import Param, PlannedStep, SkillPlan
 from browser_agent.harvest.tokens import without_tokens
+from browser_agent.plans.plan import ElementRecord, Param, PlannedStep, SkillPlan
 from browser_agent.settings import Settings
 from browser_agent.sites.request_tokens import is_token, refused_url, strip_tokens
 from browser_agent.skills.logins import is_login_skill, relogin

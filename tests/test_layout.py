@@ -3,8 +3,10 @@
 import tomllib
 from pathlib import Path
 
+import browser_agent
 import browser_agent.skills.harvested
 import browser_agent.skills.primitive
+from browser_agent.names import __version__
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -50,3 +52,9 @@ def test_every_package_folder_is_listed_and_only_inside_browser_agent() -> None:
         for init in (ROOT / "skills").rglob("__init__.py")
     }
     assert found == listed
+
+
+def test_the_release_is_pyproject_s_version() -> None:
+    """The release a mark of a checked skill row names (skills.stored) is the package's."""
+    assert __version__ == tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["version"]
+    assert browser_agent.__version__ == __version__

@@ -13,8 +13,8 @@ import sys
 from pathlib import Path
 
 from browser_agent.demo_site import DemoSite
-from browser_agent.harvest.plan import Param
 from browser_agent.planner.router import decide
+from browser_agent.plans.plan import Param
 from browser_agent.settings import Settings
 from browser_agent.skills.stored import NOT_MADE
 from browser_agent.store.connection import Store

@@ -247,8 +247,8 @@ def test_the_stored_plan_keeps_every_field_of_a_skill_plan() -> None:
     # harvest time, and every new skill would be refused
     from dataclasses import fields
 
-    from browser_agent.harvest.plan import SkillPlan
-    from browser_agent.harvest.plan_data import PlanData
+    from browser_agent.plans.plan import SkillPlan
+    from browser_agent.plans.plan_data import PlanData
 
     # ``listed`` (the site's other values, tried by the verifying replay) makes no code
     kept = {f.name for f in fields(SkillPlan)} - {"listed"}

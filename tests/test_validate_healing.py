@@ -8,10 +8,9 @@ import ast
 import pytest
 
 from browser_agent.browser.session import BrowserSession
-from browser_agent.harvest.codegen import generate_module
-from browser_agent.harvest.elements import ElementRecord
-from browser_agent.harvest.plan import RUN_ENDED, PlannedStep, SkillPlan
-from browser_agent.harvest.plan_data import plan_text, read_plan
+from browser_agent.plans.codegen import generate_module
+from browser_agent.plans.plan import RUN_ENDED, ElementRecord, PlannedStep, SkillPlan
+from browser_agent.plans.plan_data import plan_text, read_plan
 from browser_agent.skills.runtime import SkillStale, Target, find, heal_stages, repairing
 from browser_agent.store.models import Skill
 from browser_agent.validate.healed import heal_plan

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 from platformdirs import user_cache_dir
 from playwright.async_api import async_playwright
 
-from browser_agent import APP_NAME
+from browser_agent.names import APP_NAME
 
 if TYPE_CHECKING:
     from playwright.async_api._context_manager import PlaywrightContextManager

@@ -14,7 +14,6 @@ import typer
 # Only what `--help` needs is imported here: the settings (pydantic), the browser, the
 # store, the planner, the harvester and the model clients load inside the commands that
 # use them, so `--help` and a routed run start fast.
-from browser_agent import ENV_PREFIX
 from browser_agent.cli.batch import batch_command
 from browser_agent.cli.checked_settings import checked_settings
 from browser_agent.cli.db import db_app
@@ -33,6 +32,7 @@ from browser_agent.cli.skills import skills_app
 from browser_agent.cli.teach import teach_command
 from browser_agent.cli.validate import validate_command
 from browser_agent.cli.watch import app as watch_app
+from browser_agent.names import ENV_PREFIX
 
 app = typer.Typer(
     cls=OneLineErrors,

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 import typer
 
-from browser_agent import ENV_PREFIX
+from browser_agent.names import ENV_PREFIX
 
 if TYPE_CHECKING:
     from pathlib import Path

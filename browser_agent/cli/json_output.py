@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 import typer
 
-from browser_agent.skills.partial import lacking
+from browser_agent.plans.partial import lacking
 
 if TYPE_CHECKING:
     from browser_agent.store.memory_models import MemoryEntry

@@ -47,8 +47,8 @@ def dom(
     allow_domain: AllowDomainOption = None,
 ) -> None:
     """Print the distilled DOM of a page, as the planner sees it."""
+    from browser_agent.browser.observe import observe_page
     from browser_agent.browser.session import browser_session
-    from browser_agent.dom.observe import observe_page
     from browser_agent.settings import load_settings
     from browser_agent.skills.primitive.open_url import open_url
 

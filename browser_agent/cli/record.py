@@ -118,7 +118,7 @@ def _save_and_harvest(
 def _show_parameters(log: Path) -> None:
     """Which values the command names (parameters of the skill) and which stay fixed."""
     from browser_agent.harvest.harvester import plan_from
-    from browser_agent.harvest.plan import NotHarvestable, Param
+    from browser_agent.plans.plan import NotHarvestable, Param
 
     try:
         plan = plan_from(log)

@@ -160,7 +160,7 @@ def skills_export(
 
     Run it as `python FILE.py --start-url URL --PARAM VALUE...`; it prints the final page's
     address. A step no plain script can do is refused, naming the step."""
-    from browser_agent.harvest.export import exported_script
+    from browser_agent.plans.export import exported_script
     from browser_agent.settings import load_settings
     from browser_agent.store.db import open_store
 
@@ -195,7 +195,7 @@ def skills_rollback(
 def _partial_note(skill: Skill | SkillRow) -> str:
     """`` (partial: it does not …; never routed)`` for a skill that does not do its whole
     command, else nothing."""
-    from browser_agent.skills.partial import lacking
+    from browser_agent.plans.partial import lacking
 
     if skill.complete:
         return ""

@@ -11,23 +11,17 @@ import json
 import re
 from collections import deque
 from collections.abc import Mapping
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass
 
 from bs4 import BeautifulSoup
 from bs4 import Tag as BsTag
 
 from browser_agent.dom.page_lines import element_lines
+from browser_agent.plans.plan import ElementRecord, looks_generated
 
 _MMID = re.compile(r"""\[\s*mmid\s*=\s*["']?(\d+)["']?\s*\]""")
 # Text longer than this inside an element is content, not a label to find it by.
 _MAX_TEXT = 200
-
-# Ids that a framework or a build generated: they change between page loads or releases.
-_GENERATED_ID = re.compile(
-    r"(^(ember|react-|:r|radix-|mui-|headlessui-|ng-|yui_|ext-gen|gwt-|j_id|__next|svelte-))"
-    r"|([0-9a-f]{8,})|(\d{3,})|([0-9a-f]{8}-[0-9a-f]{4}-)",
-    re.IGNORECASE,
-)
 
 # What a field shows while empty: a form field's placeholder, a rich-text editor's
 # data-placeholder or aria-placeholder (an editor's box is never named by its text).
@@ -54,23 +48,6 @@ class Tag:
     attributes: dict[str, str]
     text: str = ""
     start: int = 0
-
-
-@dataclass
-class ElementRecord:
-    """Everything recorded about one element a skill acts on."""
-
-    selector: str
-    role: str
-    name: str
-    tag: str
-    text: str = ""
-    attributes: dict[str, str] = field(default_factory=dict)
-    xpath: str = ""
-    context: dict = field(default_factory=dict)  # nearest heading, place among equals
-
-    def as_dict(self) -> dict:
-        return asdict(self)
 
 
 def find_tags(text: str) -> list[Tag]:
@@ -182,11 +159,6 @@ def toggle_elements(dom_text: str) -> dict[str, bool]:
         for line in lines
         if line is not None and ("(expanded)" in line.rest or "(collapsed)" in line.rest)
     }
-
-
-def looks_generated(identifier: str) -> bool:
-    """True for ids that a framework or build made up (long hex or digit runs, prefixes)."""
-    return bool(_GENERATED_ID.search(identifier))
 
 
 def role_of(tag: Tag) -> str:

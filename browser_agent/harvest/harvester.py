@@ -20,7 +20,6 @@ from sqlalchemy import Engine
 
 from browser_agent.failure_kinds import BROKEN, LATE
 from browser_agent.harvest.calls import LogError
-from browser_agent.harvest.codegen import generate_module, skill_name
 from browser_agent.harvest.logs import read_log
 from browser_agent.harvest.outcomes import (
     ALREADY,
@@ -30,18 +29,19 @@ from browser_agent.harvest.outcomes import (
     SKIPPED,
     UNCHANGED,
 )
-from browser_agent.harvest.plan import (
+from browser_agent.harvest.plan_steps import plan_skill
+from browser_agent.harvest.sameness import module_fingerprint, same_module
+from browser_agent.harvest.sources import SourceKey, source_key
+from browser_agent.harvest.tokens import without_tokens
+from browser_agent.plans.codegen import generate_module, skill_name
+from browser_agent.plans.plan import (
     ByRoleName,
     NotHarvestable,
     NthOfRole,
     SkillPlan,
     made_by_the_app,
 )
-from browser_agent.harvest.plan_data import plan_text
-from browser_agent.harvest.plan_steps import plan_skill
-from browser_agent.harvest.sameness import module_fingerprint, same_module
-from browser_agent.harvest.sources import SourceKey, source_key
-from browser_agent.harvest.tokens import without_tokens
+from browser_agent.plans.plan_data import plan_text
 from browser_agent.settings import Settings
 from browser_agent.skills.loader import SkillLoadError, source_hash
 from browser_agent.skills.logins import relogin

@@ -9,7 +9,10 @@ from urllib.parse import parse_qsl, unquote, urlsplit
 
 from browser_agent.browser.effects import SENT_DATA
 from browser_agent.harvest.calls import ChatLog
-from browser_agent.harvest.plan import (
+from browser_agent.harvest.plan_params import attribute_name, param_for
+from browser_agent.harvest.plan_state import PlanState
+from browser_agent.harvest.plan_words import NAMING_GAP, near_words, where_said, within_quotes
+from browser_agent.plans.plan import (
     RUN_ENDED,
     BuiltUrl,
     ByRoleName,
@@ -18,9 +21,6 @@ from browser_agent.harvest.plan import (
     made_by_the_app,
     param_items,
 )
-from browser_agent.harvest.plan_params import attribute_name, param_for
-from browser_agent.harvest.plan_state import PlanState
-from browser_agent.harvest.plan_words import NAMING_GAP, near_words, where_said, within_quotes
 from browser_agent.skills.fresh import TYPING
 
 _NAVIGATED = re.compile(

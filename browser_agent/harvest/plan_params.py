@@ -7,8 +7,6 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from browser_agent.harvest.elements import ElementRecord, looks_generated
-from browser_agent.harvest.plan import RESERVED_NAMES, Cased, Param, PlannedStep, param_items, snake
 from browser_agent.harvest.plan_state import PlanState
 from browser_agent.harvest.plan_words import (
     LETTER_CASE,
@@ -16,6 +14,16 @@ from browser_agent.harvest.plan_words import (
     plain,
     quoted_values,
     where_said,
+)
+from browser_agent.plans.plan import (
+    RESERVED_NAMES,
+    Cased,
+    ElementRecord,
+    Param,
+    PlannedStep,
+    looks_generated,
+    param_items,
+    snake,
 )
 from browser_agent.secrets import MASK, PLACEHOLDER
 

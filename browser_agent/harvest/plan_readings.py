@@ -8,12 +8,11 @@ import re
 from collections import Counter
 from urllib.parse import urlsplit
 
-from browser_agent.harvest.elements import ElementRecord
-from browser_agent.harvest.plan import Param, snake
 from browser_agent.harvest.plan_addresses import address_shape
 from browser_agent.harvest.plan_params import holds_a_value, param_for
 from browser_agent.harvest.plan_state import OBSERVE, PlanState
 from browser_agent.harvest.plan_words import ORDINAL, quoted_values, where_said
+from browser_agent.plans.plan import ElementRecord, Param, snake
 
 # Elements that are one choice among several the page offers: clicking one the command
 # does not name (by name or position) was a judgement over page content. (An element with

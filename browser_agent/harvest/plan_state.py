@@ -14,8 +14,8 @@ from browser_agent.harvest.elements import (
     observed_elements,
     toggle_elements,
 )
-from browser_agent.harvest.plan import RUN_ENDED, Param, PlannedStep
 from browser_agent.harvest.plan_words import plain
+from browser_agent.plans.plan import RUN_ENDED, Param, PlannedStep
 
 # Calls that only look at the page.
 OBSERVE = {"get_dom", "find_elements", "get_url", "tell_user"}

@@ -13,19 +13,6 @@ from urllib.parse import urlsplit
 from browser_agent.browser.dialogs import ANSWERED
 from browser_agent.harvest.calls import Call, ChatLog
 from browser_agent.harvest.elements import Tag, find_tags
-from browser_agent.harvest.plan import (
-    RESERVED_NAMES,
-    RUN_ENDED,
-    BuiltUrl,
-    ByRoleName,
-    NotHarvestable,
-    Param,
-    PlannedStep,
-    SkillPlan,
-    asks_for_information,
-    param_items,
-    snake,
-)
 from browser_agent.harvest.plan_addresses import (
     address_url,
     end_address,
@@ -39,6 +26,19 @@ from browser_agent.harvest.plan_params import read_off_page, step_value
 from browser_agent.harvest.plan_state import OBSERVE, PlanState, observe
 from browser_agent.harvest.plan_targets import TICK_ROLES, find_target
 from browser_agent.harvest.plan_words import CLAUSE_BREAK, LIST_GAP, PATH_GAP, contradicted
+from browser_agent.plans.plan import (
+    RESERVED_NAMES,
+    RUN_ENDED,
+    BuiltUrl,
+    ByRoleName,
+    NotHarvestable,
+    Param,
+    PlannedStep,
+    SkillPlan,
+    asks_for_information,
+    param_items,
+    snake,
+)
 from browser_agent.secrets import MASK
 from browser_agent.sites.request_tokens import refused_url
 from browser_agent.skills.primitive import NOT_REPLAYABLE, OBSERVATION_ONLY, PRIMITIVES

@@ -7,8 +7,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from browser_agent.harvest.elements import ElementRecord, Tag, element_record, tag_for_selector
-from browser_agent.harvest.plan import ByRoleName, NthOfRole, PlannedStep, snake
+from browser_agent.harvest.elements import Tag, element_record, tag_for_selector
 from browser_agent.harvest.plan_params import param_for
 from browser_agent.harvest.plan_readings import (
     NAVIGATION_ROLES,
@@ -18,6 +17,7 @@ from browser_agent.harvest.plan_readings import (
 )
 from browser_agent.harvest.plan_state import PlanState
 from browser_agent.harvest.plan_words import CLAUSE_START, ORDINAL, ordinal_value, where_said
+from browser_agent.plans.plan import ByRoleName, ElementRecord, NthOfRole, PlannedStep, snake
 from browser_agent.skills.selectors import ANY_ROLE, CLOSE_MARKS, text_selector
 
 # Controls whose accessible name is their label: a label the command happens to say ("sort

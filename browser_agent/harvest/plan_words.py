@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 
-from browser_agent.harvest.plan import snake
+from browser_agent.plans.plan import snake
 from browser_agent.secrets import PLACEHOLDER
 
 # Where a clause of the command starts: a name said there is its verb ("Close the dialog").

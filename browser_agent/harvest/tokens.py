@@ -5,7 +5,7 @@ such tokens, is never typed into by a skill."""
 
 from __future__ import annotations
 
-from browser_agent.harvest.plan import NotHarvestable, Param, SkillPlan
+from browser_agent.plans.plan import NotHarvestable, Param, SkillPlan
 from browser_agent.sites.request_tokens import strip_tokens
 
 _URL_ATTRIBUTES = ("href", "action", "src", "formaction")

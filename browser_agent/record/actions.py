@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from browser_agent.browser.effects import SENT_DATA
-from browser_agent.dom.observe import window_line
+from browser_agent.browser.observe import window_line
 from browser_agent.dom.page_content import fenced, neutralised
 from browser_agent.harvest.elements import observed_elements
 

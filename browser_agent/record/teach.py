@@ -147,7 +147,7 @@ def verdict(result: HarvestResult) -> str:
 def _why_partial(saved: SavedRecording) -> str:
     """Where the harvested stretch stopped short of the demonstration, and why."""
     from browser_agent.harvest.harvester import plan_from
-    from browser_agent.harvest.plan import RUN_ENDED
+    from browser_agent.plans.plan import RUN_ENDED
 
     plan = plan_from(Path(saved.log_path))
     if plan.dropped:

@@ -5,14 +5,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from typing import TYPE_CHECKING
+from typing import Protocol
 from urllib.parse import urlparse, urlsplit
 
 from browser_agent.errors import ActionError, UserError
 from browser_agent.sites.allow_list import ANY_SITE
-
-if TYPE_CHECKING:
-    from browser_agent.settings import Settings
 
 WEB_SCHEMES = ("http", "https")
 EMPTY_PAGE = "about:blank"
@@ -25,7 +22,17 @@ ALLOW_DOMAIN_HELP = (
 _SCHEME = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*:(?!\d)")
 
 
-def refusal(url: str, settings: Settings) -> str | None:
+class SiteRules(Protocol):
+    """What the policy reads of the settings (browser_agent.settings.Settings holds it)."""
+
+    @property
+    def allowed_domains(self) -> tuple[str, ...]: ...
+
+    @property
+    def allow_file_urls(self) -> bool: ...
+
+
+def refusal(url: str, settings: SiteRules) -> str | None:
     """Why the browser may not open ``url`` under these settings, in a sentence for the
     planner and for people; None when it may."""
     if url == EMPTY_PAGE:
@@ -54,7 +61,7 @@ def on_list(host: str, domains: Iterable[str]) -> bool:
     return any(d == ANY_SITE or host == d.strip("[]") or host.endswith(f".{d}") for d in domains)
 
 
-def normalize_url(url: str, settings: Settings) -> str:
+def normalize_url(url: str, settings: SiteRules) -> str:
     """Add a scheme to bare host names; refuse what the settings do not let the browser
     open (other schemes than http and https, sites off the allow-list)."""
     url = url.strip()
@@ -69,7 +76,7 @@ def normalize_url(url: str, settings: Settings) -> str:
     return url
 
 
-def openable(url: str, settings: Settings) -> str:
+def openable(url: str, settings: SiteRules) -> str:
     """``url`` as open_url opens it; a URL that names no site, or one the settings refuse
     (a ``file:`` URL, a site off the allow-list), is a UserError (one line, exit code 2)."""
     try:
@@ -88,7 +95,7 @@ def openable(url: str, settings: Settings) -> str:
 _LOCAL_URL = re.compile(r"\b(?:file:[^\s\"'<>]+|chrome://[^\s\"'<>]*)", re.IGNORECASE)
 
 
-def command_urls_refused(command: str, settings: Settings) -> None:
+def command_urls_refused(command: str, settings: SiteRules) -> None:
     """A command that names a ``file:`` (or ``chrome:``) URL the settings do not let the
     browser open is the user's mistake, said before the browser starts (UserError: one
     line, exit code 2); the planner would only be refused it later."""

@@ -22,7 +22,7 @@ from pathlib import Path
 
 from platformdirs import user_state_dir
 
-from browser_agent import APP_NAME
+from browser_agent.names import APP_NAME
 
 KEY_FILE = "skill-marks.key"
 KEY_BYTES = 32

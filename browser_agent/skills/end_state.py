@@ -46,7 +46,8 @@ from browser_agent.asks import QUOTED, Ask, asks, quoted
 from browser_agent.browser.session import session
 from browser_agent.errors import ActionError, BrowserError
 from browser_agent.secrets import placeholders
-from browser_agent.skills.page_seen import Seen, normal, read_page, shows
+from browser_agent.skills.page_seen import Seen, read_page
+from browser_agent.text_match import normal, shows
 
 # "search for X", "search the docs for X": X runs to the end of its clause.
 _SEARCH = re.compile(

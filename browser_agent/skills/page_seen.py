@@ -4,7 +4,6 @@ fields, listed items and tables of every frame, each text :func:`normal`."""
 from __future__ import annotations
 
 import re
-import unicodedata
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import unquote_plus
@@ -14,6 +13,7 @@ from playwright.async_api import Page
 
 from browser_agent.asks import quoted
 from browser_agent.dom.library import settled_evaluate
+from browser_agent.text_match import normal
 
 # What a page shows, read in one evaluation per frame: its title, headings, visible text,
 # the values its visible fields hold (a password or hidden field is never read), the items
@@ -68,19 +68,6 @@ _READ_PAGE = """() => {
     status: (nav && nav.responseStatus) || 0,
   };
 }"""
-
-
-def normal(text: str) -> str:
-    """``text`` as it is compared: case, accents, punctuation and spacing set aside."""
-    folded = unicodedata.normalize("NFKD", text).casefold()
-    folded = "".join(ch for ch in folded if not unicodedata.combining(ch))
-    return " ".join(re.sub(r"[\W_]+", " ", folded).split())
-
-
-def shows(haystack: str, value: str) -> bool:
-    """Whether ``value``'s words occur, in order and as whole words, in ``haystack``
-    (both already :func:`normal`)."""
-    return bool(value) and f" {value} " in f" {haystack} "
 
 
 @dataclass

@@ -34,7 +34,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from browser_agent import __version__
+from browser_agent.names import __version__
 from browser_agent.skills.check_key import mark_name, user_key
 from browser_agent.skills.loader import SkillFunction, SkillLoadError, module_function, source_hash
 
@@ -60,8 +60,8 @@ class SkillRefused(SkillLoadError):
 def _made(name: str, plan: str) -> str:
     """The module the plan (JSON text) makes for the skill ``name``; SkillRefused if none.
     The code generator is imported here, only when a row has not been checked before."""
-    from browser_agent.harvest.codegen import generate_module
-    from browser_agent.harvest.plan_data import PlanInvalid, read_plan
+    from browser_agent.plans.codegen import generate_module
+    from browser_agent.plans.plan_data import PlanInvalid, read_plan
 
     try:
         return generate_module(read_plan(plan), name)

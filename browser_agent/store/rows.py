@@ -135,7 +135,7 @@ class SkillRow:
     selectors: str = "[]"  # the element records the skill acts on
     source_runs: str = "[]"
     healed: str = "{}"  # step -> selector found by healing, for the next version
-    # the plan (JSON, see harvest.plan_data) the module that runs is made from at load time
+    # the plan (JSON, see plans.plan_data) the module that runs is made from at load time
     plan: str = field(default="", metadata={**TEXT, "server_default": ""})
     source: str = field(default="", metadata=TEXT)  # the module's code, as the plan makes it
     source_hash: str = ""  # sha256 of source, checked before it is run

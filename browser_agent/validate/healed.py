@@ -13,9 +13,9 @@ import json
 
 from sqlalchemy import Engine
 
-from browser_agent.harvest.codegen import generate_module
-from browser_agent.harvest.plan import SkillPlan
-from browser_agent.harvest.plan_data import plan_text, read_plan
+from browser_agent.plans.codegen import generate_module
+from browser_agent.plans.plan import SkillPlan
+from browser_agent.plans.plan_data import plan_text, read_plan
 from browser_agent.settings import Settings
 from browser_agent.skills.loader import source_hash
 from browser_agent.skills.stored import made_code

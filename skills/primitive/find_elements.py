@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Annotated
 
+from browser_agent.browser.find import find_on_page
 from browser_agent.browser.session import session
-from browser_agent.dom.find import find_on_page
 
 LIMIT = 20
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
+from browser_agent.browser.observe import observe_page
 from browser_agent.browser.session import session
-from browser_agent.dom.observe import observe_page
 
 
 async def get_dom(

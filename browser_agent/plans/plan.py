@@ -7,12 +7,11 @@ from __future__ import annotations
 
 import keyword
 import re
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from typing import Any
 from urllib.parse import parse_qsl, unquote, urlsplit
 
 from browser_agent.errors import BrowserAgentError
-from browser_agent.harvest.elements import ElementRecord, looks_generated
 from browser_agent.skills.primitive import PRIMITIVES
 
 # Names a generated module defines or imports; parameters and skills must not shadow them.
@@ -21,9 +20,38 @@ RESERVED_NAMES |= {"answering_dialogs", "quote", "urljoin"}
 RESERVED_NAMES |= set(PRIMITIVES)
 RUN_ENDED = "the run ended"
 
+# Ids that a framework or a build generated: they change between page loads or releases.
+_GENERATED_ID = re.compile(
+    r"(^(ember|react-|:r|radix-|mui-|headlessui-|ng-|yui_|ext-gen|gwt-|j_id|__next|svelte-))"
+    r"|([0-9a-f]{8,})|(\d{3,})|([0-9a-f]{8}-[0-9a-f]{4}-)",
+    re.IGNORECASE,
+)
+
 
 class NotHarvestable(BrowserAgentError, ValueError):
     """The log holds nothing worth a skill; the message says why."""
+
+
+@dataclass
+class ElementRecord:
+    """Everything recorded about one element a skill acts on."""
+
+    selector: str
+    role: str
+    name: str
+    tag: str
+    text: str = ""
+    attributes: dict[str, str] = field(default_factory=dict)
+    xpath: str = ""
+    context: dict = field(default_factory=dict)  # nearest heading, place among equals
+
+    def as_dict(self) -> dict:
+        return asdict(self)
+
+
+def looks_generated(identifier: str) -> bool:
+    """True for ids that a framework or build made up (long hex or digit runs, prefixes)."""
+    return bool(_GENERATED_ID.search(identifier))
 
 
 @dataclass

@@ -5,9 +5,9 @@ from __future__ import annotations
 import json
 import re
 
+from browser_agent.browser.observe import remember
 from browser_agent.browser.session import BrowserSession
 from browser_agent.dom.library import read_page
-from browser_agent.dom.observe import remember
 from browser_agent.dom.page_content import fenced, neutralised
 
 _WORD = re.compile(r"\w+")

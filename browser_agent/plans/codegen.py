@@ -17,7 +17,8 @@ import libcst as cst
 import libcst.matchers as m
 from libcst.helpers import parse_template_expression, parse_template_statement
 
-from browser_agent.harvest.plan import (
+from browser_agent.plans.partial import partial_sentence
+from browser_agent.plans.plan import (
     RESERVED_NAMES,
     BuiltUrl,
     ByRoleName,
@@ -28,9 +29,8 @@ from browser_agent.harvest.plan import (
     SkillPlan,
     snake,
 )
-from browser_agent.skills.page_seen import normal, shows
-from browser_agent.skills.partial import partial_sentence
 from browser_agent.skills.primitive import PRIMITIVES
+from browser_agent.text_match import normal, shows
 
 _IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 _STOPWORDS = {

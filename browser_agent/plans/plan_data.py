@@ -25,12 +25,12 @@ from pydantic import (
 )
 
 from browser_agent.errors import BrowserAgentError
-from browser_agent.harvest.elements import ElementRecord
-from browser_agent.harvest.plan import (
+from browser_agent.plans.plan import (
     RESERVED_NAMES,
     BuiltUrl,
     ByRoleName,
     Cased,
+    ElementRecord,
     NthOfRole,
     Param,
     PlannedStep,

@@ -20,14 +20,14 @@ import libcst.matchers as m
 from libcst.helpers import parse_template_expression, parse_template_statement
 
 from browser_agent.errors import UserError
-from browser_agent.harvest.codegen import (
+from browser_agent.plans.codegen import (
     docstring,
     identifier,
     keyword_arg,
     named_with_words,
     string,
 )
-from browser_agent.harvest.plan import (
+from browser_agent.plans.plan import (
     BuiltUrl,
     ByRoleName,
     Cased,
@@ -36,7 +36,7 @@ from browser_agent.harvest.plan import (
     PlannedStep,
     SkillPlan,
 )
-from browser_agent.harvest.plan_data import START_URL
+from browser_agent.plans.plan_data import START_URL
 
 if TYPE_CHECKING:
     from sqlalchemy import Engine
@@ -368,7 +368,7 @@ def _spaced(statements: Any, blank_lines: int) -> list[Any]:
 def exported_script(engine: Engine, name: str, version: int | None = None) -> str:
     """The plain script of the skill ``name`` (its current version, or ``version``);
     CannotExport (one line) for no such skill or version, or a step it cannot export."""
-    from browser_agent.harvest.plan_data import PlanInvalid, read_plan
+    from browser_agent.plans.plan_data import PlanInvalid, read_plan
     from browser_agent.store.skills import skill_by_name, versions_of
 
     if version is None:
