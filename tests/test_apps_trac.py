@@ -146,3 +146,32 @@ async def test_a_removal_through_the_search_is_learnt_on_a_milestone_the_site_li
     )  # fmt: skip
     assert routed.status == "succeeded" and routed.llm_calls == 0, routed.answer
     assert task.check(trac, {"name": "Sprint 27"}, routed.final_url), routed.answer
+
+
+async def test_a_wiki_page_is_made_at_its_own_address_learnt_and_made_again_with_no_model(
+    trac: Running, settings: Settings, browser: Browser
+) -> None:
+    """Trac has no "New page" control: a page is made by opening its address. The planner
+    finds no control, searches (no offer to create), then opens the page's address made as
+    the site makes the addresses of wiki pages (/wiki, then the name), where Trac offers
+    "Create this page"; the run is learnt and a fresh page made with no model."""
+    task = TASKS["wiki-page"]
+    first = {"page": "HarborSaffronWg57", "text": "The glacier runbook lives here."}
+    settings = settings.with_overrides(storage_state=trac.storage_state)
+    engine = open_store(settings)
+    solved = await run_command(
+        task.command(first), OfflinePlanner(), settings, start_url=trac.url, browser=browser,
+        engine=engine,
+    )  # fmt: skip
+    assert solved.status == "succeeded", solved.answer
+    assert "where this site keeps a wiki page by its name" in (solved.answer or "")
+    assert task.check(trac, first, solved.final_url), solved.answer
+    (made,) = await harvest([Path(solved.log_path)], settings, engine, browser=browser)
+    assert made.skill is not None and made.verified, made.error or made.verify_error
+    fresh = {"page": "TundraCedarQx31", "text": "The tundra runbook lives here."}
+    routed = await run_command(
+        task.command(fresh), FunctionClient(no_llm), settings, start_url=trac.url,
+        browser=browser, engine=engine,
+    )  # fmt: skip
+    assert routed.status == "succeeded" and routed.llm_calls == 0, routed.answer
+    assert task.check(trac, fresh, routed.final_url), routed.answer

@@ -11,7 +11,7 @@ import pytest
 from playwright.async_api import Browser, Page
 
 from browser_agent.browser.session import BrowserSession
-from browser_agent.harvest.end_address import shows_the_same
+from browser_agent.harvest.end_address import same_end, shows_the_same
 from browser_agent.settings import Settings
 from tests.test_speculated_readings import shown
 from tests.wiki_site import WikiSite
@@ -57,3 +57,15 @@ async def test_another_address_that_shows_other_results_is_another_end(
     await page.goto(f"{wiki.url}/search?q=delta&wprov=acrw1")  # not the term used
     assert not await shows_the_same(page, "/search?q=delta&wprov=acrw1", recorded, example, used)
     assert not await shows_the_same(page, "/wiki/Gamma", recorded, example, used)  # another path
+
+
+def test_a_value_that_matched_a_word_of_the_sites_own_address_may_stay_there() -> None:
+    """The command's word "wiki" was read as a link's name and also stands in the site's
+    /wiki/ path: replayed with another link and a fresh page name, the end is the new
+    page's address, with the site's /wiki/ as it was (whether the page shows the values
+    given is the end check's to judge, see skills.end_state)."""
+    example = {"link_name": "wiki", "page": "HarborSaffronWg57"}
+    used = {"link_name": "About Trac", "page": "HarborSaffronWg57ab12c"}
+    assert same_end("/wiki/HarborSaffronWg57ab12c", "/wiki/HarborSaffronWg57", example, used)
+    assert not same_end("/wiki/OtherPage", "/wiki/HarborSaffronWg57", example, used)
+    assert not same_end("/timeline", "/wiki/HarborSaffronWg57", example, used)

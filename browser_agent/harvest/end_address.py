@@ -20,23 +20,33 @@ def same_end(
     final: str, expected: str, example: Mapping[str, Any], used: Mapping[str, Any]
 ) -> bool:
     """Whether ``final`` is the page of the recorded end ``expected`` once each example
-    value there stands in for the value used in its place (as typed, or as an address
-    writes it): the same path, and every query key of the recorded end with its value.
-    Keys only the final address has do not count: two roads to one page (a form sent
-    before the page's script is ready, and after) add options of their own; what the
-    page shows is judged by the end check (see skills.end_state)."""
+    value there may stand for the value used in its place (as typed, or as an address
+    writes it), or stay (a word of the site's own that a value happened to match): the
+    same path, and every query key of the recorded end with its value. Keys only the
+    final address has do not count: two roads to one page (a form sent before the page's
+    script is ready, and after) add options of their own; what the page shows is judged
+    by the end check (see skills.end_state)."""
     final, expected = unquote_plus(final), unquote_plus(expected)
+    either: list[list[str]] = []  # per placeholder: the example's forms and the used ones
     for name, value in example.items():
         if name in used and used[name] != value:
-            for form in _url_forms(str(value)):
-                expected = expected.replace(form, "\0")
-            for form in _url_forms(str(used[name])):
-                final = final.replace(form, "\0")
+            forms = _url_forms(str(value))
+            for form in forms:
+                expected = expected.replace(form, f"\0{len(either)}\0")
+            either.append(sorted({*forms, *_url_forms(str(used[name]))}, key=len, reverse=True))
+
+    def fits(got: str, asked: str) -> bool:
+        pattern = re.escape(asked)
+        for index, forms in enumerate(either):
+            alternatives = "|".join(re.escape(form) for form in forms)
+            pattern = pattern.replace(re.escape(f"\0{index}\0"), f"(?:{alternatives})")
+        return re.fullmatch(pattern, got) is not None
+
     ended, wanted = urlsplit(final), urlsplit(expected)
-    if ended.path != wanted.path:
+    if not fits(ended.path, wanted.path):
         return False
     got, asked = dict(parse_qsl(ended.query, True)), dict(parse_qsl(wanted.query, True))
-    return all(got.get(key) == value for key, value in asked.items())
+    return all(key in got and fits(got[key], value) for key, value in asked.items())
 
 
 async def shows_the_same(

@@ -224,7 +224,8 @@ def _tool_results(message: dict, tool_names: dict[str, str]) -> list[str]:
     responses = message.get("tool_responses") or [message]
     return [
         tool_result_text(
-            tool_names.get(item.get("tool_call_id", ""), "the action"), _text(item.get("content"))
+            tool_names.get(item.get("tool_call_id", ""), "the action"),
+            message_text(item.get("content")),
         )
         for item in responses
     ]
@@ -247,7 +248,7 @@ def _with_instructions(messages: list[dict], tools: list[dict]) -> list[dict]:
     """Append the action format and tool list to the first system message, or add one."""
     instructions = FORMAT_INSTRUCTIONS + render_tools_as_text(tools)
     if messages and messages[0].get("role") == "system":
-        system = _text(messages[0].get("content"))
+        system = message_text(messages[0].get("content"))
         first = {
             **messages[0],
             "content": f"{system}\n\n{instructions}" if system else instructions,
@@ -256,7 +257,7 @@ def _with_instructions(messages: list[dict], tools: list[dict]) -> list[dict]:
     return [{"role": "system", "content": instructions}, *messages]
 
 
-def _text(content: Any) -> str:
+def message_text(content: Any) -> str:
     """Message content as text: strings as-is, content-part lists joined, None as empty."""
     if content is None:
         return ""

@@ -9,7 +9,7 @@ from __future__ import annotations
 import ast
 import re
 from functools import cache
-from urllib.parse import unquote_plus, urlsplit
+from urllib.parse import quote, unquote_plus, urljoin, urlsplit, urlunsplit
 
 from browser_agent.llm.offline.boxes import search_box, sent_as_search
 from browser_agent.llm.offline.dialogs import modal_first
@@ -114,6 +114,9 @@ def _control(task: Control, situation: Situation) -> Outcome:
         note = f'search the site for "{task.target}", which may offer to create it'
         arguments = {"selector": box.selector, "text": task.target, "press_enter": True}
         return Action("enter_text", arguments, note, phase="prepare", kind="search")
+    address = _own_address(page, task, situation) if searched else None
+    if address is not None:
+        return address
     admin = _admin(page, task, situation)
     if admin is not None:
         return admin
@@ -146,7 +149,8 @@ def _looked_through(situation: Situation) -> str:
     its things are kept."""
     searched = " (and in the site's search)" if "search" in situation.prepared else ""
     kept = " (and where the site keeps them)" if "place" in situation.prepared else ""
-    return f"{menus_opened(situation.tried)}{searched}{kept}"
+    own = " (and at its own address)" if "address" in situation.prepared else ""
+    return f"{menus_opened(situation.tried)}{searched}{kept}{own}"
 
 
 #: The names of the link to a site's own administration, where it keeps its lists of things.
@@ -168,6 +172,40 @@ def _kept_at(page: Page, task: Control, situation: Situation) -> Action | None:
             note = f"open {element.describe()}, where the site keeps its {task.noun}s"
             arguments = {"selector": element.selector}
             return Action("click", arguments, note, phase="prepare", kind="place")
+    return None
+
+
+def _own_address(page: Page, task: Control, situation: Situation) -> Action | None:
+    """The new thing's own address, made as the site makes the addresses of things of its
+    kind, once per task: under an address the run has been at or a link goes to whose path
+    ends in a word of the kind (/wiki, or /wiki/TracGuide for a wiki page), the new thing's
+    name. A wiki offers to create a page where its address is opened. Things kept by number
+    are not reached this way."""
+    kind = set(content_words(task.noun))
+    if task.verb != "create" or not task.target or not kind or "address" in situation.prepared:
+        return None
+    links = [
+        urljoin(page.url, element.attrs["href"])
+        for element in page.interactive()
+        if element.role == "link" and element.attrs.get("href", "").startswith(("/", "http"))
+    ]
+    site = urlsplit(page.url).netloc
+    for seen in [*reversed(situation.visited), *links]:
+        url = urlsplit(seen)
+        parts = [unquote_plus(part) for part in url.path.split("/") if part]
+        if url.netloc != site or not parts:
+            continue
+        if parts[-1].lower() in kind:
+            under = parts
+        elif len(parts) > 1 and parts[-2].lower() in kind and not parts[-1].isdigit():
+            under = parts[:-1]
+        else:
+            continue
+        name = task.target.replace(" ", "_") if "_" in parts[-1] else task.target
+        path = "/".join(["", *(quote(part) for part in [*under, name])])
+        address = urlunsplit((url.scheme, url.netloc, path, "", ""))
+        note = f"open {address}, where this site keeps a {task.noun} by its name"
+        return Action("open_url", {"url": address}, note, phase="prepare", kind="address")
     return None
 
 

@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from browser_agent.llm.text_actions import parse_text_action, tool_results_in
+from browser_agent.llm.text_actions import message_text, parse_text_action, tool_results_in
 
 _TASK = re.compile(
     r'Execute the user task "(?P<command>.*)"(?: starting at (?P<url>\S+?))?\. Current date',
@@ -23,6 +23,10 @@ _MARKER = re.compile(r"Plan steps? (\d+)(?:-(\d+))?/\d+ \((act|prepare|look|fina
 _CHANGED = re.compile(
     r"Page (?:navigated to|loaded:)|new elements? appeared|elements? (?:was|were) removed"
     r"|new tab opened|Went back"
+)
+
+_VISITED = re.compile(
+    r"(?:Page navigated to|^Page \"[^\n]*\" at) (https?://[^\s<>\"]+?)\.?(?=\s|$)", re.M
 )
 
 #: Tools that only look at the page.
@@ -67,6 +71,13 @@ class History:
     turns: list[Turn] = field(default_factory=list)
     answers: int = 0  # assistant messages so far, for unique call ids
 
+    def visited(self) -> list[str]:
+        """The addresses of the pages the run was shown or went to, in order."""
+        found: list[str] = []
+        for turn in self.turns:
+            found += _VISITED.findall(turn.response or "")
+        return found
+
     def notes(self) -> list[str]:
         """What earlier answers noted down (texts read before the last task)."""
         found: list[str] = []
@@ -85,7 +96,7 @@ def read_history(messages: list[dict]) -> History:
     by_id: dict[str, Turn] = {}
     pending: list[Turn] = []
     for message in messages:
-        role, content = message.get("role"), _text(message.get("content"))
+        role, content = message.get("role"), message_text(message.get("content"))
         if role == "user" and not history.command and (task := _TASK.search(content)):
             history.command, history.start_url = task.group("command"), task.group("url")
         elif role == "assistant":
@@ -131,11 +142,3 @@ def _marker(content: str) -> Marker | None:
     first = int(match.group(1)) - 1
     last = int(match.group(2) or match.group(1)) - 1
     return Marker(first, last, match.group(3), match.group(4) or "")
-
-
-def _text(content: Any) -> str:
-    if content is None:
-        return ""
-    if isinstance(content, list):
-        return "\n".join(part.get("text", "") for part in content if isinstance(part, dict))
-    return str(content)

@@ -46,6 +46,7 @@ class Situation:
     said: str = ""  # the answer to the last action (a dialog it met)
     read: str = ""  # the answer to a read taken for the current task
     tried: list[str] = field(default_factory=list)  # what its prepare steps said they did
+    visited: list[str] = field(default_factory=list)  # the addresses the run has been at
 
 
 def where(page: Page) -> str:

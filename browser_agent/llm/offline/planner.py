@@ -106,7 +106,8 @@ def _advance(
         situation = Situation(page)
         if position == index:
             prepared, tried = steps
-            situation = Situation(page, prepared, *_answers(view, reply.history), tried)
+            said, read = _answers(view, reply.history)
+            situation = Situation(page, prepared, said, read, tried, reply.history.visited())
         outcome = _step(task, situation)
         if isinstance(outcome, Done):
             if outcome.note:
