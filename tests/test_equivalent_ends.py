@@ -11,8 +11,8 @@ import pytest
 from playwright.async_api import Browser, Page
 
 from browser_agent.browser.session import BrowserSession
-from browser_agent.harvest.end_address import same_end, shows_the_same
 from browser_agent.settings import Settings
+from browser_agent.skills.end_address import same_end, shows_the_same
 from tests.test_speculated_readings import shown
 from tests.wiki_site import WikiSite
 

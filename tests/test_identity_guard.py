@@ -14,9 +14,9 @@ from playwright.async_api import Browser
 from sqlmodel import Session, select
 
 from browser_agent.demo_site import DemoSite
-from browser_agent.harvest.end_address import same_end
 from browser_agent.harvest.harvester import harvest
 from browser_agent.settings import Settings
+from browser_agent.skills.end_address import same_end
 from browser_agent.store.db import open_store
 from browser_agent.store.models import Step, Validation
 from browser_agent.store.skills import skill_by_name

@@ -43,8 +43,7 @@ LAYERS: list[tuple[str, ...]] = [
     ),
     ("browser_agent.planner", "browser_agent.memory"),  # the agent
     ("browser_agent.harvest",),  # the harvester
-    # the skills' runtime, and the comparison of where a replay ended (still in harvest/)
-    ("browser_agent.skills", "browser_agent.harvest.end_address"),
+    ("browser_agent.skills",),  # the skills' runtime
     ("browser_agent.plans",),  # a skill's plan and the code made from it
     ("browser_agent.skills.primitive", "browser_agent.skills.harvested"),  # the primitives
     ("browser_agent.store",),
@@ -188,6 +187,22 @@ def test_no_modules_import_each_other_in_a_circle() -> None:
 
 def test_no_module_imports_from_a_higher_layer() -> None:
     assert upward(import_graph()) == []
+
+
+def test_only_the_command_line_and_the_surfaces_import_the_harvester() -> None:
+    """The harvester makes skills and is needed for nothing else: the agent, the skills'
+    runtime (which makes a stored skill's module with ``plans/``), the store and the browser
+    run without it."""
+    harvester = "browser_agent.harvest"
+    users = sorted(
+        f"{source} -> {target}"
+        for source, targets in import_graph().items()
+        for target in targets
+        if (target == harvester or target.startswith(harvester + "."))
+        and not (source == harvester or source.startswith(harvester + "."))
+        and layer_of(source) > 1
+    )
+    assert users == []
 
 
 def in_command_line(module: str) -> bool:

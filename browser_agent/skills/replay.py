@@ -18,7 +18,6 @@ from browser_agent.browser.session import BrowserSession, browser_session
 from browser_agent.browser.tracing import tracing_started, tracing_stopped
 from browser_agent.errors import ActionError, BrowserError
 from browser_agent.failure_kinds import BROKEN, NOT_APPLICABLE, classify
-from browser_agent.harvest.end_address import same_end, shows_the_same
 from browser_agent.secrets import (
     configured,
     how_to_set,
@@ -30,6 +29,7 @@ from browser_agent.secrets import (
 from browser_agent.settings import Settings
 from browser_agent.sites.boundary import Boundary
 from browser_agent.sites.request_tokens import strip_tokens
+from browser_agent.skills.end_address import same_end, shows_the_same
 from browser_agent.skills.fresh import example_arguments, fresh_arguments, fresh_value
 from browser_agent.skills.loader import SkillFunction, SkillLoadError
 from browser_agent.skills.made_state import Maker, makers
