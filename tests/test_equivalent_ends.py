@@ -68,4 +68,6 @@ def test_a_value_that_matched_a_word_of_the_sites_own_address_may_stay_there() -
     used = {"link_name": "About Trac", "page": "HarborSaffronWg57ab12c"}
     assert same_end("/wiki/HarborSaffronWg57ab12c", "/wiki/HarborSaffronWg57", example, used)
     assert not same_end("/wiki/OtherPage", "/wiki/HarborSaffronWg57", example, used)
+    # the page given stays the example's: no value of the replay's shows, another end
+    assert not same_end("/wiki/HarborSaffronWg57", "/wiki/HarborSaffronWg57", example, used)
     assert not same_end("/timeline", "/wiki/HarborSaffronWg57", example, used)

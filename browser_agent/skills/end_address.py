@@ -20,20 +20,27 @@ def same_end(
     final: str, expected: str, example: Mapping[str, Any], used: Mapping[str, Any]
 ) -> bool:
     """Whether ``final`` is the page of the recorded end ``expected`` once each example
-    value there may stand for the value used in its place (as typed, or as an address
-    writes it), or stay (a word of the site's own that a value happened to match): the
-    same path, and every query key of the recorded end with its value. Keys only the
-    final address has do not count: two roads to one page (a form sent before the page's
-    script is ready, and after) add options of their own; what the page shows is judged
-    by the end check (see skills.end_state)."""
+    value there stands for the value used in its place (as typed, or as an address writes
+    it): the same path, and every query key of the recorded end with its value. An example
+    value may also stay, as a word of the site's own that a value happened to match (the
+    command's "wiki" read as a link's name, in /wiki/), but only beside a value used that
+    the address shows: the replay's own values must show somewhere. Keys only the final
+    address has do not count: two roads to one page (a form sent before the page's script
+    is ready, and after) add options of their own; what the page shows is judged by the
+    end check (see skills.end_state)."""
     final, expected = unquote_plus(final), unquote_plus(expected)
-    either: list[list[str]] = []  # per placeholder: the example's forms and the used ones
+    swapped: list[tuple[list[str], list[str]]] = []  # per placeholder: example, used forms
     for name, value in example.items():
         if name in used and used[name] != value:
             forms = _url_forms(str(value))
             for form in forms:
-                expected = expected.replace(form, f"\0{len(either)}\0")
-            either.append(sorted({*forms, *_url_forms(str(used[name]))}, key=len, reverse=True))
+                expected = expected.replace(form, f"\0{len(swapped)}\0")
+            swapped.append((forms, _url_forms(str(used[name]))))
+    shown = [any(form in final for form in used_forms) for _, used_forms in swapped]
+    either = [
+        sorted({*used_forms, *(forms if any(shown) and not seen else ())}, key=len, reverse=True)
+        for (forms, used_forms), seen in zip(swapped, shown, strict=True)
+    ]
 
     def fits(got: str, asked: str) -> bool:
         pattern = re.escape(asked)
