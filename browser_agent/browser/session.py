@@ -8,10 +8,12 @@ primitives as plain functions.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from contextlib import asynccontextmanager, contextmanager, suppress
 from contextvars import ContextVar
 from dataclasses import dataclass, field
+from typing import TypeVar
+from urllib.parse import urlsplit
 
 from playwright.async_api import Browser, BrowserContext, Dialog, Frame, Page, Playwright
 from playwright.async_api import Error as PlaywrightError
@@ -26,6 +28,8 @@ from browser_agent.errors import BrowserError, NoBrowser
 from browser_agent.settings import Settings, mask_url
 from browser_agent.sites.boundary import Boundary
 from browser_agent.storage_state import ProfileError
+
+T = TypeVar("T")
 
 
 @dataclass
@@ -128,16 +132,23 @@ class BrowserSession:
         """Keep where an action found which element (the last 50)."""
         self.acted = [*self.acted[-49:], (url, role, name)]
 
-    @asynccontextmanager
-    async def aside(self) -> AsyncIterator[Page]:
-        """A tab of its own to read another page in, closed after: the run stays on its
-        page, and opening it is no note of the run's."""
+    async def read_aside(self, url: str, read: Callable[[Page], Awaitable[T]]) -> T | None:
+        """``read`` of the page at ``url``, opened in a tab of its own that is closed after:
+        the run stays on its page, and opening it is no note of the run's. None when the
+        address is no web page or answers with an error."""
+        if urlsplit(url).scheme not in ("http", "https"):
+            return None
         page, notes = self.page, len(self.notes)
         other = await self.context.new_page()
         self.page = page  # the session followed the new tab
         del self.notes[notes:]
         try:
-            yield other
+            response = await other.goto(url, wait_until="load")
+            if response is None or response.status >= 400:
+                return None
+            return await read(other)
+        except PlaywrightError:
+            return None
         finally:
             with suppress(PlaywrightError):
                 await other.close()

@@ -88,15 +88,10 @@ async def _gone(page: Page, named: Iterable[tuple[str, str]]) -> str | None:
 
 async def _listed_again(url: str, selector: str) -> bool | None:
     """Whether the page where the removed thing was shown (a list, a search's results)
-    still shows it when read again, in a tab of its own that is closed after; None when
-    it cannot be read (an error, an address that is not a page)."""
-    if urlsplit(url).scheme not in ("http", "https"):
-        return None
-    try:
-        async with session().aside() as other:
-            response = await other.goto(url, wait_until="load")
-            if response is None or response.status >= 400:
-                return None
-            return await other.locator(selector).count() > 0
-    except PlaywrightError:
-        return None
+    still shows it when read again, in a tab of its own; None when it cannot be read (an
+    error, an address that is not a page)."""
+
+    async def listed(other: Page) -> bool:
+        return await other.locator(selector).count() > 0
+
+    return await session().read_aside(url, listed)

@@ -37,9 +37,8 @@ import itertools
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from urllib.parse import urldefrag, urlsplit
+from urllib.parse import urldefrag
 
-from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Page
 
 from browser_agent.asks import QUOTED, Ask, asks, quoted
@@ -270,26 +269,20 @@ _ITEMS = frozenset(
 
 
 async def _where_it_was(
-    page: Page, target: str, acted: Sequence[tuple[str, str, str]]
+    seen: Seen, target: str, acted: Sequence[tuple[str, str, str]]
 ) -> Seen | None:
     """The last page the run used ``target``'s own element on (the link it opened, the box
-    of its row it ticked), as it reads now: the final page itself, or read again in a tab of its
-    own; None when the run used no such element, or that page cannot be read."""
+    of its row it ticked), as it reads now: the final page itself (``seen``), or read again
+    in a tab of its own; None when the run used no such element, or that page cannot be
+    read."""
     urls = [url for url, role, name in acted if role in _ITEMS and shows(normal(name), target)]
     if not urls:
         return None
-    url = urls[-1]
-    if urldefrag(url)[0] == urldefrag(page.url)[0]:
-        return await read_page(page)
-    if urlsplit(url).scheme not in ("http", "https"):
-        return None
+    if urldefrag(urls[-1])[0] == urldefrag(seen.url)[0]:
+        return seen
     try:
-        async with session().aside() as other:
-            response = await other.goto(url, wait_until="load")
-            if response is None or response.status >= 400:
-                return None
-            return await read_page(other)
-    except (PlaywrightError, BrowserError):
+        return await session().read_aside(urls[-1], read_page)
+    except BrowserError:  # no session: nothing to read it in
         return None
 
 
@@ -464,7 +457,7 @@ async def end_state(
     for ask in kinds:
         before = None
         if ask.kind == "remove":
-            before = await _where_it_was(page, normal(ask.target), acted)
+            before = await _where_it_was(seen, normal(ask.target), acted)
         judged = _check(ask, seen, hidden, before)
         if judged is not None:
             checked.append(ask)
