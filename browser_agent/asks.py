@@ -266,8 +266,22 @@ def _create(text: str) -> Ask | None:
     head = re.split(r"\s+with\s+", masked, maxsplit=1)[0]
     if re.search(r"\s(?:to|into|in|on|for)\s", f" {head} "):  # "add X to the cart": not made
         return None
-    target = _named(m["x"])
+    target = _named(m["x"]) or _plain_name(head)
     if not target:
         return None
     values = tuple(value for value in quoted(m["x"]) if value != target)
     return Ask("create", target, values=values)
+
+
+# A name given without quotes: one word that reads as a name, not as a word of the noun
+# ("frog12", "Apollo", "ada@example.org", "web_team"); "a blue widget" names nothing.
+_NAME_LIKE = re.compile(r"\S*(?:\d|[A-Z]|[_@.]\w)\S*")
+
+
+def _plain_name(head: str) -> str:
+    """ "a user frog12", "a project Apollo": the word after an article and a noun of one or
+    two words, when it reads as a name ("" otherwise)."""
+    m = re.fullmatch(
+        rf"(?:{_ARTICLE}\s+)(?:[a-z][\w-]*\s+){{1,2}}(?P<x>\S+)", head.strip(" ."), re.I
+    )
+    return m["x"] if m and _NAME_LIKE.fullmatch(m["x"]) and "\0" not in m["x"] else ""

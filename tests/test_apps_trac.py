@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import random
 import socket
+import sqlite3
 from collections.abc import Iterator
+from contextlib import closing
 from pathlib import Path
 
 import pytest
@@ -175,3 +177,21 @@ async def test_a_wiki_page_is_made_at_its_own_address_learnt_and_made_again_with
     )  # fmt: skip
     assert routed.status == "succeeded" and routed.llm_calls == 0, routed.answer
     assert task.check(trac, fresh, routed.final_url), routed.answer
+
+
+async def test_a_setting_is_found_on_tracs_own_preferences_and_saved(
+    trac: Running, settings: Settings, browser: Browser
+) -> None:
+    """ "set my email address to X": no field for it where the run starts, so the planner
+    opens the site's Preferences, writes it in "Email address" and saves; Trac keeps it."""
+    settings = settings.with_overrides(storage_state=trac.storage_state)
+    result = await run_command(
+        "set my email address to ada.k@example.org", OfflinePlanner(), settings,
+        start_url=f"{trac.url}/wiki", browser=browser,
+    )  # fmt: skip
+    assert result.status == "succeeded", result.answer
+    with closing(sqlite3.connect(trac.home / "env/db/trac.db", timeout=30)) as db:
+        kept = db.execute(
+            "SELECT value FROM session_attribute WHERE sid = 'admin' AND name = 'email'"
+        ).fetchall()
+    assert kept == [("ada.k@example.org",)]

@@ -128,6 +128,16 @@ PAGES: dict[str, tuple[int, str]] = {
         200,
         _page("Gamma – Team Wiki", "<h1>Gamma</h1><p>This page has no text yet.</p>"),
     ),
+    # a block editor: the title and text typed in contenteditable boxes, nothing published
+    "/post-new": (
+        200,
+        _page(
+            "Add New Post – Team Wiki",
+            '<h1 contenteditable=true role=textbox aria-label="Add title">Gamma</h1>'
+            '<div contenteditable=true role=textbox aria-label="Text"><p>Hello there</p></div>'
+            "<button>Publish</button>",
+        ),
+    ),
     "/wiki/Gamma?action=edit": (
         200,
         _page(
@@ -220,6 +230,7 @@ CASES = [
         "/wiki/Gamma?action=edit",
         "unverified",
     ),
+    ('create a page titled "Gamma" with the text "Hello there"', "/post-new", "unverified"),
     ('edit the page "Gamma" to add the text "Hello there"', "/wiki/Gamma", "succeeded"),
     ('edit the page "Gamma" to add the text "Hello there"', "/wiki/Gamma-empty", "unverified"),
     ("log in as ada with password {PW}", "/signed-in", "succeeded"),

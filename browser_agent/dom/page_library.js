@@ -165,6 +165,10 @@
   // it is topmost at its centre and the next thing there is its label or a small box
   // holding it; a see-through control over nothing of its own stays hidden.
   function usable(el) {
+    const where = el.getBoundingClientRect();
+    // Placed wholly above or left of the page (a menu's fly-out kept at top: -1000em until
+    // hovered, a skip link): no scrolling brings it into view.
+    if (where.right + scrollX <= 0 || where.bottom + scrollY <= 0) return false;
     if (el.checkVisibility({ checkOpacity: true, checkVisibilityCSS: true })) return true;
     if (!el.checkVisibility({ checkVisibilityCSS: true })) return false;
     const rect = el.getBoundingClientRect();

@@ -33,6 +33,14 @@ _READ_PAGE = """() => {
   const shown = (el) =>
     el.getClientRects().length > 0 && getComputedStyle(el).visibility !== 'hidden';
   const all = (css) => roots.flatMap((root) => [...root.querySelectorAll(css)]).filter(shown);
+  // What an editor holds (a contenteditable title or body) is typed, not shown by the page.
+  const editors = all('[contenteditable]').filter((el) =>
+    el.isContentEditable && !(el.parentElement && el.parentElement.isContentEditable));
+  for (const el of editors) {
+    const held = el.innerText || '';
+    typed.push(held);
+    if (held.trim()) texts[0] = texts[0].replace(held, ' ');
+  }
   const controls = roots.flatMap((root) => [...root.querySelectorAll('input, textarea, select')]);
   let password = false;
   for (const el of controls) {
@@ -48,7 +56,9 @@ _READ_PAGE = """() => {
       if (shown(el) && !pressed) typed.push(el.value || '');
     }
   }
-  for (const el of all('h1, h2, [role=heading]')) headings.push(el.innerText || '');
+  for (const el of all('h1, h2, [role=heading]')) {
+    if (!el.isContentEditable) headings.push(el.innerText || '');
+  }
   for (const el of all('a[href], li, td, th, dt, option').slice(0, 3000)) {
     listed.push(el.innerText || el.textContent || '');
   }

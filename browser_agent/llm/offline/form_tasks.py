@@ -74,6 +74,31 @@ class Write:
 
 
 @dataclass(frozen=True)
+class Setting:
+    """Get to the page holding the field for ``label`` (a setting: the site's title, a
+    table's comment): the page as it is, else the site's settings, reached by links named
+    Settings, Options, Preferences… (see :data:`SETTINGS_WORDS`), one at a time."""
+
+    label: str
+    keys: tuple[str, ...]
+
+    def describe(self) -> str:
+        return f"find the {self.label} field"
+
+
+#: The names of the links to where a site or a thing keeps its settings.
+SETTINGS_WORDS = (
+    "settings",
+    "options",
+    "preferences",
+    "configuration",
+    "properties",
+    "operations",
+    "general",
+)
+
+
+@dataclass(frozen=True)
 class Save:
     """Send the form of ``verb`` with its own button ("Save", "Create page", "Submit")."""
 
@@ -133,4 +158,4 @@ class Order:
         return f'sort by "{self.value}"'
 
 
-FormTask = Control | Write | Save | Confirm | Narrow | Order
+FormTask = Control | Write | Setting | Save | Confirm | Narrow | Order

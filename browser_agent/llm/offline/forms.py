@@ -16,6 +16,7 @@ from browser_agent.llm.offline.dialogs import modal_first
 from browser_agent.llm.offline.filters import narrow, order
 from browser_agent.llm.offline.form_tasks import (
     SAVE_WORDS,
+    SETTINGS_WORDS,
     TEXT_KEYS,
     TITLE_KEYS,
     Confirm,
@@ -24,6 +25,7 @@ from browser_agent.llm.offline.form_tasks import (
     Narrow,
     Order,
     Save,
+    Setting,
     Write,
     thing,
 )
@@ -74,6 +76,8 @@ def do_form_task(task: FormTask, situation: Situation) -> Outcome:
         return _control(task, situation)
     if isinstance(task, Write):
         return _write(task, situation)
+    if isinstance(task, Setting):
+        return _setting(task, situation)
     if isinstance(task, Narrow):
         return narrow(task, situation)
     if isinstance(task, Order):
@@ -90,16 +94,18 @@ def _control(task: Control, situation: Situation) -> Outcome:
     may be offered by the site's search for its name ("Create the page X")."""
     page = situation.page
     astray = "admin" in situation.prepared and "place" not in situation.prepared
-    if task.verb == "create" and not astray and _on_form(page, "create"):
+    if task.verb == "create" and not astray and _on_form(page, "create", task.noun):
         return Done()  # its own button says Create too: never sent empty
     # (the administration's first page may hold any form: only its kind's page is the one)
     verbs = also(task.words, page.lang)
     found = _controls(page, verbs, task.noun, task.target)
     if found is None and task.verb == "create":
         found = _offered(page, verbs, task.target)
+    if found is not None and task.verb == "create" and _elsewhere(found, task, page):
+        found = None  # a bare "New" away from the kind's list may make another kind
     if found is not None:
         return Action("click", {"selector": found.selector}, f"click {found.describe()}")
-    if task.verb == "edit" and _on_form(page, "edit"):
+    if task.verb == "edit" and _on_form(page, "edit", task.noun):
         return Done()
     named = ", ".join(w if w == "+" else w.capitalize() for w in verbs)
     menu = next_menu(page, situation.tried, prefer=verbs, only=True)
@@ -273,6 +279,17 @@ def _addresses(element: Element, target: str, page: Page) -> bool:
     return holds_whole(href, target) if target else False
 
 
+def _elsewhere(control: Element, task: Control, page: Page) -> bool:
+    """A control to make something that names neither the kind nor the new thing ("New",
+    "+"), on a page that is not the list of the kind asked for (its title, main heading and
+    address do not name it): it may make another kind (a dashboard's "New" makes a post)."""
+    kind = set(content_words(task.noun))
+    if not kind or kind & set(words(control.name)) or holds_whole(control.name, task.target):
+        return False  # "New user", or "Create "Slow start"" offered for the new thing
+    heads = [page.title, page.path, *(h.name for h in page.headings() if h.role == "h1")]
+    return not any(kind <= set(words(text)) for text in heads)
+
+
 def _offered(page: Page, verbs: tuple[str, ...], target: str) -> Element | None:
     """A link named by the new thing's name inside a sentence that offers to create it
     ("Create the page "X" on this wiki!", its link the name alone)."""
@@ -290,12 +307,22 @@ def _says(text: str, phrase: str) -> bool:
     return bool(content_words(phrase)) and set(content_words(phrase)) <= set(words(text))
 
 
-def _on_form(page: Page, verb: str) -> bool:
-    """The page is already the form of the verb: a field to write and a button to save."""
+def _on_form(page: Page, verb: str, noun: str) -> bool:
+    """The page is already the form of the verb: a field to write and a button named for
+    saving it ("Create ticket", "Save page"; a dashboard's "Save Draft" form is another
+    thing's)."""
     fields = [e for e in _fields(page) if e.role in TEXT_ROLES]
     if verb == "create":
         fields = [e for e in fields if _labelled(e, also(TITLE_KEYS, page.lang))]
-    return bool(fields) and _save_button(page, verb, "") is not None
+    button = _save_button(page, verb, noun, named=True)
+    return button is not None and any(_same_part(field, button, page) for field in fields)
+
+
+def _same_part(field: Element, button: Element, page: Page) -> bool:
+    """The button follows the field within one part of the page: no heading between them
+    (a dashboard's panels each have a form of their own)."""
+    between = page.elements[field.position + 1 : button.position]
+    return field.position < button.position and not any(e.is_heading for e in between)
 
 
 # ---- the form's fields -----------------------------------------------------------------
@@ -385,6 +412,28 @@ def _write(task: Write, situation: Situation) -> Outcome:
     )
 
 
+def _setting(task: Setting, situation: Situation) -> Outcome:
+    """Nothing to do on a page with the setting's field; else open the site's (or the
+    thing's) settings, each such link once, in the order the page shows them."""
+    page = situation.page
+    if _field_for(Write(task.label, task.keys, ""), page) is not None:
+        return Done()
+    names = {joined(name) for name in also(SETTINGS_WORDS, page.lang)}
+    for element in page.interactive():
+        if element.role not in ("link", "tab", "menuitem") or points_here(element, page):
+            continue
+        note = f"open {element.describe()}, where the {task.label} may be set"
+        if joined(element.name) in names and note not in situation.tried:
+            arguments = {"selector": element.selector}
+            return Action("click", arguments, note, phase="prepare", kind="settings")
+    keys = ", ".join(k.capitalize() for k in task.keys)
+    named = ", ".join(w.capitalize() for w in also(SETTINGS_WORDS, page.lang))
+    return Blocked(
+        f"no field for the {task.label} on {page.url}: looked for fields labelled {keys}, "
+        f"and for links named {named}{RECORD}"
+    )
+
+
 def _add_after(task: Write, field: Element) -> Action:
     """Type the value after what the field holds, kept as it is (the field's whole text is
     more than the page shows)."""
@@ -448,9 +497,9 @@ def _save(task: Save, page: Page) -> Outcome:
     )
 
 
-def _save_button(page: Page, verb: str, noun: str) -> Element | None:
+def _save_button(page: Page, verb: str, noun: str, named: bool = False) -> Element | None:
     """The form's button: named by a saving word (and the thing's words), after the form's
-    fields; else the only button that follows them."""
+    fields; else (unless it must be ``named`` so) the only button that follows them."""
     stems = [w for word in also(SAVE_WORDS[verb], page.lang) for w in words(word)]
     fields = [e.position for e in _fields(page)]
     last = max(fields, default=-1)
@@ -467,7 +516,7 @@ def _save_button(page: Page, verb: str, noun: str) -> Element | None:
         scored.append(((button.position > last, -min(hits), -button.position), button))
     if scored:
         return max(scored, key=lambda s: s[0])[1]
-    after = [b for b in buttons if b.position > last] if fields else []
+    after = [b for b in buttons if b.position > last] if fields and not named else []
     return after[0] if len(after) == 1 else None
 
 

@@ -19,6 +19,7 @@ from browser_agent.llm.offline.form_tasks import (
     Confirm,
     Control,
     Save,
+    Setting,
     Write,
 )
 from browser_agent.llm.offline.tasks import VIEW_LINKS, Dismiss, Press, Reach, Task
@@ -61,6 +62,8 @@ def read_verb(clause: str) -> list[Task] | None:
         return _assign(text)
     if ask.kind == "edit" and ask.target:
         return _edit(text, ask.target)
+    if first in ("set", "change", "update") and not ask.target:
+        return _setting(text)
     if ask.kind == "remove" or (ask.kind == "values" and _is_removal(first)):
         return _remove(text, first)
     return _add_to(text)
@@ -109,15 +112,25 @@ def _create(text: str, target: str) -> list[Task] | None:
     if text.split()[0].lower() in ("open", "start"):
         body = re.sub(r"^a\s+new\s+", "a ", body, flags=re.I)
     noun = _noun(body)
+    if noun.endswith(f" {target.lower()}"):  # "a user frog12": the name is no word of the noun
+        noun = noun[: -len(target) - 1]
     after = _after(body, target)
     writes = [_write(item, noun) for item in _with_items(after)]
     if any(write is None for write in writes):
         return None
-    title = Write("title", TITLE_KEYS, target, noun=noun)
+    title = Write("title", _name_keys(noun), target, noun=noun)
     fields = [w for w in writes if w is not None]
     word = "create" if text.split()[0].lower() in ("open", "start") else text.split()[0].lower()
     control = Control("create", noun, target, word)
     return [control, title, *fields, Save("create", noun, target)]
+
+
+def _name_keys(noun: str) -> tuple[str, ...]:
+    """The labels a new thing's name goes by: the thing's own name field first ("User
+    name", "Username", "Database name"), then a title's ("Title", "Subject", "Name"…)."""
+    last = noun.split()[-1] if noun else ""
+    own = (f"{last} name", f"{last}name") if last else ()
+    return (*own, *TITLE_KEYS)
 
 
 def _noun(text: str) -> str:
@@ -233,6 +246,28 @@ def _changes(said: str, noun: str) -> list[Write]:
     saying = re.match(r"^(?:say|read|contain|hold|be)\s+(?P<v>.+)$", said, re.I)
     value = unquote(saying["v"] if saying else said)
     return [Write("text", _keys("text"), value, noun=noun)] if value else []
+
+
+_SETTING = re.compile(
+    r"^\w+\s+(?:the\s+|its\s+|my\s+)?(?P<label>[a-z][\w-]*(?:\s+[a-z][\w-]*){0,3}?)"
+    r"(?:\s+(?:of|for)\s+(?P<x>.+?))?\s+to\s+(?P<v>.+)$",
+    re.I,
+)
+
+
+def _setting(text: str) -> list[Task] | None:
+    """'change the site title to "X"', 'set the comment of the birds table to "X"': a field
+    of the site's (or of the thing named after "of") given a value, on the page that holds
+    it, then saved."""
+    split = _SETTING.match(_masked(text))
+    value = unquote(text[split.start("v") :]) if split else ""
+    if not split or not value:
+        return None
+    label = split["label"].lower()
+    place = text[split.start("x") : split.end("x")] if split["x"] else ""
+    reach: list[Task] = [Reach(unquote(_ARTICLES.sub("", place.strip(" "))))] if place else []
+    keys = (label,)  # a setting goes by its own name ("Site Title" is no post's "Title")
+    return [*reach, Setting(label, keys), Write(label, keys, value), Save("edit")]
 
 
 def _assign(text: str) -> list[Task] | None:

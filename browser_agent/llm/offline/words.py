@@ -22,9 +22,13 @@ STOPWORDS = frozenset(
 
 
 def stem(word: str) -> str:
-    """A crude singular: 'results' -> 'result', 'cookies' -> 'cookie', 'glass' stays."""
+    """A crude singular: 'results' -> 'result', 'cookies' -> 'cookie', 'glass' stays; a
+    'y' after a consonant meets its plural's 'ie' ('category' and 'categories' are both
+    'categorie', 'key' and 'keys' both 'key')."""
     if len(word) > 3 and word.endswith("s") and not word.endswith("ss"):
         return word[:-1]
+    if len(word) > 3 and word.endswith("y") and word[-2] not in "aeiouy":
+        return f"{word[:-1]}ie"
     return word
 
 

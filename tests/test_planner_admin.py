@@ -1,0 +1,133 @@
+"""The embedded planner in a site's administration, where a first page holds forms and
+controls of other kinds: a thing named without quotes ("a user kit42") is made with its
+fields through the link where its kind is kept, never through a panel's form or a bare
+"New" that makes another kind, nor a fly-out link no one sees; a setting ("the site
+title") is found on the site's settings and saved. The same readings on Trac (a second
+application, its own preferences). Success is the site's own state."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+from playwright.async_api import Browser
+
+from browser_agent.llm.offline import OfflinePlanner
+from browser_agent.llm.offline.command import make_plan
+from browser_agent.llm.offline.form_tasks import Control, Save, Setting, Write
+from browser_agent.llm.offline.tasks import Reach
+from browser_agent.llm.offline.words import words
+from browser_agent.planner.agent import RunResult, run_command
+from browser_agent.settings import Settings
+from tests.admin_site import AdminSite, User
+
+
+@pytest.fixture
+def admin() -> Iterator[AdminSite]:
+    with AdminSite() as site:
+        yield site
+
+
+async def run(command: str, settings: Settings, browser: Browser, start_url: str) -> RunResult:
+    return await run_command(
+        command, OfflinePlanner(), settings, start_url=start_url, browser=browser
+    )
+
+
+def tasks_of(command: str) -> list:
+    plan = make_plan(command, "http://site.test/")
+    assert not plan.problem, plan.problem
+    return plan.tasks[1:]
+
+
+def test_a_thing_named_without_quotes_is_made_with_its_fields() -> None:
+    control, name, email, role, save = tasks_of(
+        "add a user kit42 with the email kit42@example.org and the role editor"
+    )
+    assert isinstance(control, Control) and (control.noun, control.target) == ("user", "kit42")
+    assert (
+        isinstance(name, Write)
+        and name.value == "kit42"
+        and name.keys[:2]
+        == (
+            "user name",
+            "username",
+        )
+    )
+    assert [(w.label, w.value) for w in (email, role)] == [
+        ("email", "kit42@example.org"),
+        ("role", "editor"),
+    ]
+    assert isinstance(save, Save)
+    # a word that reads as no name is not one: "a blue widget" names nothing to make
+    assert make_plan("add a blue widget", "http://site.test/").problem
+    # a kind's plural meets it where its things are kept ("Categories" for a category)
+    assert words("Categories") == words("category") and words("keys") == words("key")
+
+
+@pytest.mark.parametrize(
+    ("command", "reach", "label", "value"),
+    [
+        ('change the site title to "Marsh Log"', None, "site title", "Marsh Log"),
+        ("set my email address to ada@example.org", None, "email address", "ada@example.org"),
+        ('set the comment of the sightings table to "Counted twice"', "sightings table",
+         "comment", "Counted twice"),
+    ],
+)  # fmt: skip
+def test_a_setting_is_found_then_written_then_saved(
+    command: str, reach: str | None, label: str, value: str
+) -> None:
+    tasks = tasks_of(command)
+    if reach is not None:
+        first = tasks.pop(0)
+        assert isinstance(first, Reach) and first.phrase == reach
+    setting, write, save = tasks
+    assert isinstance(setting, Setting) and setting.keys == (label,)
+    assert isinstance(write, Write) and (write.label, write.value) == (label, value)
+    assert isinstance(save, Save) and save.verb == "edit"
+
+
+async def test_a_user_is_added_where_users_are_kept_not_in_a_panel_or_by_a_bare_new(
+    admin: AdminSite, settings: Settings, browser: Browser
+) -> None:
+    result = await run(
+        "add a user kit42 with the email kit42@example.org and the role editor",
+        settings,
+        browser,
+        f"{admin.url}/admin/",
+    )
+    assert result.status == "succeeded", result.answer
+    assert User("kit42", "kit42@example.org", "editor") in admin.users
+    assert admin.drafts == []  # the Quick Draft panel's "Title" was never the user's name
+
+
+async def test_a_setting_is_saved_on_the_sites_settings_not_in_a_panels_title(
+    admin: AdminSite, settings: Settings, browser: Browser
+) -> None:
+    result = await run(
+        'change the site title to "Marsh Log"', settings, browser, f"{admin.url}/admin/"
+    )
+    assert result.status == "succeeded", result.answer
+    assert admin.settings["title"] == "Marsh Log"
+    assert admin.drafts == []
+
+
+async def test_a_setting_no_page_holds_ends_failed_saying_what_was_sought(
+    admin: AdminSite, settings: Settings, browser: Browser
+) -> None:
+    result = await run(
+        'change the time zone to "UTC"', settings, browser, f"{admin.url}/admin/users"
+    )
+    assert result.status == "failed"
+    assert "time zone" in result.answer and "Settings" in result.answer
+    assert admin.settings == {"title": "Field Notes", "tagline": "Counts by the marsh"}
+
+
+async def test_a_kind_the_site_offers_no_way_to_make_is_not_made_as_another_kind(
+    admin: AdminSite, settings: Settings, browser: Browser
+) -> None:
+    """No control makes a category here: "Add a new page" makes a page, "New" a post."""
+    result = await run('add the category "Marsh Birds"', settings, browser, f"{admin.url}/admin/")
+    assert result.status == "failed", result.answer
+    assert "category" in result.answer and "post-new" not in (result.final_url or "")
+    assert admin.drafts == []
