@@ -3,8 +3,9 @@ a side menu whose items ("Posts", "Users", "Settings") each have a fly-out of li
 Users", "Add New") kept above the page (``top: -1000em``) until the item is hovered, a top
 bar with a bare "New" link that makes a post, and panels of their own on the first page: a
 welcome's "Add a new page", a "Quick Draft" form ("Title", "Save Draft") and an "Events"
-form ("City", "Submit"). "Users" lists the users above an "Add New" link to a form
-("Username", "Email", a "Role" drop-down, "Add New User"); "Settings" is a form of the
+form ("City", "Submit"). "Users" lists the users (each a link to its page, with a "Delete User"
+button) above an "Add New" link to a form ("Username", "Email", a "Role" drop-down, "Add
+New User"); "Settings" is a form of the
 site's own ("Site Title", "Tagline", "Save Changes"); a new post is written in a
 contenteditable title. What the tests check is the site's own state: its users, settings
 and drafts."""
@@ -14,7 +15,7 @@ from __future__ import annotations
 import html
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler
-from urllib.parse import parse_qs, urlsplit
+from urllib.parse import parse_qs, quote_plus, urlsplit
 
 from tests.served_site import ServedSite
 
@@ -70,7 +71,9 @@ class AdminSite(ServedSite):
 
     def _get(self, request: BaseHTTPRequestHandler) -> None:
         path = urlsplit(request.path).path.rstrip("/")
+        query = {k: v[0] for k, v in parse_qs(urlsplit(request.path).query).items()}
         pages = {
+            "/admin/user": lambda: self._user(query.get("login", "")),
             "/admin": self._dashboard,
             "/admin/users": self._users,
             "/admin/user-new": self._user_form,
@@ -91,6 +94,9 @@ class AdminSite(ServedSite):
         if path == "/admin/user-new" and form.get("user_login") and form.get("role") in ROLES:
             self.users.append(User(form["user_login"], form.get("email", ""), form["role"]))
             where = "/admin/users?added=1"
+        elif path == "/admin/user-delete" and self._named(form.get("login", "")):
+            self.users = [u for u in self.users if u.login != form["login"]]
+            where = "/admin/users?deleted=1"
         elif path == "/admin/settings":
             self.settings.update({k: form[k] for k in ("title", "tagline") if k in form})
             where = "/admin/settings?saved=1"
@@ -130,7 +136,8 @@ class AdminSite(ServedSite):
 
     def _users(self) -> str:
         rows = "".join(
-            f"<tr><td>{html.escape(u.login)}</td><td>{html.escape(u.email)}</td>"
+            f'<tr><td><a href="/admin/user?login={quote_plus(u.login)}">{html.escape(u.login)}'
+            f"</a></td><td>{html.escape(u.email)}</td>"
             f"<td>{u.role.capitalize()}</td></tr>"
             for u in self.users
         )
@@ -139,6 +146,21 @@ class AdminSite(ServedSite):
             '<h1>Users</h1><a href="/admin/user-new">Add New</a>'
             f"<table><thead><tr><th>Username</th><th>Email</th><th>Role</th></tr></thead>"
             f"<tbody>{rows}</tbody></table>",
+        )
+
+    def _named(self, login: str) -> User | None:
+        return next((u for u in self.users if u.login == login), None)
+
+    def _user(self, login: str) -> str:
+        user = self._named(login)
+        if user is None:
+            return _page("Not Found", "<h1>No such user</h1>")
+        name = html.escape(user.login, quote=True)
+        return _page(
+            f"User {name}",
+            f"<h1>User {name}</h1><p>{html.escape(user.email)}</p>"
+            f'<form method=post action="/admin/user-delete"><input type=hidden name=login '
+            f'value="{name}"><button>Delete User</button></form>',
         )
 
     def _user_form(self) -> str:

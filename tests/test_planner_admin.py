@@ -131,3 +131,13 @@ async def test_a_kind_the_site_offers_no_way_to_make_is_not_made_as_another_kind
     assert result.status == "failed", result.answer
     assert "category" in result.answer and "post-new" not in (result.final_url or "")
     assert admin.drafts == []
+
+
+async def test_a_thing_no_link_names_is_found_where_its_kind_is_kept_then_removed(
+    admin: AdminSite, settings: Settings, browser: Browser
+) -> None:
+    """The first page neither links to the user nor has a search: their kind's list does."""
+    admin.users.append(User("bob7", "bob7@example.org", "author"))
+    result = await run("delete the user bob7", settings, browser, f"{admin.url}/admin/")
+    assert result.status == "succeeded", result.answer
+    assert [u.login for u in admin.users] == ["admin"]

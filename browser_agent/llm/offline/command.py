@@ -193,7 +193,7 @@ def _resolve_pronouns(tasks: list[Task]) -> list[Task]:
     for task in tasks:
         if isinstance(task, Reach) and task.phrase.lower() in PRONOUNS:
             if subject:
-                resolved.append(Reach(subject, task.search))
+                resolved.append(Reach(subject, task.search, task.kind))
             continue
         if isinstance(task, Search | Reach):
             subject = task.query if isinstance(task, Search) else task.phrase

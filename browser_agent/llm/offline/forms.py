@@ -32,8 +32,16 @@ from browser_agent.llm.offline.form_tasks import (
 from browser_agent.llm.offline.languages import also, language
 from browser_agent.llm.offline.menus import is_toggle, menus_opened, next_menu, open_menu
 from browser_agent.llm.offline.outcome import Action, Blocked, Done, Outcome, Situation, choose
-from browser_agent.llm.offline.page import CHOICE_ROLES, TEXT_ROLES, TOGGLE_ROLES, Element, Page
-from browser_agent.llm.offline.resolve import best_option, points_here
+from browser_agent.llm.offline.page import (
+    CHOICE_ROLES,
+    TEXT_ROLES,
+    TOGGLE_ROLES,
+    Element,
+    Page,
+    points_here,
+)
+from browser_agent.llm.offline.places import kept_at
+from browser_agent.llm.offline.resolve import best_option
 from browser_agent.llm.offline.words import content_words, holds_whole, joined, words
 
 #: Said when nothing on the page fits: a person can show the way once.
@@ -164,21 +172,8 @@ _ADMIN_WORDS = ("admin", "administration", "manage", "site admin", "dashboard")
 
 
 def _kept_at(page: Page, task: Control, situation: Situation) -> Action | None:
-    """The link to where the site keeps things of the kind to create, named by the kind
-    ("Milestones" for a milestone), once per task: a person makes a thing where its kind is
-    listed. The kind's every word must be in the link's name, and little else."""
-    kind = content_words(task.noun)
-    if task.verb != "create" or not kind or "place" in situation.prepared:
-        return None
-    for element in page.interactive():
-        said = words(element.name)
-        if element.role not in ("link", "tab") or points_here(element, page):
-            continue
-        if set(kind) <= set(said) and len(said) <= len(kind) + 1:
-            note = f"open {element.describe()}, where the site keeps its {task.noun}s"
-            arguments = {"selector": element.selector}
-            return Action("click", arguments, note, phase="prepare", kind="place")
-    return None
+    """Where the site keeps things of the kind to create (see :func:`kept_at`)."""
+    return kept_at(page, task.noun, situation) if task.verb == "create" else None
 
 
 def _own_address(page: Page, task: Control, situation: Situation) -> Action | None:

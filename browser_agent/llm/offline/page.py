@@ -169,3 +169,9 @@ def _element(read: ElementLine, position: int) -> Element:
         states=frozenset(states),
         position=position,
     )
+
+
+def points_here(element: Element, page: Page) -> bool:
+    """The element links to the page it is on."""
+    href = element.attrs.get("href", "")
+    return bool(href) and (href == page.path or href == page.url)

@@ -8,14 +8,13 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
-from browser_agent.llm.offline.page import Element, Page
+from browser_agent.llm.offline.page import Element, Page, points_here
 from browser_agent.llm.offline.resolve import (
     Action,
     Blocked,
     Done,
     Outcome,
     Situation,
-    points_here,
     reach,
     where,
 )

@@ -32,7 +32,9 @@ from browser_agent.llm.offline.page import (
     Element,
     Option,
     Page,
+    points_here,
 )
+from browser_agent.llm.offline.places import kept_at
 from browser_agent.llm.offline.tasks import (
     ONLY,
     Assign,
@@ -151,7 +153,12 @@ def reach(task: Reach, situation: Situation) -> Outcome:
     if more is not None:  # the results go on: a person looks at the next page of them
         note = f'look for "{task.phrase}" on the next page of results ({more.describe()})'
         return Action("click", {"selector": more.selector}, note, phase="prepare", kind="page")
+    place = kept_at(page, task.kind, situation) if task.kind else None
+    if place is not None:
+        return place
     tried = " (I searched the site for it)" if searched else ""
+    if "place" in situation.prepared:
+        tried += f" (and where the site keeps its {task.kind}s)"
     return Blocked(f'could not find a link to "{task.phrase}" on {where(page)}{tried}')
 
 
@@ -549,11 +556,6 @@ def best_option(options: tuple[Option, ...], wanted: str) -> Option | None:
         if covers(option.label, wanted) or covers(wanted, option.label):
             scored.append((closeness(option.label, wanted), option))
     return max(scored, key=lambda s: s[0])[1] if scored else None
-
-
-def points_here(element: Element, page: Page) -> bool:
-    href = element.attrs.get("href", "")
-    return bool(href) and (href == page.path or href == page.url)
 
 
 def _wanted(task: Assign) -> str:

@@ -42,10 +42,12 @@ class Goto:
 
 @dataclass(frozen=True)
 class Reach:
-    """Get to the page named by ``phrase``: follow its link, or search the site for it."""
+    """Get to the page named by ``phrase``: follow its link, or search the site for it, or
+    look where the site keeps things of its ``kind`` (a database among "Databases")."""
 
     phrase: str
     search: bool = True
+    kind: str = ""
 
     def describe(self) -> str:
         return f'open "{self.phrase}"'

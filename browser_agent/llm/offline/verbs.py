@@ -224,7 +224,7 @@ def _edit(text: str, target: str) -> list[Task] | None:
 def _changing(target: str, noun: str, writes: list[Write]) -> list[Task]:
     """Reach the thing, use its edit control, write, save."""
     control = Control("edit", noun, target)
-    return [Reach(target), control, *writes, Save("edit", noun, target)]
+    return [Reach(target, kind=noun), control, *writes, Save("edit", noun, target)]
 
 
 def _changes(said: str, noun: str) -> list[Write]:
@@ -315,7 +315,7 @@ def _remove(text: str, word: str) -> list[Task] | None:
         noun, target = _bare(rest)
     if not target and not noun:
         return None
-    reach: list[Task] = [Reach(target)] if target else []
+    reach: list[Task] = [Reach(target, kind=noun)] if target else []
     return [*reach, Control("remove", noun, target, word), Confirm(noun, target)]
 
 
