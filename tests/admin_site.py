@@ -6,7 +6,8 @@ welcome's "Add a new page", a "Quick Draft" form ("Title", "Save Draft") and an 
 form ("City", "Submit"). "Users" lists the users (each a link to its page, with a "Delete User"
 button) above an "Add New" link to a form ("Username", "Email", a "Role" drop-down, "Add
 New User"); "Settings" is a form of the
-site's own ("Site Title", "Tagline", "Save Changes"); a new post is written in a
+site's own ("Site Title", "Tagline", "Save Changes"); "Pages" has an "Add New" form in
+two parts ("Title", "Next", then "Content", "Save"); a new post is written in a
 contenteditable title. What the tests check is the site's own state: its users, settings
 and drafts."""
 
@@ -68,6 +69,7 @@ class AdminSite(ServedSite):
         default_factory=lambda: {"title": "Field Notes", "tagline": "Counts by the marsh"}
     )
     drafts: list[str] = field(default_factory=list)
+    pages: dict[str, str] = field(default_factory=dict)
 
     def _get(self, request: BaseHTTPRequestHandler) -> None:
         path = urlsplit(request.path).path.rstrip("/")
@@ -80,6 +82,9 @@ class AdminSite(ServedSite):
             "/admin/settings": self._settings,
             "/admin/posts": lambda: _page("Posts", "<h1>Posts</h1><p>No posts yet.</p>"),
             "/admin/post-new": self._post_form,
+            "/admin/pages": self._pages,
+            "/admin/page": lambda: self._shown(query.get("title", "")),
+            "/admin/page-new": lambda: self._page_form(query.get("title", "")),
         }
         page = pages.get(path)
         if page is None:
@@ -97,6 +102,9 @@ class AdminSite(ServedSite):
         elif path == "/admin/user-delete" and self._named(form.get("login", "")):
             self.users = [u for u in self.users if u.login != form["login"]]
             where = "/admin/users?deleted=1"
+        elif path == "/admin/page-new" and form.get("title") and "content" in form:
+            self.pages[form["title"]] = form["content"]
+            where = f"/admin/page?title={quote_plus(form['title'])}"
         elif path == "/admin/settings":
             self.settings.update({k: form[k] for k in ("title", "tagline") if k in form})
             where = "/admin/settings?saved=1"
@@ -173,6 +181,34 @@ class AdminSite(ServedSite):
             '<label>First Name <input name="first_name"></label>'
             f'<label>Role <select name="role">{options}</select></label>'
             '<input type=submit value="Add New User"></form>',
+        )
+
+    def _pages(self) -> str:
+        listed = "".join(f"<li>{html.escape(title)}</li>" for title in self.pages)
+        return _page(
+            "Pages", f'<h1>Pages</h1><a href="/admin/page-new">Add New</a><ul>{listed}</ul>'
+        )
+
+    def _shown(self, title: str) -> str:
+        if title not in self.pages:
+            return _page("Not Found", "<h1>No such page</h1>")
+        kept = html.escape(title)
+        return _page(kept, f"<h1>{kept}</h1><p>{html.escape(self.pages[title])}</p>")
+
+    def _page_form(self, title: str) -> str:
+        """A new page in two parts: its title, then (with "Next") its content."""
+        if not title:
+            return _page(
+                "New page",
+                '<h1>New page</h1><form action="/admin/page-new"><label>Title <input '
+                'name="title"></label><button>Next</button></form>',
+            )
+        kept = html.escape(title, quote=True)
+        return _page(
+            f"New page {kept}",
+            f'<h1>New page {kept}</h1><form method=post action="/admin/page-new">'
+            f'<input type=hidden name=title value="{kept}"><label>Content <textarea '
+            'name="content"></textarea></label><button>Save</button></form>',
         )
 
     def _settings(self) -> str:

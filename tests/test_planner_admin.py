@@ -141,3 +141,15 @@ async def test_a_thing_no_link_names_is_found_where_its_kind_is_kept_then_remove
     result = await run("delete the user bob7", settings, browser, f"{admin.url}/admin/")
     assert result.status == "succeeded", result.answer
     assert [u.login for u in admin.users] == ["admin"]
+
+
+async def test_a_form_in_parts_is_taken_to_its_next_part_for_the_fields_left(
+    admin: AdminSite, settings: Settings, browser: Browser
+) -> None:
+    """The new page's form asks for its title, then, after "Next", for its content."""
+    result = await run(
+        'create a page titled "Marsh walk" with the text "Ten herons."',
+        settings, browser, f"{admin.url}/admin/pages",
+    )  # fmt: skip
+    assert result.status == "succeeded", result.answer
+    assert admin.pages == {"Marsh walk": "Ten herons."}

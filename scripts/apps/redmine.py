@@ -358,6 +358,26 @@ async def do_wiki(page, app: Running, v: Values) -> None:  # type: ignore[no-unt
     await page.wait_for_url(f"**/wiki/{v['page']}")
 
 
+def gen_new_wiki(rng: random.Random, app: Running) -> Values:
+    return {"page": f"{words(rng, 1).capitalize()}_log_{token(rng)}",
+            "text": f"Seen by the {words(rng, 2)} crew {token(rng)}."}  # fmt: skip
+
+
+def check_new_wiki(app: Running, v: Values, final_url: str | None) -> bool:
+    """A wiki page of that title exists and its text holds the text."""
+    found = _rows(app, "SELECT c.text FROM wiki_pages p JOIN wiki_contents c ON c.page_id = "
+                  "p.id WHERE p.title = ?", v["page"])  # fmt: skip
+    return bool(found) and v["text"] in found[0][0]
+
+
+async def do_new_wiki(page, app: Running, v: Values) -> None:  # type: ignore[no-untyped-def]
+    """As a person does on Redmine, which has no "new page" control: the new page's address."""
+    await page.goto(f"{app.url}{START}/wiki/{v['page']}")
+    await page.fill("#content_text", v["text"])
+    await page.click("input[name=commit]")
+    await page.wait_for_url(f"**/wiki/{v['page']}")
+
+
 def gen_search(rng: random.Random, app: Running) -> Values:
     subject = rng.choice(SEED_ISSUES)[0]
     return {"term": rng.choice(subject.split()[:3]).lower()}
@@ -412,6 +432,8 @@ TASKS = [
          gen_issue, check_issue, do_issue, frozenset({"issue"}), START),
     Task("edit-wiki", 'edit the wiki page "{page}" to add the text "{text}"', gen_wiki,
          check_wiki, do_wiki, frozenset({"wiki"}), START),
+    Task("new-wiki", 'create a wiki page named {page} with the text "{text}"', gen_new_wiki,
+         check_new_wiki, do_new_wiki, frozenset({"wiki"}), START),
     Task("search", "search for {term}", gen_search, check_search, do_search, start=START),
     Task("open-issue", 'open the issue titled "{subject}"', gen_open, check_open, do_open,
          start=START),

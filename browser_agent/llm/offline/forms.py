@@ -257,8 +257,17 @@ def _controls(page: Page, verbs: tuple[str, ...], noun: str, target: str) -> Ele
         before = [element.position - a for a in anchors if a < element.position]
         near = min(before) if before else 10_000
         address = _addresses(element, target, page)
-        scored.append(((nouny, plain, -rank, address, -near, -element.position), element))
+        under = _under_kind(element, noun, page)
+        scored.append(((nouny, plain, -rank, address, under, -near, -element.position), element))
     return max(scored, key=lambda s: s[0])[1] if scored else None
+
+
+def _under_kind(element: Element, noun: str, page: Page) -> bool:
+    """The heading the control follows names the kind ("Add New" under "Pages", not the
+    header's "New" before any heading)."""
+    kind = set(words(noun))  # "page" too, a stopword elsewhere
+    heads = [e for e in page.elements[: element.position] if e.is_heading]
+    return bool(kind and heads) and kind <= set(words(heads[-1].name))
 
 
 def _addresses(element: Element, target: str, page: Page) -> bool:
@@ -371,6 +380,12 @@ def _write(task: Write, situation: Situation) -> Outcome:
     field = _field_for(task, page)
     if _title_given(task, field, page):
         return Done()  # a form opened for the thing already named ("Creating "X"")
+    if field is None and "part" not in situation.prepared:
+        button = _first_part(page)
+        if button is not None:
+            note = f"click {button.describe()}: the form asks for the rest on its next page"
+            arguments = {"selector": button.selector}
+            return Action("click", arguments, note, phase="prepare", kind="part")
     if field is None:
         keys = ", ".join(k.capitalize() for k in task.keys)
         return Blocked(
@@ -427,6 +442,26 @@ def _setting(task: Setting, situation: Situation) -> Outcome:
         f"no field for the {task.label} on {page.url}: looked for fields labelled {keys}, "
         f"and for links named {named}{RECORD}"
     )
+
+
+def _first_part(page: Page) -> Element | None:
+    """The "Next" of a form in parts (a wiki's new page: its title, then its text on the
+    next page): a button named Next or Continue after a text field, with no heading
+    between; None otherwise."""
+    named = {joined(word) for word in also(_NEXT_WORDS, page.lang)}
+    fields = [e for e in _fields(page) if e.role in TEXT_ROLES]
+    for button in page.interactive():
+        if (
+            button.role == "button"
+            and joined(button.name) in named
+            and any(_same_part(field, button, page) for field in fields)
+        ):
+            return button
+    return None
+
+
+#: The names of the button that takes a form in parts to its next page.
+_NEXT_WORDS = ("next", "continue", "next step")
 
 
 def _add_after(task: Write, field: Element) -> Action:
