@@ -6,16 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from browser_agent.llm.offline.command import make_plan
 from browser_agent.llm.offline.tasks import ONLY, Assign, Explore, Press, Search
-
-START = "http://site.test/"
-
-
-def tasks_of(command: str) -> list:
-    plan = make_plan(command, START)
-    assert not plan.problem, plan.problem
-    return plan.tasks[1:]  # after opening the start page
+from tests.offline_runs import tasks_of
 
 
 @pytest.mark.parametrize(

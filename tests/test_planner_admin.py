@@ -12,32 +12,19 @@ from collections.abc import Iterator
 import pytest
 from playwright.async_api import Browser
 
-from browser_agent.llm.offline import OfflinePlanner
 from browser_agent.llm.offline.command import make_plan
 from browser_agent.llm.offline.form_tasks import Control, Save, Setting, Write
 from browser_agent.llm.offline.tasks import Reach
 from browser_agent.llm.offline.words import words
-from browser_agent.planner.agent import RunResult, run_command
 from browser_agent.settings import Settings
 from tests.admin_site import AdminSite, User
+from tests.offline_runs import run, tasks_of
 
 
 @pytest.fixture
 def admin() -> Iterator[AdminSite]:
     with AdminSite() as site:
         yield site
-
-
-async def run(command: str, settings: Settings, browser: Browser, start_url: str) -> RunResult:
-    return await run_command(
-        command, OfflinePlanner(), settings, start_url=start_url, browser=browser
-    )
-
-
-def tasks_of(command: str) -> list:
-    plan = make_plan(command, "http://site.test/")
-    assert not plan.problem, plan.problem
-    return plan.tasks[1:]
 
 
 def test_a_thing_named_without_quotes_is_made_with_its_fields() -> None:

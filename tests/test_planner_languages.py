@@ -11,13 +11,12 @@ import pytest
 from playwright.async_api import Browser
 
 from browser_agent.browser.session import BrowserSession
-from browser_agent.llm.offline import OfflinePlanner
 from browser_agent.llm.offline.languages import also, relabelled
 from browser_agent.llm.offline.menus import next_menu
 from browser_agent.llm.offline.page import parse_page
-from browser_agent.planner.agent import RunResult, run_command
 from browser_agent.settings import Settings
 from browser_agent.skills.primitive import get_dom, open_url
+from tests.offline_runs import run
 from tests.tracker_site import TrackerSite
 
 
@@ -25,12 +24,6 @@ from tests.tracker_site import TrackerSite
 def tracker() -> Iterator[TrackerSite]:
     with TrackerSite(lang="de") as site:
         yield site
-
-
-async def run(command: str, settings: Settings, browser: Browser, start_url: str) -> RunResult:
-    return await run_command(
-        command, OfflinePlanner(), settings, start_url=start_url, browser=browser
-    )
 
 
 def test_the_pages_language_is_read_from_its_header() -> None:

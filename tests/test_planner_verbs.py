@@ -12,12 +12,10 @@ from collections.abc import Iterator
 import pytest
 from playwright.async_api import Browser
 
-from browser_agent.llm.offline import OfflinePlanner
-from browser_agent.llm.offline.command import make_plan
 from browser_agent.llm.offline.form_tasks import Confirm, Control, Save
 from browser_agent.llm.offline.tasks import Reach
-from browser_agent.planner.agent import RunResult, run_command
 from browser_agent.settings import Settings
+from tests.offline_runs import run, tasks_of
 from tests.tracker_site import TrackerSite
 from tests.wiki_site import WikiSite
 
@@ -34,19 +32,7 @@ def tracker() -> Iterator[TrackerSite]:
         yield site
 
 
-async def run(command: str, settings: Settings, browser: Browser, start_url: str) -> RunResult:
-    return await run_command(
-        command, OfflinePlanner(), settings, start_url=start_url, browser=browser
-    )
-
-
 # ---- reading ---------------------------------------------------------------------------
-
-
-def tasks_of(command: str) -> list:
-    plan = make_plan(command, "http://site.test/")
-    assert not plan.problem, plan.problem
-    return plan.tasks[1:]
 
 
 @pytest.mark.parametrize(
