@@ -140,3 +140,14 @@ async def test_a_form_in_parts_is_taken_to_its_next_part_for_the_fields_left(
     )  # fmt: skip
     assert result.status == "succeeded", result.answer
     assert admin.pages == {"Marsh walk": "Ten herons."}
+
+
+async def test_a_link_further_down_than_the_window_shows_is_looked_for_below(
+    admin: AdminSite, settings: Settings, browser: Browser
+) -> None:
+    """A long list cut by the observation's size: the planner looks at the next windows."""
+    admin.users += [User(f"kit{n}", f"kit{n}@example.org", "author") for n in range(60)]
+    small = settings.with_overrides(dom_budget_chars=2_000)
+    result = await run("delete the user kit57", small, browser, f"{admin.url}/admin/users")
+    assert result.status == "succeeded", result.answer
+    assert "kit57" not in [u.login for u in admin.users] and len(admin.users) == 60

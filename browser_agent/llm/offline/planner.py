@@ -14,6 +14,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from browser_agent.dom.page_content import PAGE_START
 from browser_agent.llm.offline.command import make_plan
 from browser_agent.llm.offline.form_tasks import FormTask
 from browser_agent.llm.offline.forms import do_form_task
@@ -57,6 +58,7 @@ class View:
     before: Page | None
     last_act: Turn | None
     looked_since_act: bool
+    more: int = 0  # the window of the page below the one observed (0: none)
 
 
 def plan_next(messages: list[dict], tools: list[dict]) -> LLMReply:
@@ -113,6 +115,8 @@ def _advance(
             if outcome.note:
                 notes.append(outcome.note)
             continue
+        if isinstance(outcome, Blocked) and view.more:  # what it needs may be further down
+            return reply.look(position, "all_fields", window=view.more)
         if isinstance(outcome, Blocked):
             return reply.finish(False, _could_not(outcome.reason, reply.history))
         last = position
@@ -190,15 +194,22 @@ def _view(history: History) -> View:
     stale = True
     last_act: Turn | None = None
     looked = False
+    more = 0
     for turn in history.turns:
         if turn.name == "get_dom" and turn.response and not turn.failed:
             latest, stale, looked = parse_page(turn.response), False, True
+            below = _BELOW.search(turn.response.partition(PAGE_START)[0])
+            more = int(below["page"]) if below else 0
         elif turn.name not in OBSERVING:
             before, last_act, looked = latest, turn, False
             opened = turn.marker is not None and turn.marker.kind == "menu"
             if turn.changed_page or opened or turn.name in ("open_url", "go_back", "hover"):
                 stale = True
-    return View(None if stale else latest, before, last_act, looked)
+    return View(None if stale else latest, before, last_act, looked, 0 if stale else more)
+
+
+# The observation's line that says a later window of the page holds more elements.
+_BELOW = re.compile(r"\d+ below \(get_dom page=(?P<page>\d+)")
 
 
 def _new_error(view: View, plan: Plan) -> str:
@@ -281,9 +292,12 @@ class _Reply:
         phase = action.phase + (f" {action.kind}" if action.kind else "")
         return self._call(first, last, phase, action.note, action.tool, action.arguments, notes)
 
-    def look(self, index: int, content_type: str, phase: str = "look") -> LLMReply:
+    def look(self, index: int, content_type: str, phase: str = "look", window: int = 0) -> LLMReply:
         note = "look at the page" if phase == "look" else "look at the page once more to report"
-        return self._call(index, index, phase, note, "get_dom", {"content_type": content_type})
+        arguments: dict[str, Any] = {"content_type": content_type}
+        if window:
+            note, arguments["page"] = f"look further down the page (window {window})", window
+        return self._call(index, index, phase, note, "get_dom", arguments)
 
     def finish(self, success: bool, answer: str) -> LLMReply:
         if not self.finish_tool:
