@@ -10,6 +10,7 @@ import sqlite3
 import subprocess
 import sys
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import pytest
 from playwright.async_api import Page, async_playwright
@@ -20,6 +21,7 @@ from browser_agent.browser.chromium import find_chromium
 from browser_agent.demo import FIRST_COMMAND, SECOND_COMMAND
 from browser_agent.demo_site import DemoSite
 from browser_agent.demo_site.catalog import search
+from browser_agent.errors import UserError
 from browser_agent.settings import load_settings
 from browser_agent.skills.stored import SkillRefused
 
@@ -137,6 +139,14 @@ def test_a_command_of_the_same_shape_is_routed_and_the_runs_read_back(
     listed = agent.runs(limit=5)
     assert [run.id for run in listed][:2] == [second.run_id, first.run_id]
     assert [run.id for run in agent.runs(status="failed")] == []
+    # the filters of `browser-agent runs`: site, skill, start time, words
+    host = urlsplit(first.final_url or "").netloc
+    assert {run.id for run in agent.runs(site=host, since="1h")} == {first.run_id, second.run_id}
+    assert [run.id for run in agent.runs(skill="search_sort")] == [second.run_id]
+    assert [run.id for run in agent.runs(words=SECOND_COMMAND.split()[-1])] == [second.run_id]
+    assert agent.runs(site="elsewhere.example", since="2026-01-01") == []
+    with pytest.raises(UserError, match="^status 'done': a run's status is one of"):
+        agent.runs(status="done")
     shown = agent.run_info(first.run_id[:-3])  # the unique start of an id will do
     assert (shown.id, shown.command, shown.status) == (first.run_id, FIRST_COMMAND, "succeeded")
     assert [step.index for step in shown.steps] == list(range(1, first.steps + 1))

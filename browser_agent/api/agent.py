@@ -47,6 +47,22 @@ def run_now(work: Coroutine[Any, Any, T]) -> T:
     )
 
 
+def checked_start(command: str, url: str | None, settings: Settings, said: str = "url") -> None:
+    """Refuse, with one line, a run the settings do not allow: a start address (``said``
+    names it, ``--url`` on the command line) with a bad port or on a site not allowed,
+    or a command that names one."""
+    from browser_agent.sites.policy import command_urls_refused, openable
+    from browser_agent.sites.ports import checked_port
+
+    if url:
+        try:
+            checked_port(url)
+        except ValueError as exc:
+            raise UserError(f"{said} {url}: {exc}") from None
+        openable(url, settings)
+    command_urls_refused(command, settings)
+
+
 class Agent:
     """The browser agent, set up as the command line is: the settings come from the
     environment (``BROWSER_AGENT_*``), with any setting overridden by keyword
@@ -88,17 +104,9 @@ class Agent:
         from browser_agent.llm.choose import make_llm
         from browser_agent.planner.agent import run_command
         from browser_agent.secrets import unconfigured_in
-        from browser_agent.sites.policy import command_urls_refused, openable
-        from browser_agent.sites.ports import checked_port
 
         start = url or self.url
-        if start:
-            try:
-                checked_port(start)
-            except ValueError as exc:
-                raise UserError(f"url {start}: {exc}") from None
-            openable(start, self.settings)
-        command_urls_refused(command, self.settings)
+        checked_start(command, start, self.settings)
         unconfigured_in(command, self.secrets)
         return await run_command(
             command,
@@ -171,14 +179,27 @@ class Agent:
             raise SkillNotFound(f"No skill {name!r}: Agent.skills() lists the names.")
         return Skill(row, load_skill(row, self.settings.workspace), self.settings, self.secrets)
 
-    def runs(self, limit: int = 20, status: str | None = None) -> list[RunInfo]:
-        """The ``limit`` most recent runs, newest first (only those with ``status``)."""
-        from browser_agent.store.run_rows import recent_runs
+    def runs(
+        self,
+        limit: int = 20,
+        status: str | None = None,
+        *,
+        site: str | None = None,
+        skill: str | None = None,
+        since: str | None = None,
+        words: str | None = None,
+    ) -> list[RunInfo]:
+        """The ``limit`` most recent runs, newest first, filtered as ``browser-agent runs``
+        filters them: only those with ``status``, started or ended on ``site`` (a host),
+        that used ``skill``, started ``since`` (``"2h"``, ``"3d"``, ``"2026-12-01"``), whose
+        command holds ``words``. A filter no run can match is a UserError saying why."""
+        from browser_agent.api.run_filter import RunFilter, filtered_runs
 
+        wanted = RunFilter.given(status, site, skill, since, words, named=lambda name: name)
         with self._store() as store:
             return [
                 run_record(row, self.settings.workspace)
-                for row in recent_runs(store, limit, status)
+                for row in filtered_runs(store, limit, wanted)
             ]
 
     def run_info(self, run_id: str) -> RunInfo:

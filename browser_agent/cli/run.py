@@ -30,8 +30,6 @@ from browser_agent.llm.choose import make_llm
 from browser_agent.llm.prices import shown_cost
 from browser_agent.secrets import configured as configured_secrets
 from browser_agent.secrets import unconfigured_in
-from browser_agent.sites.policy import command_urls_refused, openable
-from browser_agent.sites.ports import checked_port
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -175,16 +173,12 @@ def run(
     started: list[str] = []  # the run's id, once its row is in the store
 
     def load() -> Settings:  # while the browser's driver starts
+        from browser_agent.api.agent import checked_start
+
         settings = checked_settings().with_overrides(
             allowed_domains=allow_domain or None, profile=profile, storage_state=storage_state
         )
-        if url:
-            try:
-                checked_port(url)
-            except ValueError as exc:
-                raise UserError(f"--url {url}: {exc}") from None
-            openable(url, settings)
-        command_urls_refused(command, settings)
+        checked_start(command, url, settings, said="--url")
         loaded.append(settings.with_overrides(headed=True) if headed else settings)
         return loaded[-1]
 

@@ -40,7 +40,7 @@ def runs(
     from rich import box
     from rich.table import Column, Table
 
-    from browser_agent.cli.run_lookup import RunFilter, filtered_runs
+    from browser_agent.api.run_filter import RunFilter, filtered_runs
     from browser_agent.settings import load_settings
     from browser_agent.store.run_store import open_run_store  # SQL through the driver alone
 
