@@ -8,15 +8,21 @@ application, its own preferences). Success is the site's own state."""
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 from playwright.async_api import Browser
 
+from browser_agent.harvest.harvester import harvest
+from browser_agent.llm.offline import OfflinePlanner
 from browser_agent.llm.offline.command import make_plan
 from browser_agent.llm.offline.form_tasks import Control, Save, Setting, Write
 from browser_agent.llm.offline.tasks import Reach
 from browser_agent.llm.offline.words import words
+from browser_agent.llm.types import FunctionClient, LLMReply
+from browser_agent.planner.agent import run_command
 from browser_agent.settings import Settings
+from browser_agent.store.db import open_store
 from tests.admin_site import AdminSite, User
 from tests.offline_runs import run, tasks_of
 
@@ -151,3 +157,30 @@ async def test_a_link_further_down_than_the_window_shows_is_looked_for_below(
     result = await run("delete the user kit57", small, browser, f"{admin.url}/admin/users")
     assert result.status == "succeeded", result.answer
     assert "kit57" not in [u.login for u in admin.users] and len(admin.users) == 60
+
+
+def no_llm(messages: list[dict], tools: list[dict]) -> LLMReply:
+    raise AssertionError("the model was asked although a skill should have done the work")
+
+
+async def test_a_value_the_form_already_shows_is_chosen_and_learnt_as_a_parameter(
+    admin: AdminSite, settings: Settings, browser: Browser
+) -> None:
+    """The role the command names is the form's default: chosen all the same, so the skill
+    learnt from the run makes an editor when asked for one, with no model."""
+    engine = open_store(settings)
+    first = await run_command(
+        "add a user kit1 with the email kit1@example.org and the role subscriber",
+        OfflinePlanner(), settings, start_url=f"{admin.url}/admin/", browser=browser,
+        engine=engine,
+    )  # fmt: skip
+    assert first.status == "succeeded", first.answer
+    (made,) = await harvest([Path(first.log_path)], settings, engine, browser=browser)
+    assert made.skill is not None and made.verified, made.error or made.verify_error
+    routed = await run_command(
+        "add a user kit2 with the email kit2@example.org and the role editor",
+        FunctionClient(no_llm), settings, start_url=f"{admin.url}/admin/", browser=browser,
+        engine=engine,
+    )  # fmt: skip
+    assert (routed.status, routed.llm_calls) == ("succeeded", 0), routed.answer
+    assert User("kit2", "kit2@example.org", "editor") in admin.users

@@ -164,11 +164,15 @@
   // without script) is used by clicking what shows beneath it, so it counts as shown when
   // it is topmost at its centre and the next thing there is its label or a small box
   // holding it; a see-through control over nothing of its own stays hidden.
-  function usable(el) {
+  // Placed wholly above or left of the page (a menu's fly-out kept at top: -1000em until
+  // hovered, a skip link): no scrolling brings it into view, so the page's view leaves it
+  // out. (Playwright counts it visible, and so do the selectors a skill finds things by.)
+  function offPage(el) {
     const where = el.getBoundingClientRect();
-    // Placed wholly above or left of the page (a menu's fly-out kept at top: -1000em until
-    // hovered, a skip link): no scrolling brings it into view.
-    if (where.right + scrollX <= 0 || where.bottom + scrollY <= 0) return false;
+    return where.right + scrollX <= 0 || where.bottom + scrollY <= 0;
+  }
+
+  function usable(el) {
     if (el.checkVisibility({ checkOpacity: true, checkVisibilityCSS: true })) return true;
     if (!el.checkVisibility({ checkVisibilityCSS: true })) return false;
     const rect = el.getBoundingClientRect();
@@ -568,7 +572,7 @@
       if (el.getAttribute("aria-hidden") === "true") continue;
       const mmid = ++counter;
       if (annotate) el.setAttribute("mmid", String(mmid));
-      const shown = usable(el);
+      const shown = usable(el) && !offPage(el);
       const role = roleOf(el);
       // Wholly above the viewport: counted, not shown (descendants follow their parent).
       const up = parentUp || (scrolled && el.ownerDocument === document &&

@@ -12,7 +12,7 @@ from typing import Any
 from urllib.parse import quote, quote_plus
 
 from playwright.async_api import Error as PlaywrightError
-from playwright.async_api import Frame, Page
+from playwright.async_api import Frame, Locator, Page
 
 from browser_agent.browser.locate import Located, frame_for, vouch
 from browser_agent.browser.session import session
@@ -240,6 +240,19 @@ async def _find_nth(top: Page, target: Target, nth: str) -> str:
     return selector
 
 
+# Placed wholly above or left of the page (a menu's fly-out kept at top: -1000em until
+# hovered): Playwright counts it visible, but no scrolling brings it into view.
+_OFF_PAGE = (
+    "e => { const r = e.getBoundingClientRect(); "
+    "return r.right + scrollX <= 0 || r.bottom + scrollY <= 0; }"
+)
+
+
+async def _in_reach(element: Locator) -> bool:
+    """Visible and within the page, where a person can see and click it."""
+    return await element.is_visible() and not await element.evaluate(_OFF_PAGE)
+
+
 async def _choose(page: Page | Frame, target: Target, selector: str, name: str) -> str:
     """The one element to act on when several visible ones have the role and name the
     command asks for: the one after the recorded nearby text, else the one at the
@@ -249,7 +262,7 @@ async def _choose(page: Page | Frame, target: Target, selector: str, name: str) 
         count = await matches.count()
         if count < 2:
             return selector
-        shown = [i for i in range(count) if await matches.nth(i).is_visible()]
+        shown = [i for i in range(count) if await _in_reach(matches.nth(i))]
     except PlaywrightError:
         return selector
     if len(shown) < 2:

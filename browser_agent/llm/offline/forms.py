@@ -495,7 +495,14 @@ def _opener(field: Element, page: Page) -> Element | None:
 
 
 def _choose(task: Write, field: Element, page: Page) -> Outcome:
-    return choose(field, best_option(field.options, task.value), task.value, page)
+    """The option the command names, chosen even when the form already shows it: a value
+    of the command is a step of its own, so that a skill learnt from the run takes it as a
+    parameter (a form's default role is not the role of every user made with it)."""
+    option = best_option(field.options, task.value)
+    if option is not None and option.selected:
+        arguments = {"selector": field.selector, "option": option.value or option.label}
+        return Action("select_option", arguments, f'choose "{option.label}" in {field.describe()}')
+    return choose(field, option, task.value, page)
 
 
 def _holds(held: str, value: str) -> bool:
