@@ -10,11 +10,11 @@ from __future__ import annotations
 import inspect
 import keyword
 import re
+from functools import cache
 from typing import Any
 from urllib.parse import unquote_plus, urlsplit
 
 import libcst as cst
-import libcst.matchers as m
 from libcst.helpers import parse_template_expression, parse_template_statement
 
 from browser_agent.plans.partial import partial_sentence
@@ -162,38 +162,75 @@ def _value(value: Any) -> cst.BaseExpression:
     raise ValueError(f"cannot put a {type(value).__name__} into a skill")
 
 
+_TARGET = """\
+STEP = Target(
+    step=0,
+    selector=0,
+    role=0,
+    name=0,
+    tag=0,
+    text=0,
+    attributes=0,
+    xpath=0,
+    near=0,
+    among=0,
+    intent=0,
+)
+"""
+
+
+@cache
+def _target_line() -> cst.SimpleStatementLine:
+    """A target constant's statement as the module writes it, its values still to fill."""
+    line = cst.parse_statement(_TARGET)
+    assert isinstance(line, cst.SimpleStatementLine)
+    return line
+
+
 def _target_constant(name: str, step: int, key: str, planned: PlannedStep) -> cst.BaseStatement:
     record = planned.targets[key]
     attributes = cst.Dict(
         [cst.DictElement(string(k), string(v)) for k, v in sorted(record.attributes.items())]
     )
-    return parse_template_statement(
-        "{name} = Target(\n"
-        "    step={step},\n"
-        "    selector={selector},\n"
-        "    role={role},\n"
-        "    name={label},\n"
-        "    tag={tag},\n"
-        "    text={text},\n"
-        "    attributes={attributes},\n"
-        "    xpath={xpath},\n"
-        "    near={near},\n"
-        "    among={among},\n"
-        "    intent={intent},\n"
-        ")\n",
-        name=identifier(name),
-        step=cst.Integer(str(step)),
-        selector=string(record.selector),
-        role=string(record.role),
-        label=string(record.name),
-        tag=string(record.tag),
-        text=string(record.text),
-        attributes=attributes,
-        xpath=string(record.xpath),
-        near=string(str(record.context.get("heading", ""))),
-        among=cst.Integer(str(int(record.context.get("index", 0)))),
-        intent=string(f"{planned.primitive} on the {record.role} {record.name!r}"),
-    )
+    values: dict[str, cst.BaseExpression] = {
+        "step": cst.Integer(str(step)),
+        "selector": string(record.selector),
+        "role": string(record.role),
+        "name": string(record.name),
+        "tag": string(record.tag),
+        "text": string(record.text),
+        "attributes": attributes,
+        "xpath": string(record.xpath),
+        "near": string(str(record.context.get("heading", ""))),
+        "among": cst.Integer(str(int(record.context.get("index", 0)))),
+        "intent": string(f"{planned.primitive} on the {record.role} {record.name!r}"),
+    }
+    line = _target_line()
+    assign = line.body[0]
+    assert isinstance(assign, cst.Assign) and isinstance(assign.value, cst.Call)
+    args = [
+        arg.with_changes(value=values[arg.keyword.value])
+        for arg in assign.value.args
+        if arg.keyword is not None
+    ]
+    target = assign.targets[0].with_changes(target=identifier(name))
+    filled = assign.with_changes(targets=[target], value=assign.value.with_changes(args=args))
+    return line.with_changes(body=[filled])
+
+
+class _Names(cst.CSTVisitor):
+    def __init__(self) -> None:
+        self.seen: set[str] = set()
+
+    def visit_Name(self, node: cst.Name) -> None:
+        self.seen.add(node.value)
+
+
+def names_in(tree: cst.CSTNode) -> set[str]:
+    """Every name that a Name node anywhere in ``tree`` holds."""
+    names = _Names()
+    tree.visit(names)
+    return names.seen
 
 
 ITEM = "item"  # the loop variable of a step that runs once per item of a list parameter
@@ -380,10 +417,14 @@ class _FillChecks(cst.CSTTransformer):
         self.checks = checks
 
     def leave_Call(self, original_node: cst.Call, updated_node: cst.Call) -> cst.Call:
-        if m.matches(updated_node.func, m.Name("expect")):
-            args = [a for a in updated_node.args if not m.matches(a.value, m.Name("CHECKS"))]
+        if _is_name(updated_node.func, "expect"):
+            args = [a for a in updated_node.args if not _is_name(a.value, "CHECKS")]
             return updated_node.with_changes(args=[*args, *self.checks])
         return updated_node
+
+
+def _is_name(node: cst.CSTNode, name: str) -> bool:
+    return isinstance(node, cst.Name) and node.value == name
 
 
 def _signature(plan: SkillPlan) -> cst.Parameters:
@@ -473,11 +514,12 @@ def generate_module(plan: SkillPlan, name: str) -> str:
     helpers = (
         "answering_dialogs", "by_address", "done", "expect", "find", "path_items", "with_case"
     )  # fmt: skip
-    runtime_names = [n for n in helpers if m.findall(in_body, m.Name(n))]
+    named = names_in(in_body)
+    runtime_names = [n for n in helpers if n in named]
     if constants:
         runtime_names.insert(0, "Target")
     standard = [parse_template_statement("from typing import Annotated\n")]
-    url_helpers = [n for n in ("quote", "urljoin") if m.findall(in_body, m.Name(n))]
+    url_helpers = [n for n in ("quote", "urljoin") if n in named]
     if url_helpers:
         standard.append(
             cst.SimpleStatementLine(

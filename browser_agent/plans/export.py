@@ -16,7 +16,6 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 import libcst as cst
-import libcst.matchers as m
 from libcst.helpers import parse_template_expression, parse_template_statement
 
 from browser_agent.errors import UserError
@@ -25,6 +24,7 @@ from browser_agent.plans.codegen import (
     identifier,
     keyword_arg,
     named_with_words,
+    names_in,
     string,
 )
 from browser_agent.plans.plan import (
@@ -328,7 +328,8 @@ def script_for(plan: SkillPlan, name: str, version: int) -> str:
     chooses = any(s.primitive == "select_option" for s in plan.steps)
     imports = ["import argparse", "import asyncio"]
     uses = cst.Module(body=body)
-    url_names = [n for n in ("quote", "urljoin") if m.findall(uses, m.Name(n))]
+    named = names_in(uses)
+    url_names = [n for n in ("quote", "urljoin") if n in named]
     if url_names:
         imports.append(f"from urllib.parse import {', '.join(url_names)}")
     playwright = (
