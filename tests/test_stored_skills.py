@@ -6,11 +6,9 @@ refused with its reason in ``skills``, ``skills show`` and ``validate`` (and the
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import json
-import os
-import subprocess
-import sys
 from collections.abc import Callable
 from dataclasses import asdict
 from pathlib import Path
@@ -18,7 +16,9 @@ from pathlib import Path
 import pytest
 import pytest_asyncio
 from playwright.async_api import Browser
+from typer.testing import CliRunner
 
+from browser_agent.cli.app import app
 from browser_agent.demo_site import DemoSite
 from browser_agent.llm.offline import OfflinePlanner
 from browser_agent.planner.agent import run_command
@@ -43,7 +43,6 @@ from tests.skill_workspaces import SEARCH, harvest_commands, workspace_settings
 from tests.stored_rows import rewritten
 
 ROUTED = "search for sandals and sort by customer rating"
-CLI = str(Path(sys.executable).with_name("browser-agent"))
 
 
 @pytest_asyncio.fixture(scope="module", loop_scope="session")
@@ -151,15 +150,14 @@ CASES: dict[str, tuple[Callable[[Settings, Path], None], str]] = {
 SAID_ONCE = {reason: case for case, (_, reason) in reversed(CASES.items())}.values()
 
 
-def cli(settings: Settings, *args: str) -> tuple[int, str]:
-    """``browser-agent ARGS`` in a process of its own on the workspace and store."""
-    env = {**os.environ, "BROWSER_AGENT_WORKSPACE": str(settings.workspace), "COLUMNS": "250"}
+async def cli(settings: Settings, *args: str) -> tuple[int, str]:
+    """``browser-agent ARGS`` on the workspace and store: exit code and output (the command
+    line run in a thread, with an event loop of its own as in a process)."""
+    env = {"BROWSER_AGENT_WORKSPACE": str(settings.workspace), "COLUMNS": "250"}
     if settings.database_url:
         env["BROWSER_AGENT_DATABASE_URL"] = settings.database_url
-    done = subprocess.run(
-        [CLI, *args], env=env, capture_output=True, text=True, timeout=180, check=False
-    )
-    return done.returncode, done.stdout + done.stderr
+    done = await asyncio.to_thread(CliRunner().invoke, app, list(args), env=env)
+    return done.exit_code, done.output
 
 
 @pytest.mark.parametrize("case", CASES)
@@ -192,19 +190,19 @@ async def test_a_changed_row_is_refused_and_nothing_written_into_it_runs(
     assert not marker.exists()  # nothing written into the row ever ran
     if stored.database_url or case not in SAID_ONCE:  # either store, any change: read alike
         return
-    code, output = cli(stored, "skills", "--json")
+    code, output = await cli(stored, "skills", "--json")
     assert code == 0, output
     (listed,) = json.loads(output)["skills"]
     assert listed["status"] == "refused" and reason in listed["refused"]
-    code, output = cli(stored, "skills")
+    code, output = await cli(stored, "skills")
     assert code == 0 and f"{skill.name} is refused: {reason}" in " ".join(output.split())
-    code, output = cli(stored, "skills", "show", skill.name, "--json")
+    code, output = await cli(stored, "skills", "show", skill.name, "--json")
     shown = json.loads(output)
     assert (shown["status"], shown["source"]) == ("refused", None) and reason in shown["problem"]
-    code, output = cli(stored, "skills", "show", skill.name)
+    code, output = await cli(stored, "skills", "show", skill.name)
     assert code == 0 and "refused" in output and "async def" not in output
 
-    code, output = cli(stored, "validate", "--all", "--json")
+    code, output = await cli(stored, "validate", "--all", "--json")
     assert code == 1 and json.loads(output)["counts"] == {"refused": 1}
     assert not marker.exists()
 
