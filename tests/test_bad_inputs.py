@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import sqlite3
 import subprocess
@@ -25,6 +26,7 @@ from browser_agent.llm.types import LLMReply, ToolCall
 from browser_agent.settings import Settings
 from browser_agent.skills.primitive import click, open_url
 from browser_agent.testing.openai_server import LLMTestServer, start_test_llm_server
+from tests.conftest import settings_in
 
 CLI = str(Path(sys.executable).with_name("browser-agent"))
 
@@ -298,15 +300,24 @@ def damage(database: Path, pages: range) -> None:
             file.write(b"\0" * size)
 
 
+@pytest.fixture(scope="module")
+def upgraded_store(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A store with its tables, made once by ``db upgrade``, for each test to copy."""
+    workspace = tmp_path_factory.mktemp("upgraded")
+    assert cli(settings_in(workspace), "db", "upgrade").returncode == 0
+    return workspace / "browser_agent.db"
+
+
 @pytest.mark.parametrize("pages", [range(1, 3), range(3, 8)], ids=["header", "tables"])
 @pytest.mark.parametrize(
     "command", [["runs"], ["show", "abc"], ["run", "open the shop", "--model", "offline", "--json"]]
 )
 def test_a_store_file_with_zeroed_pages_is_one_line_naming_it(
-    settings: Settings, pages: range, command: list[str]
+    settings: Settings, pages: range, command: list[str], upgraded_store: Path
 ) -> None:
-    assert cli(settings, "db", "upgrade").returncode == 0  # a store with its tables
     database = settings.workspace / "browser_agent.db"
+    settings.workspace.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(upgraded_store, database)  # a store with its tables
     damage(database, pages)
     done = cli(settings, *command)
     assert done.returncode == 2, done.stdout + done.stderr
