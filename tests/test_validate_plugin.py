@@ -168,11 +168,10 @@ def test_a_browser_that_does_not_start_fails_each_skill_test_in_one_line(
 
 
 async def test_a_failed_replay_that_typed_a_secret_keeps_no_trace(
-    tmp_path: Path, browser: Browser, demo: DemoSite
+    skills_workspace: Settings, tmp_path: Path, browser: Browser
 ) -> None:
     """A trace holds every value typed: a skill typing a password keeps its screenshot only."""
-    settings = workspace_settings(tmp_path / "workspace")
-    await harvest_commands([LOG_IN], settings, browser, demo)
+    settings = skills_workspace  # the login harvested on the demo shop, among the others
     skill = skill_by_name(open_store(settings), "log_password")
     assert skill is not None
     wrong = "not-the-password-4711"
