@@ -96,6 +96,13 @@ class Served:
     process: subprocess.Popen[str]
 
 
+#: Whether a picture loaded whole, once it finished loading (a visible one may still be).
+SHOWN_WHOLE = """img => img.complete ? img.naturalWidth > 0 : new Promise(done => {
+    img.addEventListener("load", () => done(img.naturalWidth > 0), {once: true});
+    img.addEventListener("error", () => done(false), {once: true});
+})"""
+
+
 @pytest.fixture(scope="module")
 def llm_server() -> Iterator[LLMTestServer]:
     with start_test_llm_server(model) as server:
@@ -201,7 +208,7 @@ async def test_a_shop_command_from_the_form_shows_its_steps_and_succeeds(
     await expect(page.locator("li.step .target").first).not_to_be_empty()
     thumb = page.locator("img.thumb").first
     await expect(thumb).to_be_visible()
-    assert await thumb.evaluate("img => img.complete && img.naturalWidth > 0")
+    assert await thumb.evaluate(SHOWN_WHOLE)
     assert int(await page.locator("#llm").inner_text()) > 0
     assert int(await page.locator("#tokens").inner_text()) > 0
     await expect(page.locator("#answer-text")).not_to_be_empty()
@@ -432,7 +439,7 @@ async def test_skills_are_validated_from_the_console_with_the_report_and_screens
     await expect(stale).to_contain_text("#search-box")
     shot = stale.locator("img.thumb")
     await expect(shot).to_be_visible()
-    assert await shot.evaluate("img => img.complete && img.naturalWidth > 0")
+    assert await shot.evaluate(SHOWN_WHOLE)
     assert list((console.workspace / "reports").glob("console-*.json"))
     await page.goto(f"{console.origin}/skills/{name}")  # its status history, newest first
     history = page.locator("#history tbody tr")
