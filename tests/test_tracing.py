@@ -17,7 +17,13 @@ from browser_agent.planner.agent import RunResult, run_command
 from browser_agent.settings import Settings
 from browser_agent.store.db import open_store
 from tests.scripted import Script, mmid, search_and_sort
-from tests.skill_workspaces import ADD_TO_CART, harvest_commands, run_offline, workspace_settings
+from tests.skill_workspaces import (
+    ADD_TO_CART,
+    expecting_stale,
+    harvest_commands,
+    run_offline,
+    workspace_settings,
+)
 
 SECRET = "Wr0ng pw&=?/é"
 
@@ -127,9 +133,8 @@ async def test_a_routed_run_is_traced_from_where_the_planner_takes_over(
     command = "add Unicorn Boots in size 42, quantity 2 to the cart"  # no such product
     actions = {}
     for mode in ("always", "on-failure"):
-        result = await run_offline(
-            command, "/", settings.with_overrides(trace=mode), engine, browser, demo
-        )
+        missing = expecting_stale(settings).with_overrides(trace=mode)  # no such link
+        result = await run_offline(command, "/", missing, engine, browser, demo)
         assert result.status == "failed" and result.trace_path, mode
         actions[mode] = traced_actions(result.trace_path)
         log = json.loads(Path(result.log_path).read_text())
