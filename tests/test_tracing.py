@@ -8,6 +8,8 @@ import zipfile
 from pathlib import Path
 from urllib.parse import quote, quote_plus
 
+import pytest
+import pytest_asyncio
 from playwright.async_api import Browser
 
 from browser_agent.browser.tracing import MASK
@@ -19,6 +21,7 @@ from browser_agent.store.db import open_store
 from tests.scripted import Script, mmid, search_and_sort
 from tests.skill_workspaces import (
     ADD_TO_CART,
+    clone_workspace,
     expecting_stale,
     harvest_commands,
     run_offline,
@@ -26,6 +29,16 @@ from tests.skill_workspaces import (
 )
 
 SECRET = "Wr0ng pw&=?/é"
+
+
+@pytest_asyncio.fixture(scope="module", loop_scope="session")
+async def cart_skill(
+    tmp_path_factory: pytest.TempPathFactory, browser: Browser, demo: DemoSite
+) -> Settings:
+    """A workspace where adding a product to the cart was harvested, once for the module."""
+    settings = workspace_settings(tmp_path_factory.mktemp("cart") / "workspace")
+    await harvest_commands([ADD_TO_CART], settings, browser, demo)
+    return settings
 
 
 def wrong_login(demo: DemoSite) -> Script:
@@ -123,12 +136,11 @@ def traced_actions(trace_path: str) -> list[tuple[str, str]]:
 
 
 async def test_a_routed_run_is_traced_from_where_the_planner_takes_over(
-    tmp_path: Path, browser: Browser, demo: DemoSite
+    cart_skill: Settings, tmp_path: Path, browser: Browser, demo: DemoSite
 ) -> None:
     """Under on-failure the skill's replay is not recorded (the log step says why it did
     not do the task); the planner's actions after it are. Under always, both are."""
-    settings = workspace_settings(tmp_path / "workspace")
-    await harvest_commands([ADD_TO_CART], settings, browser, demo)
+    settings = clone_workspace(cart_skill, tmp_path / "workspace")
     engine = open_store(settings)
     command = "add Unicorn Boots in size 42, quantity 2 to the cart"  # no such product
     actions = {}
@@ -158,17 +170,15 @@ def step_groups(trace_path: str) -> list[str]:
 
 
 async def test_a_trace_groups_its_actions_by_the_steps_of_the_run_and_of_the_skill(
-    tmp_path: Path, browser: Browser, demo: DemoSite
+    cart_skill: Settings, tmp_path: Path, browser: Browser, demo: DemoSite
 ) -> None:
     """The planner's steps and a routed skill's steps each name a group of the trace's
     actions, as the run's log numbers them; the skill's groups say what each step does."""
-    settings = workspace_settings(tmp_path / "workspace")
-    await harvest_commands([ADD_TO_CART], settings, browser, demo)
+    settings = clone_workspace(cart_skill, tmp_path / "workspace")
     engine = open_store(settings)
     command = "add Unicorn Boots in size 42, quantity 2 to the cart"  # the skill then the planner
-    result = await run_offline(
-        command, "/", settings.with_overrides(trace="always"), engine, browser, demo
-    )
+    missing = expecting_stale(settings).with_overrides(trace="always")  # no such link
+    result = await run_offline(command, "/", missing, engine, browser, demo)
     assert result.trace_path, result.answer
     groups = step_groups(result.trace_path)
     assert "Step 2: the link 'Unicorn Boots'" in groups  # the skill's, by the name asked
