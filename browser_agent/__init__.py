@@ -25,6 +25,7 @@ if TYPE_CHECKING:
         SkillFailed,
         SkillInfo,
         SkillNotFound,
+        SkillVersion,
         StepInfo,
     )
     from browser_agent.planner.agent import RunResult
@@ -41,6 +42,7 @@ __all__ = [
     "SkillFailed",
     "SkillInfo",
     "SkillNotFound",
+    "SkillVersion",
     "StepInfo",
 ]
 

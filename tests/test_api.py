@@ -6,6 +6,8 @@ of the shape is routed to the skill with ``await agent.run``; runs are read back
 from __future__ import annotations
 
 import asyncio
+import json
+import os
 import sqlite3
 import subprocess
 import sys
@@ -24,6 +26,8 @@ from browser_agent.demo_site.catalog import search
 from browser_agent.errors import UserError
 from browser_agent.settings import load_settings
 from browser_agent.skills.stored import SkillRefused
+
+CLI = str(Path(sys.executable).with_name("browser-agent"))
 
 
 @pytest.fixture(scope="module")
@@ -154,6 +158,45 @@ def test_a_command_of_the_same_shape_is_routed_and_the_runs_read_back(
     assert Path(shown.log_path).is_file()
     with pytest.raises(RunNotFound, match="No run 'nothing'"):
         agent.run_info("nothing")
+
+
+def test_the_command_line_shows_what_the_api_reads(taught: tuple[Agent, RunResult]) -> None:
+    """`runs`, `show`, `skills` and `skills show` print the API's records: the same runs,
+    costs, steps, log, skills, health, versions and code that runs."""
+    agent, first = taught
+
+    def printed(*args: str) -> dict:
+        clean = {k: v for k, v in os.environ.items() if not k.startswith("BROWSER_AGENT_")}
+        clean["BROWSER_AGENT_WORKSPACE"] = str(agent.settings.workspace)
+        done = subprocess.run([CLI, *args, "--json"], env=clean, capture_output=True, text=True)
+        assert done.returncode == 0, done.stderr
+        return json.loads(done.stdout)
+
+    listed = printed("runs", "--limit", "3")["runs"]
+    read = agent.runs(limit=3)
+    assert [(r["id"], r["steps"], r["cost_usd"]) for r in listed] == [
+        (r.id, r.step_count, r.cost_usd) for r in read
+    ]
+    info = agent.run_info(first.run_id)
+    shown = printed("show", first.run_id[:-3])
+    assert (shown["run"]["id"], shown["log"]) == (info.id, info.log_path)
+    assert [(s["index"], s["tool"]) for s in shown["steps"]] == [
+        (s.index, s.tool) for s in info.steps
+    ]
+    (skill,) = agent.skills()
+    (row,) = printed("skills")["skills"]
+    assert (row["name"], row["health"]) == (skill.name, skill.health.as_json())
+    assert skill.health.state == "healthy" and row["source_runs"] == [first.run_id]
+    detail = agent.skill_info("search_sort")
+    one = printed("skills", "show", "search_sort")
+    assert one["versions"] == [{"version": 1, "status": detail.status}]
+    assert one["source"] == detail.source and "async def search_sort" in (detail.source or "")
+    assert agent.skills()[0].source is None  # listings leave the code out
+    clean = {k: v for k, v in os.environ.items() if not k.startswith("BROWSER_AGENT_")}
+    clean["BROWSER_AGENT_WORKSPACE"] = str(agent.settings.workspace)
+    missing = subprocess.run([CLI, "show", "nothing"], env=clean, capture_output=True, text=True)
+    said = "Error: No run 'nothing': see browser-agent runs for the ids."
+    assert (missing.returncode, missing.stderr.strip()) == (2, said)
 
 
 def test_settings_come_from_the_environment_and_keywords(tmp_path: Path) -> None:

@@ -25,6 +25,7 @@ from browser_agent.api.records import (
     SkillFailed,
     SkillInfo,
     SkillNotFound,
+    SkillVersion,
     StepInfo,
 )
 from browser_agent.api.skill import Skill
@@ -40,5 +41,6 @@ __all__ = [
     "SkillFailed",
     "SkillInfo",
     "SkillNotFound",
+    "SkillVersion",
     "StepInfo",
 ]

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Coroutine, Mapping
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from browser_agent.api.records import (
@@ -14,6 +15,7 @@ from browser_agent.api.records import (
     RunNotFound,
     SkillInfo,
     SkillNotFound,
+    SkillVersion,
     harvest_record,
     run_record,
     skill_record,
@@ -23,15 +25,13 @@ from browser_agent.api.skill import Skill
 from browser_agent.errors import UserError
 
 if TYPE_CHECKING:
-    from sqlmodel import Session
-
     from browser_agent.llm.types import LLMClient
     from browser_agent.planner.agent import RunResult
     from browser_agent.settings import Settings
-    from browser_agent.store.models import Run
+    from browser_agent.store.connection import Store
+    from browser_agent.store.rows import SkillRow
 
 T = TypeVar("T")
-SHOWN_IDS = 5  # ids named when the start of one matches several runs
 
 
 def run_now(work: Coroutine[Any, Any, T]) -> T:
@@ -134,13 +134,19 @@ class Agent:
         from browser_agent.store.run_logs import log_file
 
         engine = open_store(self.settings)
+        with self._store() as store:
+            ids = [self._run_id(store, run_id) for run_id in run_ids]
         with Session(engine) as db:
-            if run_ids:
-                runs = [self._stored_run(db, run_id) for run_id in run_ids]
+            if ids:
+                runs = [db.get(Run, run_id) for run_id in ids]
             else:
                 chosen = select(Run).where(Run.status == "succeeded")
                 runs = list(db.exec(chosen.order_by(col(Run.started_at))))
-        logs = [log_file(engine, run, self.settings.workspace) for run in runs if run.log_path]
+        logs = [
+            log_file(engine, run, self.settings.workspace)
+            for run in runs
+            if run is not None and run.log_path
+        ]
         results = await harvest(logs, self.settings, engine, verify=verify)
         return [harvest_record(result) for result in results]
 
@@ -148,36 +154,51 @@ class Agent:
         """:meth:`harvest`, from synchronous code."""
         return run_now(self.harvest(*run_ids, verify=verify))
 
-    def _stored_run(self, db: Session, run_id: str) -> Run:
-        """The stored run (ORM) with this id or the unique start of one; RunNotFound if none."""
-        from browser_agent.store.models import Run
-
-        found = db.get(Run, self._run_id(run_id))
-        assert found is not None  # _run_id found it
-        return found
-
     def skills(self, status: str | None = None) -> list[SkillInfo]:
         """The current version of every harvested skill (only those with ``status``:
-        healthy, candidate, stale), by name."""
+        healthy, candidate, stale), by name, with its health."""
         from browser_agent.skills.stored import refusal
+        from browser_agent.store.health import healths
         from browser_agent.store.skill_use import current_skills
 
         with self._store() as store:
             rows = current_skills(store, status)
-        return [skill_record(row, refusal(row, self.settings.workspace)) for row in rows]
+            health = healths(store, rows, self.settings.health_window)
+        workspace = self.settings.workspace
+        return [skill_record(row, refusal(row, workspace), health[row.id]) for row in rows]
+
+    def skill_info(self, name: str) -> SkillInfo:
+        """The skill ``name`` as stored: its current version with every version's status
+        and the code that runs (None when refused); SkillNotFound when there is none."""
+        from browser_agent.skills.stored import refusal
+        from browser_agent.store.health import health_of
+
+        with self._store() as store:
+            row = self._current(store, name)
+            health = health_of(store, row, self.settings.health_window)
+            sql = "SELECT version, status FROM skill WHERE name = :name ORDER BY version"
+            rows = store.execute(sql, name=name).rows
+        versions = [SkillVersion(version=r["version"], status=r["status"]) for r in rows]
+        return skill_record(row, refusal(row, self.settings.workspace), health, versions)
 
     def skill(self, name: str) -> Skill:
         """The skill ``name`` (its current version), ready to call on a page of yours;
         SkillNotFound when there is none, SkillRefused when its stored plan or code does
         not check (its code is only ever made from its checked plan)."""
         from browser_agent.skills.stored import load_skill
-        from browser_agent.store.skill_use import current_skills
 
         with self._store() as store:
-            row = next((s for s in current_skills(store) if s.name == name), None)
+            row = self._current(store, name)
+        return Skill(row, load_skill(row, self.settings.workspace), self.settings, self.secrets)
+
+    def _current(self, store: Store, name: str) -> SkillRow:
+        """The current version of the skill ``name``; SkillNotFound when there is none."""
+        from browser_agent.store.skill_use import current_skills
+
+        row = next((s for s in current_skills(store) if s.name == name), None)
         if row is None:
             raise SkillNotFound(f"No skill {name!r}: Agent.skills() lists the names.")
-        return Skill(row, load_skill(row, self.settings.workspace), self.settings, self.secrets)
+        return row
 
     def runs(
         self,
@@ -197,40 +218,37 @@ class Agent:
 
         wanted = RunFilter.given(status, site, skill, since, words, named=lambda name: name)
         with self._store() as store:
-            return [
-                run_record(row, self.settings.workspace)
-                for row in filtered_runs(store, limit, wanted)
-            ]
+            return [run_record(row, self.settings) for row in filtered_runs(store, limit, wanted)]
 
     def run_info(self, run_id: str) -> RunInfo:
-        """One run with its steps, by its id or the unique start of one; RunNotFound if none."""
+        """One run with its steps, by its id or the unique start of one; RunNotFound if none.
+        Its log is the file it wrote, or the store's copy written into this workspace."""
         from browser_agent.store.rows import StepRow, columns
+        from browser_agent.store.run_logs import log_file
         from browser_agent.store.run_rows import run_row
 
-        found = self._run_id(run_id)
         with self._store() as store:
+            found = self._run_id(store, run_id)
             row = run_row(store, found)
+            assert row is not None  # _run_id found it
             names = ", ".join(f'"{name}"' for name in columns(StepRow))
             sql = f'SELECT {names} FROM step WHERE run_id = :run_id ORDER BY "index"'
             steps = [StepRow(**step) for step in store.execute(sql, run_id=found).rows]
-        assert row is not None  # _run_id found it
+            log = log_file(store, row, self.settings.workspace) if row.log_path else None
         shown = [step_record(step) for step in steps]
-        return run_record(row, self.settings.workspace, shown)
+        return replace(run_record(row, self.settings, log), steps=shown)
 
-    def _run_id(self, text: str) -> str:
+    @staticmethod
+    def _run_id(store: Store, text: str) -> str:
         """The id of the run that is ``text`` or alone starts with it; RunNotFound otherwise."""
         escaped = text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
         sql = "SELECT id FROM run WHERE id = :text OR id LIKE :start ESCAPE '\\' ORDER BY id"
-        with self._store() as store:
-            ids = [row["id"] for row in store.execute(sql, text=text, start=f"{escaped}%").rows]
+        ids = [row["id"] for row in store.execute(sql, text=text, start=f"{escaped}%").rows]
         if text in ids:
             return text
         if len(ids) == 1 and text:
             return ids[0]
-        if not ids or not text:
-            raise RunNotFound(f"No run {text!r}: Agent.runs() lists the ids.")
-        shown = ", ".join(ids[:SHOWN_IDS]) + (", ..." if len(ids) > SHOWN_IDS else "")
-        raise RunNotFound(f"{text!r} starts several run ids ({shown}): give more of the id.")
+        raise RunNotFound(text, ids if text else [])
 
     def _store(self) -> OpenStore:
         return OpenStore(self.settings)

@@ -10,10 +10,13 @@ from typing import TYPE_CHECKING
 
 from browser_agent.errors import BrowserAgentError, UserError
 
+SHOWN_IDS = 5  # ids named when the start of one matches several runs
+
 if TYPE_CHECKING:
     from browser_agent.harvest.harvester import HarvestResult
     from browser_agent.settings import Settings
     from browser_agent.store.connection import Store
+    from browser_agent.store.health import Health
     from browser_agent.store.rows import RunRow, SkillRow, StepRow
 
 
@@ -22,7 +25,19 @@ class SkillNotFound(UserError, LookupError):
 
 
 class RunNotFound(UserError, LookupError):
-    """No run has that id, or several start with what was given."""
+    """No run has that id (``ids`` is empty), or several start with what was ``given``
+    (``ids`` names some); the message says where the ids are listed."""
+
+    def __init__(self, given: str, ids: list[str], listing: str = "Agent.runs() lists the ids"):
+        self.given, self.ids = given, ids
+        super().__init__(self.said(listing))
+
+    def said(self, listing: str) -> str:
+        """The error in one line, pointing to ``listing`` for the ids."""
+        if not self.ids:
+            return f"No run {self.given!r}: {listing}."
+        shown = ", ".join(self.ids[:SHOWN_IDS]) + (", ..." if len(self.ids) > SHOWN_IDS else "")
+        return f"{self.given!r} starts several run ids ({shown}): give more of the id."
 
 
 class SkillArgumentError(UserError, ValueError):
@@ -59,9 +74,19 @@ class Parameter:
 
 
 @dataclass(frozen=True)
+class SkillVersion:
+    """One stored version of a skill and its status (only one of them is current)."""
+
+    version: int
+    status: str
+
+
+@dataclass(frozen=True)
 class SkillInfo:
     """The current version of a harvested skill, as listed (``refused`` says why a skill
-    whose stored plan or code does not check is never run)."""
+    whose stored plan or code does not check is never run; ``lacks`` what a partial one
+    does not do; ``health`` its recent runs and replays). ``versions`` and ``source`` (the
+    code that runs, None when refused) are filled by :meth:`Agent.skill_info`."""
 
     name: str
     version: int
@@ -75,6 +100,13 @@ class SkillInfo:
     failures: int
     last_error: str | None
     refused: str | None
+    lacks: str | None
+    last_validated_at: datetime | None
+    module_path: str
+    source_runs: list[str]
+    health: Health
+    versions: list[SkillVersion] = field(default_factory=list)
+    source: str | None = None
 
 
 @dataclass(frozen=True)
@@ -143,11 +175,19 @@ class OpenStore:
         self.store.close()
 
 
-def skill_record(row: SkillRow, refused: str | None) -> SkillInfo:
-    """A skill row as the API lists it."""
+def skill_record(
+    row: SkillRow,
+    refused: str | None,
+    health: Health,
+    versions: list[SkillVersion] | None = None,
+) -> SkillInfo:
+    """A skill row as the API lists it; with ``versions``, as it shows one skill (with
+    the code that runs, unless refused)."""
+    from browser_agent.plans.partial import lacking
     from browser_agent.store.skill_use import loads
 
     templates, example = loads(row.command_templates), loads(row.example_args)
+    runs = loads(row.source_runs)
     return SkillInfo(
         name=row.name,
         version=row.version,
@@ -161,6 +201,13 @@ def skill_record(row: SkillRow, refused: str | None) -> SkillInfo:
         failures=row.failures,
         last_error=row.last_error,
         refused=refused,
+        lacks=None if row.complete else lacking(row.docstring),
+        last_validated_at=row.last_validated_at,
+        module_path=row.module_path,
+        source_runs=runs if isinstance(runs, list) else [],
+        health=health,
+        versions=versions or [],
+        source=row.source if versions is not None and not refused else None,
     )
 
 
@@ -191,11 +238,14 @@ def harvest_record(result: HarvestResult) -> HarvestInfo:
     )
 
 
-def run_record(row: RunRow, workspace: Path, steps: list[StepInfo] | None = None) -> RunInfo:
-    """A stored run as the API gives it, its log's path in ``workspace``."""
+def run_record(row: RunRow, settings: Settings, log: Path | None = None) -> RunInfo:
+    """A stored run as the API lists it, priced by the settings' prices, its log's path in
+    their workspace (``log`` when it is known better, as the store's copy written here)."""
+    from browser_agent.llm.prices import cost_of_run
     from browser_agent.store.paths import from_store
 
-    log = str(from_store(row.log_path, workspace)) if row.log_path else ""
+    if log is None and row.log_path:
+        log = from_store(row.log_path, settings.workspace)
     return RunInfo(
         id=row.id,
         command=row.command,
@@ -209,9 +259,8 @@ def run_record(row: RunRow, workspace: Path, steps: list[StepInfo] | None = None
         llm_calls=row.llm_calls,
         prompt_tokens=row.prompt_tokens,
         completion_tokens=row.completion_tokens,
-        cost_usd=row.cost_usd,
+        cost_usd=cost_of_run(row, settings.prices),
         started_at=row.started_at,
         finished_at=row.finished_at,
-        log_path=log,
-        steps=steps or [],
+        log_path=str(log) if log is not None else "",
     )

@@ -10,12 +10,9 @@ from typing import TYPE_CHECKING, Any
 
 import typer
 
-from browser_agent.plans.partial import lacking
-
 if TYPE_CHECKING:
+    from browser_agent.api.records import RunInfo, SkillInfo, StepInfo
     from browser_agent.store.memory_models import MemoryEntry
-    from browser_agent.store.models import Run, Skill, Step
-    from browser_agent.store.rows import SkillRow, StepRow
 
 
 def _plain(value: object) -> object:
@@ -40,9 +37,9 @@ def _listed(text: str) -> Any:
         return text
 
 
-def run_fields(run: Run) -> dict[str, object]:
+def run_fields(run: RunInfo) -> dict[str, object]:
     """A run: id, command, status, answer, error, model, start URL, final URL, steps,
-    LLM calls, tokens, start and end times."""
+    LLM calls, tokens, start and end times, and its cost (null when its model has no price)."""
     return {
         "id": run.id,
         "command": run.command,
@@ -52,16 +49,17 @@ def run_fields(run: Run) -> dict[str, object]:
         "model": run.model,
         "start_url": run.start_url,
         "final_url": run.final_url,
-        "steps": run.steps,
+        "steps": run.step_count,
         "llm_calls": run.llm_calls,
         "prompt_tokens": run.prompt_tokens,
         "completion_tokens": run.completion_tokens,
         "started_at": run.started_at,
         "finished_at": run.finished_at,
+        "cost_usd": run.cost_usd,
     }
 
 
-def step_fields(step: Step | StepRow) -> dict[str, object]:
+def step_fields(step: StepInfo) -> dict[str, object]:
     """A step of a run: its index, tool, arguments (as sent), whether it worked, the
     answer, the error, seconds and the URL after it."""
     return {
@@ -71,34 +69,34 @@ def step_fields(step: Step | StepRow) -> dict[str, object]:
         "ok": step.ok,
         "response": step.response,
         "error": step.error,
-        "seconds": step.duration_s,
+        "seconds": step.seconds,
         "url_after": step.url_after,
     }
 
 
-def skill_fields(skill: Skill | SkillRow, refused: str | None) -> dict[str, object]:
+def skill_fields(skill: SkillInfo) -> dict[str, object]:
     """A skill version: name, version, status (``refused`` when its stored plan or code
     does not check; ``refused`` says why, as skills.stored finds it, else null), whether
     it does its whole command (a partial one says what it lacks: it is never routed),
-    command templates, uses,
-    successes, failures, last validation and error, example arguments, module path,
-    source runs."""
+    command templates, uses, successes, failures, last validation and error, example
+    arguments, module path, source runs, and its health."""
     return {
         "name": skill.name,
         "version": skill.version,
-        "status": "refused" if refused else skill.status,
-        "refused": refused,
-        "partial": not skill.complete,
-        "lacks": lacking(skill.docstring) if not skill.complete else None,
-        "command_templates": _listed(skill.command_templates),
+        "status": skill.status,
+        "refused": skill.refused,
+        "partial": skill.partial,
+        "lacks": skill.lacks,
+        "command_templates": skill.command_templates,
         "uses": skill.uses,
         "successes": skill.successes,
         "failures": skill.failures,
         "last_validated_at": skill.last_validated_at,
         "last_error": skill.last_error,
-        "example_args": _listed(skill.example_args),
+        "example_args": skill.example_args,
         "module_path": skill.module_path,
-        "source_runs": _listed(skill.source_runs),
+        "source_runs": skill.source_runs,
+        "health": skill.health.as_json(),
     }
 
 

@@ -11,7 +11,7 @@ from browser_agent.cli.completion import run_ids, skill_names
 from browser_agent.cli.json_output import print_json, run_fields, step_fields
 from browser_agent.cli.run import cost_note
 from browser_agent.cli.terminal import console
-from browser_agent.llm.prices import cost_of_run, priced, shown_cost
+from browser_agent.llm.prices import shown_cost
 
 
 def runs(
@@ -40,15 +40,15 @@ def runs(
     from rich import box
     from rich.table import Column, Table
 
-    from browser_agent.api.run_filter import RunFilter, filtered_runs
+    from browser_agent.api import Agent
+    from browser_agent.api.run_filter import RunFilter
     from browser_agent.settings import load_settings
-    from browser_agent.store.run_store import open_run_store  # SQL through the driver alone
 
-    wanted = RunFilter.given(status, site, skill, since, grep)
-    settings = load_settings()
-    rows = filtered_runs(open_run_store(settings), limit, wanted)
+    wanted = RunFilter.given(status, site, skill, since, grep)  # its errors name the options
+    agent = Agent(load_settings())
+    rows = agent.runs(limit, status, site=site, skill=skill, since=since, words=grep)
     if as_json:
-        print_json({"runs": [priced(run_fields(row), row, settings.prices) for row in rows]})
+        print_json({"runs": [run_fields(row) for row in rows]})
         return
     # at 80 columns too, every column but the command keeps its values whole (a run id
     # begins with its start time, UTC)
@@ -65,9 +65,9 @@ def runs(
         table.add_row(
             row.id,
             row.status,
-            str(row.steps),
+            str(row.step_count),
             str(row.llm_calls),
-            shown_cost(cost_of_run(row, settings.prices)),
+            shown_cost(row.cost_usd),
             escape(row.command[:60]),
         )
     empty = "No run matches." if wanted != RunFilter() else "No runs yet: try browser-agent demo."
@@ -87,28 +87,22 @@ def show(
     ] = False,
 ) -> None:
     """Print one run's steps: tool, arguments, response."""
-    from sqlmodel import Session  # the store loads only for commands that read it
-
-    from browser_agent.cli.run_lookup import one_run
+    from browser_agent.api import Agent, RunNotFound
+    from browser_agent.errors import UserError
     from browser_agent.settings import load_settings
-    from browser_agent.store.db import open_store
-    from browser_agent.store.run_logs import log_file
-    from browser_agent.store.run_steps import steps_of
 
-    settings = load_settings()
-    engine = open_store(settings)
-    with Session(engine) as db:
-        found = one_run(db, run_id)
-        steps = steps_of(db, found.id)
-    log = log_file(engine, found, settings.workspace) if found.log_path else ""
+    try:
+        found = Agent(load_settings()).run_info(run_id)
+    except RunNotFound as exc:
+        raise UserError(exc.said("see browser-agent runs for the ids")) from None
     if as_json:
-        shown = priced(run_fields(found), found, settings.prices)
-        print_json({"run": shown, "steps": [step_fields(s) for s in steps], "log": log})
+        steps = [step_fields(s) for s in found.steps]
+        print_json({"run": run_fields(found), "steps": steps, "log": found.log_path})
         return
-    cost = cost_note(cost_of_run(found, settings.prices))
+    cost = cost_note(found.cost_usd)
     console().print(f"[bold]{escape(found.command)}[/] ({found.status}, model {found.model}{cost})")
-    for step in steps:
+    for step in found.steps:
         mark = "ok" if step.ok else "error"
         console().print(f"{step.index:>3} {step.tool}({escape(step.arguments)}) {mark}")
         console().print(f"    [dim]{escape(step.response[:300])}[/]")
-    console().print(f"Answer: {escape(found.answer or '')}\nLog: {log}")
+    console().print(f"Answer: {escape(found.answer or '')}\nLog: {found.log_path}")

@@ -15,9 +15,8 @@ from browser_agent.cli.terminal import console, print_source
 from browser_agent.errors import UserError
 
 if TYPE_CHECKING:
+    from browser_agent.api import SkillInfo
     from browser_agent.store.health import Health
-    from browser_agent.store.models import Skill
-    from browser_agent.store.rows import SkillRow
 
 # Columns from which a listing shows its counts beside the command.
 WIDE_TERMINAL = 110
@@ -40,23 +39,13 @@ def skills_list(
     from rich import box
     from rich.table import Column, Table
 
-    from browser_agent.skills.stored import refusal
-    from browser_agent.store.health import healths
-    from browser_agent.store.run_store import open_run_store  # SQL through the driver alone
-    from browser_agent.store.skill_use import current_skills, templates_of
+    from browser_agent.api import Agent
 
-    settings = load_settings()
-    store = open_run_store(settings)
-    every = current_skills(store)
+    every = Agent(load_settings()).skills()
     rows = every[:limit] if limit else every
     more = len(every) - len(rows)
-    health = healths(store, rows, settings.health_window)
-    refused = {s.name: refusal(s, settings.workspace) for s in rows}
     if as_json:
-        listed = [
-            {**skill_fields(s, refused[s.name]), "health": health[s.id].as_json()} for s in rows
-        ]
-        print_json({"skills": listed, "more": max(more, 0)})
+        print_json({"skills": [skill_fields(s) for s in rows], "more": max(more, 0)})
         return
     if not rows:
         console().print("No harvested skills yet: run a command, then browser-agent harvest --all.")
@@ -78,15 +67,15 @@ def skills_list(
         shown = (str(skill.version), str(skill.uses), f"{skill.successes}/{skill.failures}")
         table.add_row(
             skill.name,
-            "[red]refused[/]" if refused[skill.name] else skill.status,
-            _health_cell(health[skill.id]),
+            "[red]refused[/]" if skill.refused else skill.status,
+            _health_cell(skill.health),
             *((*shown, validated) if wide else ()),
-            escape(next(iter(templates_of(skill)), "-")) + _partial_note(skill),
+            escape(next(iter(skill.command_templates), "-")) + _partial_note(skill),
         )
     console().print(table)
-    for name, reason in refused.items():
-        if reason:
-            console().print(f"[red]{escape(name)} is refused[/]: {escape(reason)}")
+    for skill in rows:
+        if skill.refused:
+            console().print(f"[red]{escape(skill.name)} is refused[/]: {escape(skill.refused)}")
     if more > 0:
         console().print(f"… and {more} more (--limit 0 lists them all).")
 
@@ -99,38 +88,27 @@ def skills_show(
     ] = False,
 ) -> None:
     """Print a skill's source and provenance."""
+    from browser_agent.api import Agent, SkillNotFound
     from browser_agent.settings import load_settings
-    from browser_agent.skills.stored import refusal
-    from browser_agent.store.db import open_store  # the store loads only when a command runs
-    from browser_agent.store.health import health_of
-    from browser_agent.store.skills import skill_by_name, versions_of
 
-    settings = load_settings()
-    engine = open_store(settings)
-    skill = skill_by_name(engine, name)
-    if skill is None:
-        raise UserError(f"No skill {name!r}: see browser-agent skills for the names.")
-    problem = refusal(skill, settings.workspace)
-    code = None if problem else skill.source  # the code that runs: what its plan makes
-    health = health_of(engine, skill, settings.health_window)
+    try:
+        skill = Agent(load_settings()).skill_info(name)
+    except SkillNotFound:
+        raise UserError(f"No skill {name!r}: see browser-agent skills for the names.") from None
     if as_json:
-        every = [{"version": s.version, "status": s.status} for s in versions_of(engine, name)]
-        fields = {
-            **skill_fields(skill, problem),
-            "versions": every,
-            "source": code,
-            "problem": problem,
-        }
-        print_json({**fields, "health": health.as_json()})
+        every = [{"version": s.version, "status": s.status} for s in skill.versions]
+        fields = {**skill_fields(skill), "versions": every, "source": skill.source}
+        print_json({**fields, "problem": skill.refused, "health": skill.health.as_json()})
         return
-    versions = ", ".join(f"v{s.version} ({s.status})" for s in versions_of(engine, name))
-    status = "[red]refused[/]" if problem else skill.status
+    versions = ", ".join(f"v{s.version} ({s.status})" for s in skill.versions)
+    status = "[red]refused[/]" if skill.refused else skill.status
     console().print(f"[bold]{skill.name}[/] v{skill.version} - {status}; versions: {versions}")
-    console().print(f"commands: {escape(', '.join(json.loads(skill.command_templates)))}")
-    if not skill.complete:
+    console().print(f"commands: {escape(', '.join(skill.command_templates))}")
+    if skill.partial:
         console().print(f"[yellow]{escape(_partial_note(skill).strip())}[/]")
-    console().print(f"example arguments: {escape(skill.example_args)}")
-    console().print(f"from runs: {escape(', '.join(json.loads(skill.source_runs)))}")
+    console().print(f"example arguments: {escape(json.dumps(skill.example_args, ensure_ascii=False))}")
+    console().print(f"from runs: {escape(', '.join(skill.source_runs))}")
+    health = skill.health
     console().print(f"health: {_health_cell(health)} ({escape(health.summary())})")
     checked = f"{skill.last_validated_at:%Y-%m-%d %H:%M}" if skill.last_validated_at else "never"
     console().print(f"last checked by replay: {checked}")
@@ -138,10 +116,10 @@ def skills_show(
         console().print(f"  {escape(failure.said())}")
     if skill.last_error:
         console().print(f"last error: {escape(skill.last_error)}")
-    if code is None:
-        console().print(f"[red]refused: {escape(problem or '')}[/]")
+    if skill.source is None:
+        console().print(f"[red]refused: {escape(skill.refused or '')}[/]")
         return
-    print_source(code, console())
+    print_source(skill.source, console())
 
 
 @skills_app.command("export")
@@ -192,15 +170,12 @@ def skills_rollback(
     console().print(f"[bold]{escape(back.name)}[/] v{back.version} is current again ({was} kept).")
 
 
-def _partial_note(skill: Skill | SkillRow) -> str:
+def _partial_note(skill: SkillInfo) -> str:
     """`` (partial: it does not …; never routed)`` for a skill that does not do its whole
     command, else nothing."""
-    from browser_agent.plans.partial import lacking
-
-    if skill.complete:
+    if not skill.partial:
         return ""
-    lacks = lacking(skill.docstring) or "do all of its command"
-    return f" (partial, never routed: it does not {lacks})"
+    return f" (partial, never routed: it does not {skill.lacks or 'do all of its command'})"
 
 
 def _health_cell(health: Health) -> str:

@@ -96,10 +96,3 @@ def cost_of_run(run: _Counted, prices: Mapping[str, tuple[float, float]]) -> flo
     if run.cost_usd is not None and _configured_price(run.model, prices) is None:
         return run.cost_usd
     return configured_cost(run.model, run.prompt_tokens, run.completion_tokens, prices)
-
-
-def priced(
-    fields: dict[str, object], run: _Counted, prices: Mapping[str, tuple[float, float]]
-) -> dict[str, object]:
-    """A run's JSON fields with ``cost_usd`` (null when its model has no price)."""
-    return {**fields, "cost_usd": cost_of_run(run, prices)}

@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from sqlalchemy import Engine
 
     from browser_agent.store.models import Run
+    from browser_agent.store.rows import RunRow
 
 
 def keep_log(db: Store | Engine, run_id: str, log: str, meta: str) -> None:
@@ -71,7 +72,7 @@ def _kept(
             )
 
 
-def log_file(engine: Engine, run: Run, workspace: Path) -> Path:
+def log_file(db: Store | Engine, run: Run | RunRow, workspace: Path) -> Path:
     """The run's chat log in this workspace: the file it was written to when it is here,
     else the store's copy written to where this workspace keeps the run's log (with its
     metadata beside it). Without either (or unable to write here), the path where it would
@@ -79,20 +80,16 @@ def log_file(engine: Engine, run: Run, workspace: Path) -> Path:
     path = from_store(run.log_path, workspace)
     if path.exists():
         return path
-    from sqlmodel import Session
-
-    from browser_agent.store.models import RunLog
-
-    with Session(engine) as db:
-        kept = db.get(RunLog, run.id)
-    if kept is None or not re.fullmatch(r"[A-Za-z0-9_-]+", run.id):
+    sql = "SELECT log, meta, iterations FROM runlog WHERE run_id = :run_id"
+    kept = Store.of(db).execute(sql, run_id=run.id).rows
+    if not kept or not re.fullmatch(r"[A-Za-z0-9_-]+", run.id):
         return path  # an id that is no plain name is not made into a file name
     local = workspace / "logs" / f"{run.id}.json"  # never a path the store names
     try:
         local.parent.mkdir(parents=True, exist_ok=True)
-        local.with_suffix(".meta.json").write_text(kept.meta, encoding="utf-8")
-        local.with_suffix(".iterations.jsonl").write_text(kept.iterations, encoding="utf-8")
-        local.write_text(kept.log, encoding="utf-8")
+        local.with_suffix(".meta.json").write_text(kept[0]["meta"], encoding="utf-8")
+        local.with_suffix(".iterations.jsonl").write_text(kept[0]["iterations"], encoding="utf-8")
+        local.write_text(kept[0]["log"], encoding="utf-8")
     except OSError:  # a workspace it cannot write to: the log stays unread, as without it
         return path
     return local
