@@ -106,7 +106,8 @@ def skills_show(
     console().print(f"commands: {escape(', '.join(skill.command_templates))}")
     if skill.partial:
         console().print(f"[yellow]{escape(_partial_note(skill).strip())}[/]")
-    console().print(f"example arguments: {escape(json.dumps(skill.example_args, ensure_ascii=False))}")
+    example = json.dumps(skill.example_args, ensure_ascii=False)
+    console().print(f"example arguments: {escape(example)}")
     console().print(f"from runs: {escape(', '.join(skill.source_runs))}")
     health = skill.health
     console().print(f"health: {_health_cell(health)} ({escape(health.summary())})")
