@@ -10,6 +10,8 @@ from __future__ import annotations
 import random
 import socket
 import sqlite3
+import subprocess
+import sys
 from collections.abc import Iterator
 from contextlib import closing
 from pathlib import Path
@@ -17,12 +19,16 @@ from pathlib import Path
 import pytest
 from playwright.async_api import Browser
 
+from browser_agent.browser.chromium import find_chromium
 from browser_agent.harvest.harvester import harvest
 from browser_agent.llm.offline import OfflinePlanner
 from browser_agent.llm.types import FunctionClient, LLMReply
 from browser_agent.planner.agent import run_command
+from browser_agent.planner.router import route
+from browser_agent.plans.export import exported_script
 from browser_agent.settings import Settings
 from browser_agent.store.db import open_store
+from browser_agent.store.skill_use import current_skills
 from scripts.apps import Running, Task, load
 
 TRAC = load("trac")
@@ -101,6 +107,26 @@ async def test_search_solved_by_the_planner_then_a_fresh_instance_routed_to_its_
     )  # fmt: skip
     assert routed.status == "succeeded" and routed.llm_calls == 0, routed.answer
     assert task.check(trac, fresh, routed.final_url), (routed.final_url, routed.answer)
+
+    # exported as a plain Playwright script, run in a fresh process on another fresh value
+    script = settings.workspace / "exported.py"
+    script.write_text(exported_script(engine, made.skill.name), encoding="utf-8")
+    other = task.generate(rng, trac)
+    while other in (first, fresh):
+        other = task.generate(rng, trac)
+    found = route(task.command(other), current_skills(open_store(settings)))
+    assert found is not None
+    options = ["--start-url", trac.url, "--storage-state", str(trac.storage_state)]
+    for name, value in found.arguments.items():
+        options += ["--" + name.replace("_", "-"), str(value)] if name != "start_url" else []
+    chromium = find_chromium(None, None, headless=True)
+    options += ["--executable-path", str(chromium)] if chromium else []
+    done = subprocess.run(
+        [sys.executable, str(script), *options], capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, done.stderr
+    assert "browser_agent" not in script.read_text(encoding="utf-8")
+    assert task.check(trac, other, done.stdout.strip().splitlines()[-1]), done.stdout
 
 
 async def test_the_planner_turns_the_pages_of_results_to_find_the_thing_to_remove(
