@@ -219,8 +219,62 @@ async def test_a_setting_is_found_on_tracs_own_preferences_and_saved(
         start_url=f"{trac.url}/wiki", browser=browser,
     )  # fmt: skip
     assert result.status == "succeeded", result.answer
-    with closing(sqlite3.connect(trac.home / "env/db/trac.db", timeout=30)) as db:
-        kept = db.execute(
-            "SELECT value FROM session_attribute WHERE sid = 'admin' AND name = 'email'"
-        ).fetchall()
+    kept = trac_rows(
+        trac, "SELECT value FROM session_attribute WHERE sid = 'admin' AND name = 'email'"
+    )
     assert kept == [("ada.k@example.org",)]
+
+
+def trac_rows(trac: Running, sql: str, *args: object) -> list[tuple]:
+    """Rows of Trac's own database."""
+    with closing(sqlite3.connect(trac.home / "env/db/trac.db", timeout=30)) as db:
+        return db.execute(sql, args).fetchall()
+
+
+async def test_a_thing_named_without_quotes_is_made_learnt_and_made_again_with_no_model(
+    trac: Running, settings: Settings, browser: Browser
+) -> None:
+    """ "add a milestone Release4821": the word after the kind is the new milestone's name,
+    not part of its kind; the planner makes it where Trac keeps milestones, the run is
+    learnt, and "add a milestone Harbor77" is made by the skill with no model."""
+    settings = settings.with_overrides(storage_state=trac.storage_state)
+    engine = open_store(settings)
+    solved = await run_command(
+        "add a milestone Release4821", OfflinePlanner(), settings, start_url=trac.url,
+        browser=browser, engine=engine,
+    )  # fmt: skip
+    assert solved.status == "succeeded", solved.answer
+    assert trac_rows(trac, "SELECT 1 FROM milestone WHERE name = 'Release4821'"), solved.answer
+    (made,) = await harvest([Path(solved.log_path)], settings, engine, browser=browser)
+    assert made.skill is not None and made.verified, made.error or made.verify_error
+    routed = await run_command(
+        "add a milestone Harbor77", FunctionClient(no_llm), settings, start_url=trac.url,
+        browser=browser, engine=engine,
+    )  # fmt: skip
+    assert routed.status == "succeeded" and routed.llm_calls == 0, routed.answer
+    assert trac_rows(trac, "SELECT 1 FROM milestone WHERE name = 'Harbor77'"), routed.answer
+
+
+async def test_a_value_the_form_already_shows_is_learnt_as_the_commands_and_routed_for_another(
+    trac: Running, settings: Settings, browser: Browser
+) -> None:
+    """Trac's new ticket shows the priority "major" already; a command that asks for it
+    still chooses it, so the skill learnt from the run takes the priority as a parameter
+    and a ticket of priority "critical" is made by the skill with no model."""
+    settings = settings.with_overrides(storage_state=trac.storage_state)
+    engine = open_store(settings)
+    command = 'create a ticket titled "{0}" with the description "{1}" and the priority {2}'
+    solved = await run_command(
+        command.format("Glacier pump 41", "It hums.", "major"), OfflinePlanner(), settings,
+        start_url=trac.url, browser=browser, engine=engine,
+    )  # fmt: skip
+    assert solved.status == "succeeded", solved.answer
+    (made,) = await harvest([Path(solved.log_path)], settings, engine, browser=browser)
+    assert made.skill is not None and made.verified, made.error or made.verify_error
+    routed = await run_command(
+        command.format("Tundra valve 77", "It drips.", "critical"), FunctionClient(no_llm),
+        settings, start_url=trac.url, browser=browser, engine=engine,
+    )  # fmt: skip
+    assert routed.status == "succeeded" and routed.llm_calls == 0, routed.answer
+    kept = trac_rows(trac, "SELECT priority FROM ticket WHERE summary = 'Tundra valve 77'")
+    assert kept == [("critical",)], routed.answer
