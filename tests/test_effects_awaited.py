@@ -8,6 +8,7 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Iterator
+from dataclasses import replace
 from functools import partial
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -19,6 +20,7 @@ from browser_agent.browser.session import BrowserSession
 from browser_agent.failure_kinds import LATE, SkillLate, classify
 from browser_agent.settings import Settings
 from browser_agent.skills.primitive import click, open_url, select_option
+from browser_agent.skills.run_state import skill_run
 from browser_agent.skills.runtime import SkillStale, Target, expect, find
 
 PAGES = Path(__file__).parent / "pages"
@@ -121,3 +123,46 @@ def test_the_deadline_follows_the_sites_recorded_pace(settings: Settings) -> Non
         assert deadline_s(settings) == 30.0
     assert deadline_s(settings, took_s=base) == 3 * base  # this step's own action was slow
     assert deadline_s(settings.with_overrides(effect_timeout_ms=9_000)) == 9.0
+
+
+# Recorded on another database's page: its address names that database, not this one.
+OPERATIONS = Target(
+    step=1,
+    selector='role=link[name="Operations"]',
+    role="link",
+    name="Operations",
+    tag="a",
+    text="Operations",
+    attributes={"href": "tabs-by-script.html?tab=operations&db=archive_2013"},
+)
+
+
+async def test_a_tab_whose_content_comes_by_fetch_is_read_once_it_came(
+    pages: str, page_session: BrowserSession
+) -> None:
+    """The tab's link holds an icon whose alt repeats its text ("Operations Operations" to
+    the accessibility tree): found by the text it shows; the page changes its address at
+    once and its content when a fetch answers 0.8 s later: the click waits for that."""
+    _SlowPages.held_s = 0.8
+    try:
+        await open_url(f"{pages}/tabs-by-script.html")
+        said = await click(await find(OPERATIONS))
+        assert "tab=operations" in page_session.page.url, said
+        assert await page_session.page.inner_text("#content") == "Drop the database"
+    finally:
+        _SlowPages.held_s = 0.0
+
+
+async def test_of_several_links_to_the_recorded_address_none_named_so_the_first_is_taken(
+    pages: str, page_session: BrowserSession
+) -> None:
+    """Recorded as "Tasks", now relabelled: two links (an icon, a tab) go to its address,
+    by a query of the same route, so they lead to one page; the first is taken and said."""
+    relabelled = replace(
+        OPERATIONS, selector='role=link[name="Tasks"]', name="Tasks", text="Tasks",
+        attributes={"href": "tabs-by-script.html?tab=operations"},
+    )  # fmt: skip
+    await open_url(f"{pages}/tabs-by-script.html")
+    said = await click(await find(relabelled))
+    assert "tab=operations" in page_session.page.url, said
+    assert any("several links go to" in note for note in skill_run().notes)

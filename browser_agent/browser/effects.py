@@ -14,6 +14,9 @@ from browser_agent.browser.session import BrowserSession
 from browser_agent.dom.library import run_on_page
 
 SETTLE_MS = 100
+# How long an action's own fetches (XHR, fetch) are waited for before the page is read: an
+# application's page that loads its content by script is read once it came.
+FETCH_WAIT_MS = 3_000
 # Said of an action during which the page sent a request that may change the site (a form
 # posted, a fetch that saves): such a run's end is not reached by opening its address.
 SENT_DATA = "The page sent data to the site."
@@ -69,6 +72,7 @@ async def watching(active: BrowserSession) -> AsyncIterator[Changes]:
     requested: list[str] = []
     framed: list[Frame] = []  # frames of the page asked to load another document
     leaving = asyncio.Event()  # the page asked for, or made, a navigation
+    fetching: set[Request] = set()  # the page's own fetches (XHR, fetch) not yet answered
 
     def on_navigated(frame: Frame) -> None:
         if frame == page.main_frame:
@@ -80,6 +84,8 @@ async def watching(active: BrowserSession) -> AsyncIterator[Changes]:
     def on_request(request: Request) -> None:
         if request.method.upper() not in READ_ONLY:
             changes.sent = True
+        if request.resource_type in ("xhr", "fetch") and request.frame == page.main_frame:
+            fetching.add(request)
         if not request.is_navigation_request():
             return
         if request.frame == page.main_frame:
@@ -88,12 +94,17 @@ async def watching(active: BrowserSession) -> AsyncIterator[Changes]:
         else:
             framed.append(request.frame)
 
+    def on_answered(request: Request) -> None:
+        fetching.discard(request)
+
     dialogs_before = len(active.dialogs)
     notes_before = len(active.notes)
     with suppress(PlaywrightError):  # mid-navigation: the navigation itself is reported
         await run_on_page(page, "watch")
     page.on("framenavigated", on_navigated)
     page.on("request", on_request)
+    page.on("requestfinished", on_answered)
+    page.on("requestfailed", on_answered)
     try:
         yield changes
         if not navigations:  # other changes need a moment, unless the page is leaving
@@ -116,9 +127,12 @@ async def watching(active: BrowserSession) -> AsyncIterator[Changes]:
                     predicate=lambda frame: frame in framed,
                     timeout=active.settings.navigation_timeout_ms,
                 )
+        await _answered(fetching)
     finally:
         page.remove_listener("framenavigated", on_navigated)
         page.remove_listener("request", on_request)
+        page.remove_listener("requestfinished", on_answered)
+        page.remove_listener("requestfailed", on_answered)
     current = active.current_page()
     if navigations or current is not page:
         active.observed.clear()
@@ -140,6 +154,18 @@ async def watching(active: BrowserSession) -> AsyncIterator[Changes]:
         changes.frame_loaded = frames[-1]
     changes.messages.extend(active.dialogs[dialogs_before:])
     changes.messages.extend(active.notes[notes_before:])
+
+
+async def _answered(fetching: set[Request]) -> None:
+    """Wait, up to FETCH_WAIT_MS, for the fetches the action started to be answered, and a
+    moment for the page's script to show their answer: an application that changes its
+    address first and its content when the fetch returns is read once it has."""
+    if not fetching:
+        return
+    deadline = asyncio.get_running_loop().time() + FETCH_WAIT_MS / 1000
+    while fetching and asyncio.get_running_loop().time() < deadline:
+        await asyncio.sleep(0.05)
+    await asyncio.sleep(SETTLE_MS / 1000)
 
 
 async def _changes(page: Page) -> dict | None:

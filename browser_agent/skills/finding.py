@@ -28,6 +28,7 @@ from browser_agent.skills.healing import (
     placed_submit,
     relabelled,
     same_address,
+    same_text,
 )
 from browser_agent.skills.naming import (
     bare,
@@ -159,18 +160,39 @@ async def _await_any(
     stages = [s for _how, s in heal_stages(target)] if healing else []
     asked = name is not None and named(target, expected)
     marks = by_marks(target.role, expected) if asked else None
+    texted = same_text(target) if name is None else None
     address = same_address(target) if name is None else None
     placed = await placed_submit(page, target) if name is None else None
-    extra = [s for s in (marks, address, placed) if s]
+    extra = [s for s in (marks, texted, address, placed) if s]
     timeout = session().settings.action_timeout_ms
     await _wait_visible(page, [selector, *stages, *extra], timeout)
     if marks and not await _shown(page, selector) and await _shown(page, marks):
         selector = marks  # the name asked for, with marks added ("count ▼")
+    elif texted and not await _shown(page, selector) and await _alone(page, texted):
+        selector = texted  # the text shown, where an icon's alt is part of the name
     elif address and not await _shown(page, selector) and await _shown(page, address):
-        selector = address  # the link to the same address, relabelled or not
+        selector = await _one_address(page, target, address)  # relabelled or not
     elif placed and not await _shown(page, selector) and await _shown(page, placed):
         selector = placed  # the button that sends the form the skill filled
     return selector, timeout / 1000
+
+
+async def _one_address(page: Page | Frame, target: Target, address: str) -> str:
+    """Of the visible links to the recorded address (a menu's, an icon's and a tab's), the
+    one whose text holds the recorded name, else the first: they all lead to one page."""
+    try:
+        if await page.locator(address).count() < 2:
+            return address
+        showing = same_address(target, showing=target.name) if target.name else None
+        if showing and await page.locator(showing).count() == 1:
+            return showing
+    except PlaywrightError:
+        return address
+    skill_run().notes.append(
+        f"Step {target.step}: several links go to {target.attributes['href']!r}, none alone "
+        f"named {target.name!r}; the first was taken (they lead to the same page)."
+    )
+    return f"{address} >> nth=0"
 
 
 async def _unfit(
@@ -315,6 +337,14 @@ async def _shown(page: Page | Frame, selector: str) -> bool:
     """Whether ``selector`` already shows a visible element (no waiting)."""
     try:
         return await page.locator(selector).filter(visible=True).count() > 0
+    except PlaywrightError:
+        return False
+
+
+async def _alone(page: Page | Frame, selector: str) -> bool:
+    """Whether ``selector`` matches exactly one element now (no waiting)."""
+    try:
+        return await page.locator(selector).count() == 1
     except PlaywrightError:
         return False
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 from typing import Any
-from urllib.parse import urlsplit
+from urllib.parse import parse_qsl, urljoin, urlsplit
 
 from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Frame, Page
@@ -33,7 +33,7 @@ _IDENTITY_JS = """el => {
   return {tag: el.tagName.toLowerCase(), id: el.getAttribute('id'),
           name: el.getAttribute('name'), type: el.getAttribute('type'),
           'data-testid': el.getAttribute('data-testid'), role: el.getAttribute('role'),
-          href: href === null ? null : new URL(href, document.baseURI).pathname};
+          href: href === null ? null : new URL(href, document.baseURI).href};
 }"""
 
 
@@ -60,7 +60,7 @@ async def relabelled(page: Page | Frame, locator: Any, target: Target) -> str:
     if any(recorded.get(a) and recorded[a] != (seen.get(a) or "") for a in IDENTITY_ATTRIBUTES):
         return ""
     href = recorded.get("href")
-    if href and urlsplit(href).path and seen.get("href") != urlsplit(href).path:
+    if href and urlsplit(href).path and not goes_to(seen.get("href") or "", href, page.url):
         return ""
     same = [a for a in IDENTIFYING if recorded.get(a)]
     if same:
@@ -73,6 +73,14 @@ async def relabelled(page: Page | Frame, locator: Any, target: Target) -> str:
     if placed and await _same_element(page, locator, placed):
         return "place: the one button that submits the form the skill filled"
     return ""
+
+
+def goes_to(seen: str, recorded: str, base: str) -> bool:
+    """Whether the address ``seen`` is the recorded link's, read from ``base``: the same
+    path, and every part of the recorded query (``?route=/server/databases``) in its own."""
+    now, then = urlsplit(seen), urlsplit(urljoin(base, recorded))
+    asked = set(parse_qsl(now.query, keep_blank_values=True))
+    return now.path == then.path and set(parse_qsl(then.query, keep_blank_values=True)) <= asked
 
 
 async def _same_element(page: Page | Frame, locator: Any, selector: str) -> bool:
@@ -205,16 +213,27 @@ async def ask_helper(
     return Repair(target.step, stale.selector, chosen, "the planner", str(stale), kept=False)
 
 
-def same_address(target: Target) -> str | None:
-    """A selector for the visible link that goes where the recorded one went (the same
-    ``href``), for a link found by its role and name: under another label it is still
-    the same link if ``relabelled`` says so. None for a target that is no such link."""
+def same_address(target: Target, showing: str = "") -> str | None:
+    """A selector for the visible links that go where the recorded one went (the same
+    ``href``; with ``showing``, those whose text holds it), for a link found by its role
+    and name: under another label it is still the same link if ``relabelled`` says so.
+    None for a target that is no such link."""
     href = target.attributes.get("href", "")
     if target.role != "link" or not target.tag or not href or href.startswith("#"):
         return None
-    if not target.selector.startswith("role="):
+    if not target.selector.startswith("role=") or href.lower().startswith("javascript:"):
         return None
-    return f"{target.tag}[href={json.dumps(href, ensure_ascii=False)}] >> visible=true"
+    shown = f":has-text({json.dumps(showing, ensure_ascii=False)})" if showing else ""
+    return f"{target.tag}[href={json.dumps(href, ensure_ascii=False)}]{shown} >> visible=true"
+
+
+def same_text(target: Target) -> str | None:
+    """A selector for the visible element of the recorded tag whose text is the recorded
+    text, for a control found by its role and name: an icon's alt beside the text ("Databases"
+    shown, "Databases Databases" its accessible name) leaves the name selector nothing."""
+    if not target.selector.startswith("role=") or not target.tag or not target.text.strip():
+        return None
+    return f"{target.tag}:text-is({json.dumps(target.text, ensure_ascii=False)}) >> visible=true"
 
 
 async def placed_submit(page: Page | Frame, target: Target) -> str | None:
