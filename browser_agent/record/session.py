@@ -75,7 +75,9 @@ class Recording:
     recording: bool = True
     _tasks: list[asyncio.Future[None]] = field(default_factory=list)
     _last_url: dict[int, str] = field(default_factory=dict)  # page -> last URL seen
-    _fresh_tabs: set[int] = field(default_factory=set)  # tabs opened by the last action
+    # tabs not yet loaded -> how many actions there were when each opened: the action that
+    # opened one may be reported just before or just after the tab itself
+    _fresh_tabs: dict[int, int] = field(default_factory=dict)
     _watched: list[tuple[Page, CDPSession]] = field(default_factory=list)  # and their sessions
 
     @property
@@ -133,7 +135,6 @@ class Recording:
             return
         if action is not None:
             self.add(action)
-            self._fresh_tabs.clear()
 
     def on_navigated(self, page: Page, url: str, by_page: bool) -> None:
         """A main-frame navigation: what the last action did, when the page started it or it
@@ -143,11 +144,11 @@ class Recording:
         if not by_page and self._last_url.get(id(page)) == url:
             return  # the same page seen twice (a new tab's first load), or reloaded
         self._last_url[id(page)] = url
-        fresh = id(page) in self._fresh_tabs
+        fresh = len(self.actions) - self._fresh_tabs.get(id(page), -2) <= 1
         if (by_page or fresh) and self.actions:
             self.actions[-1].navigated_to = url
             if fresh:
-                self._fresh_tabs.discard(id(page))
+                self._fresh_tabs.pop(id(page), None)
                 self.actions[-1].notes.append("A new tab opened and is now the current page.")
             return
         if not by_page:
@@ -162,7 +163,7 @@ class Recording:
     async def attach(self, page: Page, *, new_tab: bool = False) -> None:
         """Record in ``page``: its frames now and later, and who starts its navigations."""
         if new_tab:
-            self._fresh_tabs.add(id(page))
+            self._fresh_tabs[id(page)] = len(self.actions)
         cdp = await page.context.new_cdp_session(page)
         self._watched.append((page, cdp))
         tree = await cdp.send("Page.getFrameTree")
