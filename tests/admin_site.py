@@ -6,8 +6,8 @@ welcome's "Add a new page", a "Quick Draft" form ("Title", "Save Draft") and an 
 form ("City", "Submit"). "Users" lists the users (each a link to its page, with a "Delete User"
 button) above an "Add New" link to a form ("Username", "Email", a "Role" drop-down, "Add
 New User"); "Settings" is a form of the
-site's own ("Site Title", "Tagline", "Save Changes"); "Pages" has an "Add New" form in
-two parts ("Title", "Next", then "Content", "Save"); a new post is written in a
+site's own ("Site Title", "Tagline", "Save Changes"); "Pages" lists the pages (each a link to its page, whose "Options" hold an "Erase this page"
+button) and has an "Add New" form in two parts ("Title", "Next", then "Content", "Save"); a new post is written in a
 contenteditable title. What the tests check is the site's own state: its users, settings
 and drafts."""
 
@@ -85,6 +85,7 @@ class AdminSite(ServedSite):
             "/admin/pages": self._pages,
             "/admin/page": lambda: self._shown(query.get("title", "")),
             "/admin/page-new": lambda: self._page_form(query.get("title", "")),
+            "/admin/page-options": lambda: self._page_options(query.get("title", "")),
         }
         page = pages.get(path)
         if page is None:
@@ -105,6 +106,9 @@ class AdminSite(ServedSite):
         elif path == "/admin/page-new" and form.get("title") and "content" in form:
             self.pages[form["title"]] = form["content"]
             where = f"/admin/page?title={quote_plus(form['title'])}"
+        elif path == "/admin/page-delete" and form.get("title") in self.pages:
+            del self.pages[form["title"]]
+            where = "/admin/pages?deleted=1"
         elif path == "/admin/settings":
             self.settings.update({k: form[k] for k in ("title", "tagline") if k in form})
             where = "/admin/settings?saved=1"
@@ -184,7 +188,10 @@ class AdminSite(ServedSite):
         )
 
     def _pages(self) -> str:
-        listed = "".join(f"<li>{html.escape(title)}</li>" for title in self.pages)
+        listed = "".join(
+            f'<li><a href="/admin/page?title={quote_plus(title)}">{html.escape(title)}</a></li>'
+            for title in self.pages
+        )
         return _page(
             "Pages", f'<h1>Pages</h1><a href="/admin/page-new">Add New</a><ul>{listed}</ul>'
         )
@@ -193,7 +200,18 @@ class AdminSite(ServedSite):
         if title not in self.pages:
             return _page("Not Found", "<h1>No such page</h1>")
         kept = html.escape(title)
-        return _page(kept, f"<h1>{kept}</h1><p>{html.escape(self.pages[title])}</p>")
+        options = f'<a href="/admin/page-options?title={quote_plus(title)}">Options</a>'
+        return _page(kept, f"<h1>{kept}</h1>{options}<p>{html.escape(self.pages[title])}</p>")
+
+    def _page_options(self, title: str) -> str:
+        if title not in self.pages:
+            return _page("Not Found", "<h1>No such page</h1>")
+        kept = html.escape(title, quote=True)
+        return _page(
+            f"Options of {kept}",
+            f'<h1>Options of {kept}</h1><form method=post action="/admin/page-delete">'
+            f'<input type=hidden name=title value="{kept}"><button>Erase this page</button></form>',
+        )
 
     def _page_form(self, title: str) -> str:
         """A new page in two parts: its title, then (with "Next") its content."""

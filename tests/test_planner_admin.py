@@ -136,6 +136,20 @@ async def test_a_thing_no_link_names_is_found_where_its_kind_is_kept_then_remove
     assert [u.login for u in admin.users] == ["admin"]
 
 
+async def test_a_removal_its_page_has_no_control_for_is_done_in_the_things_own_options(
+    admin: AdminSite, settings: Settings, browser: Browser
+) -> None:
+    """ "erase the page …" from the list of pages: the page's own page has no control to
+    erase it, its "Options" (after its heading, not the site menu's "Settings" above) have
+    "Erase this page", the command's own verb (nothing here says Delete or Remove)."""
+    admin.pages.update({"Heron counts": "Forty at dawn.", "Tern counts": "Six."})
+    start = f"{admin.url}/admin/pages"
+    result = await run('erase the page "Heron counts"', settings, browser, start)
+    assert result.status == "succeeded", result.answer
+    assert list(admin.pages) == ["Tern counts"]
+    assert admin.settings["title"] == "Field Notes"
+
+
 async def test_a_form_in_parts_is_taken_to_its_next_part_for_the_fields_left(
     admin: AdminSite, settings: Settings, browser: Browser
 ) -> None:

@@ -50,7 +50,8 @@ class Control:
     def words(self) -> tuple[str, ...]:
         """The names tried for the control, the command's own verb first."""
         known = CONTROL_WORDS["archive" if self.word == "archive" else self.verb]
-        return tuple(sorted(known, key=lambda w: w != self.word))
+        own = (self.word,) if self.word and self.word.isalpha() else ()
+        return (*own, *(w for w in known if w not in own))
 
     def describe(self) -> str:
         named = thing(self.noun, "" if self.verb == "create" else self.target)

@@ -40,7 +40,7 @@ from browser_agent.llm.offline.page import (
     Page,
     points_here,
 )
-from browser_agent.llm.offline.places import kept_at
+from browser_agent.llm.offline.places import kept_at, own_settings, settings_link
 from browser_agent.llm.offline.resolve import best_option
 from browser_agent.llm.offline.words import content_words, holds_whole, joined, words
 
@@ -134,6 +134,9 @@ def _control(task: Control, situation: Situation) -> Outcome:
     admin = _admin(page, task, situation)
     if admin is not None:
         return admin
+    settings = own_settings(page, task, situation)
+    if settings is not None:
+        return settings
     menu = next_menu(page, situation.tried, prefer=verbs)
     if menu is not None:
         return open_menu(menu, f"a control to {task.describe()}")
@@ -428,14 +431,9 @@ def _setting(task: Setting, situation: Situation) -> Outcome:
     page = situation.page
     if _field_for(Write(task.label, task.keys, ""), page) is not None:
         return Done()
-    names = {joined(name) for name in also(SETTINGS_WORDS, page.lang)}
-    for element in page.interactive():
-        if element.role not in ("link", "tab", "menuitem") or points_here(element, page):
-            continue
-        note = f"open {element.describe()}, where the {task.label} may be set"
-        if joined(element.name) in names and note not in situation.tried:
-            arguments = {"selector": element.selector}
-            return Action("click", arguments, note, phase="prepare", kind="settings")
+    opened = settings_link(page, situation, f"where the {task.label} may be set")
+    if opened is not None:
+        return opened
     keys = ", ".join(k.capitalize() for k in task.keys)
     named = ", ".join(w.capitalize() for w in also(SETTINGS_WORDS, page.lang))
     return Blocked(

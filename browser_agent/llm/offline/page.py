@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass, field
-from urllib.parse import urlsplit
+from urllib.parse import urldefrag, urljoin, urlsplit
 
 from browser_agent.dom.page_content import PAGE_END, PAGE_START
 from browser_agent.dom.page_lines import BARE, ElementLine, element_lines, unquoted
@@ -174,4 +174,6 @@ def _element(read: ElementLine, position: int) -> Element:
 def points_here(element: Element, page: Page) -> bool:
     """The element links to the page it is on."""
     href = element.attrs.get("href", "")
-    return bool(href) and (href == page.path or href == page.url)
+    if not href or href.startswith("#"):
+        return False
+    return urldefrag(urljoin(page.url, href))[0] == urldefrag(page.url)[0]
