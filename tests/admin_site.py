@@ -3,13 +3,13 @@ a side menu whose items ("Posts", "Users", "Settings") each have a fly-out of li
 Users", "Add New") kept above the page (``top: -1000em``) until the item is hovered, a top
 bar with a bare "New" link that makes a post, and panels of their own on the first page: a
 welcome's "Add a new page", a "Quick Draft" form ("Title", "Save Draft") and an "Events"
-form ("City", "Submit"). "Users" lists the users (each a link to its page, with a "Delete User"
-button) above an "Add New" link to a form ("Username", "Email", a "Role" drop-down, "Add
-New User"); "Settings" is a form of the
-site's own ("Site Title", "Tagline", "Save Changes"); "Pages" lists the pages (each a link to its page, whose "Options" hold an "Erase this page"
-button) and has an "Add New" form in two parts ("Title", "Next", then "Content", "Save"); a new post is written in a
-contenteditable title. What the tests check is the site's own state: its users, settings
-and drafts."""
+form ("City", "Submit"). "Users" lists the users (each a link to its page, with a "Delete
+User" button) above an "Add New" link to a form ("Username", "Email", a "Role" drop-down,
+"Add New User"); "Settings" is a form of the site's own ("Site Title", "Tagline", "Save
+Changes"); "Pages" lists the pages (each a link to its page, whose "Options" hold an
+"Erase this page" button) and has an "Add New" form in two parts ("Title", "Next", then
+"Content", "Save"); a new post is written in a contenteditable title. What the tests check
+is the site's own state: its users, settings, pages and drafts."""
 
 from __future__ import annotations
 
