@@ -279,6 +279,7 @@ async def by_hand(workspace: Path, app: Running, task: Task, name: str, values: 
     by the app's check: "" when it did the task, else why it is really broken."""
     from browser_agent.browser.session import browser_session
     from browser_agent.planner.router import route
+    from browser_agent.secrets import masked_command
     from browser_agent.skills.stored import load_skill
     from browser_agent.store.skill_use import current_skills
 
@@ -291,13 +292,15 @@ async def by_hand(workspace: Path, app: Running, task: Task, name: str, values: 
     stored = current_skills(open_store(settings))
     skills = [replace(s, status="healthy", routable=True) for s in stored]
     skills = [s for s in skills if s.name == name]
-    found = route(task.command(values), skills, app.url + task.start) if skills else None
+    # the command as a run routes it: a password it gives is a secret of its own
+    command, given = masked_command(task.command(values), task.secret_values(values))
+    found = route(command, skills, app.url + task.start) if skills else None
     if found is None:
         return "no route to its skill"
     arguments = {**found.arguments, "start_url": app.url + task.start}
     final, said = None, ""
     async with browser_session(settings) as active:
-        active.use_secrets(task.secret_values(values))
+        active.use_secrets({**task.secret_values(values), **given})
         try:
             await load_skill(found.skill, workspace)(**arguments)
         except Exception as exc:  # what a person replaying it would see fail

@@ -1,15 +1,15 @@
-"""A small site administration on 127.0.0.1, shaped as a content manager's dashboard is:
-a side menu whose items ("Posts", "Users", "Settings") each have a fly-out of links ("All
-Users", "Add New") kept above the page (``top: -1000em``) until the item is hovered, a top
-bar with a bare "New" link that makes a post, and panels of their own on the first page: a
-welcome's "Add a new page", a "Quick Draft" form ("Title", "Save Draft") and an "Events"
-form ("City", "Submit"). "Users" lists the users (each a link to its page, with a "Delete
-User" button) above an "Add New" link to a form ("Username", "Email", a "Role" drop-down,
-"Add New User"); "Settings" is a form of the site's own ("Site Title", "Tagline", "Save
-Changes"); "Pages" lists the pages (each a link to its page, whose "Options" hold an
-"Erase this page" button) and has an "Add New" form in two parts ("Title", "Next", then
-"Content", "Save"); a new post is written in a contenteditable title. What the tests check
-is the site's own state: its users, settings, pages and drafts."""
+"""A small site administration on 127.0.0.1, shaped as a content manager's dashboard is: a side
+menu whose items ("Posts", "Users", "Settings") each have a fly-out of links ("All Users",
+"Add New") kept above the page (``top: -1000em``) until the item is hovered, a top bar with
+a bare "New" link that makes a post, and panels of their own on the first page: a welcome's
+"Add a new page", a "Quick Draft" form ("Title", "Save Draft") and an "Events" form ("City",
+"Submit"). "Users" lists the users (each a link to its page, with a "Delete User" button)
+above an "Add New" link to a form ("Username", "Email", a "Website" scheme drop-down and
+box, a "Role" drop-down, "Add New User"); "Settings" is a form of the site's own ("Site
+Title", "Tagline", "Save Changes"); "Pages" lists the pages (each a link to its page, whose
+"Options" hold an "Erase this page" button) and has an "Add New" form in two parts ("Title",
+"Next", then "Content", "Save"); a new post is written in a contenteditable title. What the
+tests check is the site's own state: its users, settings, pages and drafts."""
 
 from __future__ import annotations
 
@@ -56,6 +56,7 @@ class User:
     login: str
     email: str
     role: str
+    website: str = ""
 
 
 @dataclass
@@ -98,7 +99,8 @@ class AdminSite(ServedSite):
         form = {k: v[0] for k, v in parse_qs(request.rfile.read(length).decode()).items()}
         path = urlsplit(request.path).path
         if path == "/admin/user-new" and form.get("user_login") and form.get("role") in ROLES:
-            self.users.append(User(form["user_login"], form.get("email", ""), form["role"]))
+            site = f"{form['scheme']}{form['url']}" if form.get("url") else ""
+            self.users.append(User(form["user_login"], form.get("email", ""), form["role"], site))
             where = "/admin/users?added=1"
         elif path == "/admin/user-delete" and self._named(form.get("login", "")):
             self.users = [u for u in self.users if u.login != form["login"]]
@@ -183,6 +185,9 @@ class AdminSite(ServedSite):
             '<label>Username (required) <input name="user_login"></label>'
             '<label>Email (required) <input type=email name="email"></label>'
             '<label>First Name <input name="first_name"></label>'
+            '<label for="scheme">Website</label><select id="scheme" name="scheme" '
+            'title="Website"><option>https://</option><option>http://</option></select>'
+            '<input name="url" title="Website">'
             f'<label>Role <select name="role">{options}</select></label>'
             '<input type=submit value="Add New User"></form>',
         )

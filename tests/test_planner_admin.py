@@ -94,6 +94,25 @@ async def test_a_user_is_added_where_users_are_kept_not_in_a_panel_or_by_a_bare_
     assert admin.drafts == []  # the Quick Draft panel's "Title" was never the user's name
 
 
+async def test_a_kinds_name_field_is_found_by_any_word_of_the_kind_and_a_box_takes_a_value(
+    admin: AdminSite, settings: Settings, browser: Browser
+) -> None:
+    """ "a user account kit44": its name goes in "Username" (the kind's first word; no
+    "Account name" here), never "First Name"; the website in the "Website" box, not the
+    scheme drop-down of the same label, which offers no such value."""
+    result = await run(
+        "add a user account kit44 with the email kit44@example.org and the website "
+        "kit44.example.org",
+        settings,
+        browser,
+        f"{admin.url}/admin/user-new",
+    )
+    assert result.status == "succeeded", result.answer
+    assert admin.users[-1] == User(
+        "kit44", "kit44@example.org", "subscriber", "https://kit44.example.org"
+    )
+
+
 async def test_a_setting_is_saved_on_the_sites_settings_not_in_a_panels_title(
     admin: AdminSite, settings: Settings, browser: Browser
 ) -> None:

@@ -362,6 +362,7 @@ def _field_for(task: Write, page: Page) -> Element | None:
     for key in also(task.keys, page.lang):
         wanted = content_words(key)
         found = [e for e in fields if wanted and set(wanted) <= e.label_words]
+        found = [e for e in found if _takes(e, task.value)] or found
         if found:
             return max(found, key=lambda e: (_share(wanted, e), -e.position))
     if task.keys and task.keys[0] in TEXT_KEYS or task.label in TEXT_KEYS:
@@ -370,6 +371,14 @@ def _field_for(task: Write, page: Page) -> Element | None:
         if len(rest) == 1:
             return rest[0]
     return None
+
+
+def _takes(field: Element, value: str) -> bool:
+    """The field can hold the value: any but a drop-down, or one offering it (of a
+    drop-down and a text box of one label, "User name", the box takes a new name)."""
+    if not value or field.role not in CHOICE_ROLES:
+        return True
+    return best_option(field.options, value) is not None
 
 
 def _share(wanted: list[str], element: Element) -> float:

@@ -126,10 +126,10 @@ def _create(text: str, target: str) -> list[Task] | None:
 
 
 def _name_keys(noun: str) -> tuple[str, ...]:
-    """The labels a new thing's name goes by: the thing's own name field first ("User
-    name", "Username", "Database name"), then a title's ("Title", "Subject", "Name"…)."""
-    last = noun.split()[-1] if noun else ""
-    own = (f"{last} name", f"{last}name") if last else ()
+    """The labels a new thing's name goes by: the thing's own name field first, by each word
+    of its kind, the last first ("Account name", then "User name" and "Username" for a
+    user account), then a title's ("Title", "Subject", "Name"…)."""
+    own = [key for word in reversed(noun.split()) for key in (f"{word} name", f"{word}name")]
     return (*own, *TITLE_KEYS)
 
 
