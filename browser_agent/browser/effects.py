@@ -133,8 +133,18 @@ async def watching(active: BrowserSession) -> AsyncIterator[Changes]:
         page.remove_listener("request", on_request)
         page.remove_listener("requestfinished", on_answered)
         page.remove_listener("requestfailed", on_answered)
+    await _read_after(active, page, changes, moved=bool(navigations))
+    if frames and not changes.navigated_to:
+        changes.frame_loaded = frames[-1]
+    changes.messages.extend(active.dialogs[dialogs_before:])
+    changes.messages.extend(active.notes[notes_before:])
+
+
+async def _read_after(active: BrowserSession, page: Page, changes: Changes, moved: bool) -> None:
+    """Where the action left the browser: the new page loaded (a navigation, a new tab),
+    else what appeared on and went from the page it acted on."""
     current = active.current_page()
-    if navigations or current is not page:
+    if moved or current is not page:
         active.observed.clear()
         try:
             await current.wait_for_load_state("load", timeout=active.settings.navigation_timeout_ms)
@@ -150,10 +160,6 @@ async def watching(active: BrowserSession) -> AsyncIterator[Changes]:
             changes.examples = report["examples"]
     if changes.page_changed:
         active.page_version += 1
-    if frames and not changes.navigated_to:
-        changes.frame_loaded = frames[-1]
-    changes.messages.extend(active.dialogs[dialogs_before:])
-    changes.messages.extend(active.notes[notes_before:])
 
 
 async def _answered(fetching: set[Request]) -> None:

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 from playwright.async_api import Browser, Page
 
 from browser_agent.browser.dialogs import command_accepts_dialogs
-from browser_agent.browser.session import browser_session
+from browser_agent.browser.session import BrowserSession, browser_session
 from browser_agent.browser.tracing import RunTrace
 from browser_agent.errors import BrowserError, NoBrowser, UserError, one_line
 from browser_agent.llm.model_window import served_locally
@@ -27,7 +27,7 @@ from browser_agent.planner.login_renewal import renewed_at_start
 from browser_agent.planner.loop import Agent, current_url
 from browser_agent.planner.people import Channel, use_channel
 from browser_agent.planner.records import RunRecorder
-from browser_agent.planner.router import PassedOver, decide
+from browser_agent.planner.router import PassedOver, Route, decide
 from browser_agent.planner.skill_tools import skill_tools
 from browser_agent.planner.tool_calls import Tools
 from browser_agent.secrets import configured as configured_secrets
@@ -119,18 +119,11 @@ async def run_command(
     recorder.secrets.update(known.values())
     if on_start is not None:
         on_start(recorder.run.id)
-    tools = Tools.default(settings.llm_tools)
-    routed = None
-    passed_over: list[PassedOver] = []
-    if settings.use_skills:
-        routing = decide(command, current_skills(store), start_url, settings.workspace)
-        tools.functions.update(skill_tools(store, routing.tools, settings.workspace))
-        routed, passed_over = routing.route, routing.passed_over
+    tools, routed, passed_over = _routing(command, store, start_url, settings)
     agent = Agent(llm, settings, recorder, tools, max_steps, on_step, approve=approve)
     use_channel(channel or Channel(ask=None, tell=lambda _text: None))
     started = time.perf_counter()
-    status, answer, error, final_url = "failed", "", None, None
-    trace: Path | None = None
+    ending = _Ending()
     try:
         if inspect.isawaitable(browser):
             browser = await browser
@@ -138,84 +131,138 @@ async def run_command(
         async with browser_session(
             settings, browser, save_profile=True, boundary=boundary
         ) as active:
-            active.use_secrets(known)
-            active.secrets.update(recorder.secrets)
-            recorder.secrets = active.secrets  # passwords typed are masked from now on
-            recorder.named = active.secret_values  # in addresses, by their placeholders
-            active.accept_dialogs |= command_accepts_dialogs(command)
-            # on-failure: a routed skill's replay is not traced (its log step says what
-            # failed); the trace starts where the model takes over
-            tracing = RunTrace(active.context, settings.trace)
-            if settings.trace == "always":
-                await tracing.start()
-            try:
-                if routed is None and settings.use_skills:  # an expired login is renewed first
-                    await renewed_at_start(store, start_url)
-                answer = await agent.run(active, command, start_url, routed, tracing.start)
-                status = "succeeded"
-            except RunUnverified as exc:
-                status, error = "unverified", f"The end state is unverified: {exc}"
-                answer = f"{exc.answer} {error}".strip()
-            except RunFailed as exc:
-                answer, error = exc.answer or f"Could not finish: {exc}", str(exc)
-            finally:  # also when interrupted: a trace shows where it was
-                trace = await tracing.keep(
-                    status != "succeeded",
-                    recorder.logs_dir / f"{recorder.run.id}.trace.zip",
-                    active.secrets,
-                )
-            final_url = current_url(active)
-            if read_page is not None and final_url is not None:
+            await _drive(active, agent, store, known, command, start_url, routed, ending)
+            if read_page is not None and ending.final_url is not None:
                 await read_page(active.page)
     except NoBrowser as exc:  # a setup problem: the run is stored as failed, and the caller told
-        error = answer = str(exc)
+        ending.error = ending.answer = str(exc)
         raise
     except BrowserError as exc:
-        error = str(exc)
-        answer = f"Could not finish: {exc}"
+        ending.error, ending.answer = str(exc), f"Could not finish: {exc}"
     except (asyncio.CancelledError, KeyboardInterrupt) as exc:  # Ctrl-C, or SIGTERM (see cli)
-        status, error = "interrupted", str(exc) or "Interrupted by the user."
+        ending.status, ending.error = "interrupted", str(exc) or "Interrupted by the user."
         raise
     except Exception as exc:  # a page that kept moving, a browser gone: said in one line
-        status, error = "failed", one_line(exc)
-        answer = f"Could not finish: {error}"
+        ending.status, ending.error = "failed", one_line(exc)
+        ending.answer = f"Could not finish: {ending.error}"
         if isinstance(exc, UserError):  # the person's mistake: exit code 2 (see cli)
             raise
     finally:
-        prompt_tokens = agent.prompt_tokens + agent.memory.usage.prompt_tokens
-        completion_tokens = agent.completion_tokens + agent.memory.usage.completion_tokens
         try:
-            recorder.finish(
-                agent.messages,
-                status,
-                answer=answer,
-                error=error,
-                final_url=final_url,
-                llm_calls=agent.llm_calls + agent.memory.usage.llm_calls,
-                prompt_tokens=prompt_tokens,
-                completion_tokens=completion_tokens,
-                cost_usd=run_cost(
-                    llm.name,
-                    prompt_tokens,
-                    completion_tokens,
-                    settings.prices,
-                    local=served_locally(llm),
-                ),
-            )
+            _record_end(recorder, agent, llm, settings, ending)
         finally:
             store.close()  # a connection of the run's own (an engine's pool stays open)
+    return _result(recorder, agent, llm, ending, time.perf_counter() - started, passed_over)
+
+
+@dataclass
+class _Ending:
+    """How a run is ending, filled in as it goes: what its records keep."""
+
+    status: str = "failed"
+    answer: str = ""
+    error: str | None = None
+    final_url: str | None = None
+    trace: Path | None = None
+
+
+async def _drive(
+    active: BrowserSession,
+    agent: Agent,
+    store: Store,
+    known: dict[str, str],
+    command: str,
+    start_url: str | None,
+    routed: Route | None,
+    ending: _Ending,
+) -> None:
+    """The run in its browser: the secrets given, an expired login renewed, the planner's
+    loop driven (a routed skill first), the trace kept when asked; ``ending`` says how."""
+    recorder, settings = agent.recorder, agent.settings
+    active.use_secrets(known)
+    active.secrets.update(recorder.secrets)
+    recorder.secrets = active.secrets  # passwords typed are masked from now on
+    recorder.named = active.secret_values  # in addresses, by their placeholders
+    active.accept_dialogs |= command_accepts_dialogs(command)
+    # on-failure: a routed skill's replay is not traced (its log step says what failed);
+    # the trace starts where the model takes over
+    tracing = RunTrace(active.context, settings.trace)
+    if settings.trace == "always":
+        await tracing.start()
+    try:
+        if routed is None and settings.use_skills:  # an expired login is renewed first
+            await renewed_at_start(store, start_url)
+        ending.answer = await agent.run(active, command, start_url, routed, tracing.start)
+        ending.status = "succeeded"
+    except RunUnverified as exc:
+        ending.status, ending.error = "unverified", f"The end state is unverified: {exc}"
+        ending.answer = f"{exc.answer} {ending.error}".strip()
+    except RunFailed as exc:
+        ending.answer, ending.error = exc.answer or f"Could not finish: {exc}", str(exc)
+    finally:  # also when interrupted: a trace shows where it was
+        ending.trace = await tracing.keep(
+            ending.status != "succeeded",
+            recorder.logs_dir / f"{recorder.run.id}.trace.zip",
+            active.secrets,
+        )
+    ending.final_url = current_url(active)
+
+
+def _record_end(
+    recorder: RunRecorder, agent: Agent, llm: LLMClient, settings: Settings, ending: _Ending
+) -> None:
+    """Keep how the run ended with what it cost (the memory's own calls counted in)."""
+    prompt_tokens = agent.prompt_tokens + agent.memory.usage.prompt_tokens
+    completion_tokens = agent.completion_tokens + agent.memory.usage.completion_tokens
+    recorder.finish(
+        agent.messages,
+        ending.status,
+        answer=ending.answer,
+        error=ending.error,
+        final_url=ending.final_url,
+        llm_calls=agent.llm_calls + agent.memory.usage.llm_calls,
+        prompt_tokens=prompt_tokens,
+        completion_tokens=completion_tokens,
+        cost_usd=run_cost(
+            llm.name, prompt_tokens, completion_tokens, settings.prices, local=served_locally(llm)
+        ),
+    )
+
+
+def _routing(
+    command: str, store: Store, start_url: str | None, settings: Settings
+) -> tuple[Tools, Route | None, list[PassedOver]]:
+    """The planner's tools (the skills the command may use among them), the skill the
+    command is routed to if any, and the matching skills passed over, with why."""
+    tools = Tools.default(settings.llm_tools)
+    if not settings.use_skills:
+        return tools, None, []
+    routing = decide(command, current_skills(store), start_url, settings.workspace)
+    tools.functions.update(skill_tools(store, routing.tools, settings.workspace))
+    return tools, routing.route, routing.passed_over
+
+
+def _result(
+    recorder: RunRecorder,
+    agent: Agent,
+    llm: LLMClient,
+    ending: _Ending,
+    seconds: float,
+    passed_over: list[PassedOver],
+) -> RunResult:
+    """What the caller is told of the run, secrets left out."""
     return RunResult(
         run_id=recorder.run.id,
-        status=status,
+        status=ending.status,
         answer=recorder.without_secrets(recorder.run.answer or ""),
         steps=recorder.step_count,
         llm_calls=agent.llm_calls + agent.memory.usage.llm_calls,
         prompt_tokens=agent.prompt_tokens + agent.memory.usage.prompt_tokens,
         completion_tokens=agent.completion_tokens + agent.memory.usage.completion_tokens,
-        seconds=round(time.perf_counter() - started, 2),
+        seconds=round(seconds, 2),
         log_path=str(recorder.log_path),
-        final_url=recorder.without_secrets(final_url),
-        trace_path=str(trace) if trace else None,
+        final_url=recorder.without_secrets(ending.final_url),
+        trace_path=str(ending.trace) if ending.trace else None,
         cost_usd=recorder.run.cost_usd,
         model=llm.name,
         passed_over=passed_over,
