@@ -78,6 +78,25 @@ def _print_step(step: StepRow) -> None:
 
 
 STATUS_COLOURS = {"succeeded": "green", "unverified": "yellow"}
+TextActionsOption = Annotated[
+    bool, typer.Option(help="For models without tool calling: plain-text actions.")
+]
+ApproveOption = Annotated[
+    bool,
+    typer.Option(
+        "--approve",
+        help="Ask on stdin before each action that submits a form, buys, deletes or sends; "
+        "a no (with a note for the agent) is not done.",
+    ),
+]
+ReviewOption = Annotated[
+    bool,
+    typer.Option(
+        "--review",
+        help="As --approve, for every action that does something (not only weighty "
+        "ones); each decision is kept with the run.",
+    ),
+]
 
 
 def print_summary(result: RunResult) -> None:
@@ -128,30 +147,14 @@ def run(
     max_steps: Annotated[int, typer.Option(min=1, help="Stop after this many tool calls.")] = 30,
     headed: Annotated[bool, typer.Option(help="Show the browser window.")] = False,
     model: Annotated[str | None, typer.Option(help=MODEL_HELP)] = None,
-    text_actions: Annotated[
-        bool, typer.Option(help="For models without tool calling: plain-text actions.")
-    ] = False,
+    text_actions: TextActionsOption = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print the result as JSON.")] = False,
     allow_domain: AllowDomainOption = None,
     secret: SecretOption = None,
     profile: ProfileOption = None,
     storage_state: StorageStateOption = None,
-    approve: Annotated[
-        bool,
-        typer.Option(
-            "--approve",
-            help="Ask on stdin before each action that submits a form, buys, deletes or sends; "
-            "a no (with a note for the agent) is not done.",
-        ),
-    ] = False,
-    review: Annotated[
-        bool,
-        typer.Option(
-            "--review",
-            help="As --approve, for every action that does something (not only weighty "
-            "ones); each decision is kept with the run.",
-        ),
-    ] = False,
+    approve: ApproveOption = False,
+    review: ReviewOption = False,
 ) -> None:
     """Carry out a web command with the planner; every step is logged and stored.
 
