@@ -187,3 +187,19 @@ def test_run_dash_with_nothing_on_standard_input_or_asking_on_it_is_one_line(
     asking = cli(settings, "run", "-", "--approve", given="open the shop\n")
     assert asking.returncode == 2
     assert asking.stderr.strip().startswith("Error: --approve and --review ask on standard input")
+
+
+def test_output_read_only_in_part_ends_quietly() -> None:
+    """``browser-agent run --help | head -40``: the reader leaves before the help is
+    written out; the command stops without an error line (exit code 1, as rich's own)."""
+    for _ in range(3):
+        command = subprocess.Popen(
+            [BROWSER_AGENT, "run", "--help"], stdout=subprocess.PIPE, stderr=subprocess.PIPE
+        )
+        assert command.stdout is not None and command.stderr is not None
+        for _line in range(40):
+            command.stdout.readline()
+        command.stdout.close()
+        said = command.stderr.read().decode()
+        command.wait(timeout=60)
+        assert said == "" and command.returncode in (0, 1), said

@@ -5,6 +5,7 @@ as paragraphs that the terminal's width wraps, not as the lines its docstring wa
 from __future__ import annotations
 
 import inspect
+import os
 import re
 import sys
 from typing import Any
@@ -57,7 +58,7 @@ class OneLineErrors(TyperGroup):
             return super().invoke(ctx)
         except UserError as exc:  # the store, a secret, a setting, no browser, and the like
             raise fail(str(exc)) from None
-        except (ClickException, typer.Exit, typer.Abort):
+        except (ClickException, typer.Exit, typer.Abort, BrokenPipeError):
             raise
         except Exception as exc:
             if ctx.params.get("debug"):
@@ -85,5 +86,8 @@ class OneLineErrors(TyperGroup):
             sys.exit(exc.exit_code)
         except typer.Abort:
             typer.secho("Aborted.", fg="red", err=True)
+            sys.exit(1)
+        except BrokenPipeError:  # its reader went (``| head``): stop quietly, as tools do
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
             sys.exit(1)
         sys.exit(code if isinstance(code, int) else 0)
