@@ -28,32 +28,38 @@ if TYPE_CHECKING:
     from browser_agent.validate.validator import Checked, Report
 
 
+NamesArgument = Annotated[
+    list[str] | None, typer.Argument(help="Skills to validate.", autocompletion=skill_names)
+]
+AllOption = Annotated[bool, typer.Option("--all", help="Validate every current skill.")]
+ConcurrencyOption = Annotated[
+    int, typer.Option(min=1, help="Skills replayed at once, each in its own context.")
+]
+ReharvestOption = Annotated[
+    bool,
+    typer.Option(
+        "--reharvest",
+        help="Give each stale skill a new version (from a newer successful run of its "
+        "command shape, else from healed selectors); it becomes current if it passes.",
+    ),
+]
+BaseUrlOption = Annotated[
+    str | None,
+    typer.Option("--url", help="Replay against this base URL instead of the recorded site."),
+]
+ReportOption = Annotated[
+    Path | None, typer.Option("--report", help="Also write the JSON report to this file.")
+]
+
+
 def validate_command(
-    names: Annotated[
-        list[str] | None, typer.Argument(help="Skills to validate.", autocompletion=skill_names)
-    ] = None,
-    all_skills: Annotated[
-        bool, typer.Option("--all", help="Validate every current skill.")
-    ] = False,
-    concurrency: Annotated[
-        int, typer.Option(min=1, help="Skills replayed at once, each in its own context.")
-    ] = 4,
+    names: NamesArgument = None,
+    all_skills: AllOption = False,
+    concurrency: ConcurrencyOption = 4,
     as_json: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
-    reharvest: Annotated[
-        bool,
-        typer.Option(
-            "--reharvest",
-            help="Give each stale skill a new version (from a newer successful run of its "
-            "command shape, else from healed selectors); it becomes current if it passes.",
-        ),
-    ] = False,
-    url: Annotated[
-        str | None,
-        typer.Option("--url", help="Replay against this base URL instead of the recorded site."),
-    ] = None,
-    report: Annotated[
-        Path | None, typer.Option("--report", help="Also write the JSON report to this file.")
-    ] = None,
+    reharvest: ReharvestOption = False,
+    url: BaseUrlOption = None,
+    report: ReportOption = None,
     allow_domain: AllowDomainOption = None,
     secret: SecretOption = None,
     profile: ProfileOption = None,

@@ -71,26 +71,9 @@ def find_target(
     if named:
         pass  # replays showed the command names this very control
     elif said is None and position is None and one_of_several(state, mmid, record):
-        href = record.attributes.get("href") or state.hrefs.get(mmid.group(1), "") if mmid else ""
-        around = named_around(state, record, href)
-        if around is None:
-            return f"choosing the {kind} {record.name!r} was a choice among page content"
-        param, before, after, within = around
-        if within:
-            step.arguments[key] = ByRoleName(record.role, param, within=True)
-            step.speculated = (
-                f"the {kind} {record.name!r} read as holding {param.name} among words of "
-                f"its item's own (its number, as in its address {href})"
-            )
-        else:
-            step.arguments[key] = ByRoleName(record.role, param, before, after)
-            step.speculated = (
-                f"the {kind} {record.name!r} read as named by {param.name} with the site's "
-                f"words {(before + '…' + after).strip()!r} around it"
-            )
-            if mmid and param.name not in state.listed:  # the site's other such values
-                names = listed_beside(state, mmid.group(1), record, param)
-                state.listed[param.name] = _values_within(names, before, after)
+        refused = _read_around(state, step, key, record, mmid)
+        if refused:
+            return refused
     elif said is None and position is None and record.role in NAVIGATION_ROLES:
         step.speculated = f"the {kind} {record.name!r} read as a fixed control of the site"
     if said is not None and record.role not in FIELD_ROLES:
@@ -118,6 +101,40 @@ def find_target(
     step.targets[key] = record
     step.arguments.setdefault(key, record.selector)
     return None
+
+
+def _read_around(
+    state: PlanState,
+    step: PlannedStep,
+    key: str,
+    record: ElementRecord,
+    mmid: re.Match[str] | None,
+) -> str:
+    """One of several elements of its kind, read as named by a value of the command among
+    the site's words (around it, or within its item's own words): the step's argument
+    and the reading the replays decide; "" when so read, else why the skill ends here."""
+    kind = record.role or "element"
+    href = record.attributes.get("href") or state.hrefs.get(mmid.group(1), "") if mmid else ""
+    around = named_around(state, record, href)
+    if around is None:
+        return f"choosing the {kind} {record.name!r} was a choice among page content"
+    param, before, after, within = around
+    if within:
+        step.arguments[key] = ByRoleName(record.role, param, within=True)
+        step.speculated = (
+            f"the {kind} {record.name!r} read as holding {param.name} among words of "
+            f"its item's own (its number, as in its address {href})"
+        )
+        return ""
+    step.arguments[key] = ByRoleName(record.role, param, before, after)
+    step.speculated = (
+        f"the {kind} {record.name!r} read as named by {param.name} with the site's "
+        f"words {(before + '…' + after).strip()!r} around it"
+    )
+    if mmid and param.name not in state.listed:  # the site's other such values
+        names = listed_beside(state, mmid.group(1), record, param)
+        state.listed[param.name] = _values_within(names, before, after)
+    return ""
 
 
 def _values_within(names: list[str], before: str, after: str) -> list[str]:

@@ -473,8 +473,34 @@ def generate_module(plan: SkillPlan, name: str) -> str:
     summary = said[:1].upper() + said[1:]
     if not summary.endswith("."):
         summary += "."
+    function, constants, named = _function(plan, name, summary)
+    header = [cst.EmptyLine(comment=cst.Comment("# ruff: noqa: E501"))]
+    if plan.note:  # one line: a comment can hold no line break
+        header.append(cst.EmptyLine(comment=cst.Comment(f"# {' '.join(plan.note.split())}")))
+    about = (
+        f"Harvested skill {name}: {said}\n\n"
+        f"Generated from run {plan.source}; harvest again, do not edit.\n"
+    )
+    module = cst.Module(
+        header=header,
+        body=[
+            cst.SimpleStatementLine([cst.Expr(docstring(about))]),
+            *_imports(plan, named, bool(constants)),
+            *[_spaced(c, 1) for c in constants],
+            _spaced(function, 2),
+        ],
+    )
+    code = module.code
+    compile(code, "<harvested skill>", "exec")  # never write a module that does not parse
+    return code
+
+
+def _function(
+    plan: SkillPlan, name: str, summary: str
+) -> tuple[cst.FunctionDef, list[cst.BaseStatement], set[str]]:
+    """The skill's async function, the Target constants its steps find elements by, and
+    the names its body uses (for the imports)."""
     examples = tuple(str(p.example) for p in plan.params if isinstance(p.example, str | int))
-    names: dict[tuple[int, str], str] = {}
     constants: list[cst.BaseStatement] = []
     body: list[cst.BaseStatement] = [
         cst.SimpleStatementLine([cst.Expr(docstring(_function_doc(plan, summary), "    "))])
@@ -487,7 +513,6 @@ def generate_module(plan: SkillPlan, name: str) -> str:
             constant = f"STEP_{number}{suffix}"
             step_names[key] = constant
             constants.append(_target_constant(constant, number, key, planned))
-        names.update({(number, k): v for k, v in step_names.items()})
         steps.extend(_step_statements(number, planned, step_names, plan.start_url, examples))
     if plan.end_address is None:
         body.extend(steps)
@@ -506,75 +531,38 @@ def generate_module(plan: SkillPlan, name: str) -> str:
         returns=cst.Annotation(cst.Name("str")),
         asynchronous=cst.Asynchronous(),
     )
+    return function, constants, set(names_in(cst.Module(body=body)))
+
+
+def _imports(plan: SkillPlan, named: set[str], targets: bool) -> list[cst.BaseStatement]:
+    """The module's imports: typing's Annotated, urllib's helpers the body uses, the
+    primitives its steps call and the runtime's helpers (Target when it has constants)."""
     used = {s.primitive for s in plan.steps}
     if any((p := _looped(s)) is not None and p.kind == "path" for s in plan.steps):
         used |= {"click", "hover"}
-    used = sorted(used)
-    in_body = cst.Module(body=body)
     helpers = (
         "answering_dialogs", "by_address", "done", "expect", "find", "path_items", "with_case"
     )  # fmt: skip
-    named = names_in(in_body)
     runtime_names = [n for n in helpers if n in named]
-    if constants:
+    if targets:
         runtime_names.insert(0, "Target")
     standard = [parse_template_statement("from typing import Annotated\n")]
     url_helpers = [n for n in ("quote", "urljoin") if n in named]
     if url_helpers:
-        standard.append(
-            cst.SimpleStatementLine(
-                [
-                    cst.ImportFrom(
-                        module=cst.parse_expression("urllib.parse"),
-                        names=[cst.ImportAlias(cst.Name(n)) for n in url_helpers],
-                    )
-                ]
-            )
-        )
-    header = [cst.EmptyLine(comment=cst.Comment("# ruff: noqa: E501"))]
-    if plan.note:  # one line: a comment can hold no line break
-        header.append(cst.EmptyLine(comment=cst.Comment(f"# {' '.join(plan.note.split())}")))
-    module = cst.Module(
-        header=header,
-        body=[
-            cst.SimpleStatementLine(
-                [
-                    cst.Expr(
-                        docstring(
-                            f"Harvested skill {name}: {said}\n\n"
-                            f"Generated from run {plan.source}; harvest again, do not edit.\n"
-                        )
-                    )
-                ]
-            ),
-            _spaced(standard[0], 1),
-            *standard[1:],
-            _spaced(
-                cst.SimpleStatementLine(
-                    [
-                        cst.ImportFrom(
-                            module=cst.parse_expression("browser_agent.skills.primitive"),
-                            names=[cst.ImportAlias(identifier(n)) for n in used],
-                        )
-                    ]
-                ),
-                1,
-            ),
-            cst.SimpleStatementLine(
-                [
-                    cst.ImportFrom(
-                        module=cst.parse_expression("browser_agent.skills.runtime"),
-                        names=[cst.ImportAlias(cst.Name(n)) for n in runtime_names],
-                    )
-                ]
-            ),
-            *[_spaced(c, 1) for c in constants],
-            _spaced(function, 2),
-        ],
+        standard.append(_import_from("urllib.parse", [cst.Name(n) for n in url_helpers]))
+    primitives = _import_from(
+        "browser_agent.skills.primitive", [identifier(n) for n in sorted(used)]
     )
-    code = module.code
-    compile(code, "<harvested skill>", "exec")  # never write a module that does not parse
-    return code
+    runtime = _import_from("browser_agent.skills.runtime", [cst.Name(n) for n in runtime_names])
+    return [_spaced(standard[0], 1), *standard[1:], _spaced(primitives, 1), runtime]
+
+
+def _import_from(module: str, names: list[cst.Name]) -> cst.SimpleStatementLine:
+    """``from module import names``."""
+    aliases = [cst.ImportAlias(name) for name in names]
+    return cst.SimpleStatementLine(
+        [cst.ImportFrom(module=cst.parse_expression(module), names=aliases)]
+    )
 
 
 def _spaced(statement: cst.BaseStatement, blank_lines: int) -> cst.BaseStatement:
