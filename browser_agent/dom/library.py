@@ -92,8 +92,8 @@ def _on_the_element() -> str:
 
 
 async def run_on_element(locator: Locator, op: str, **options: Any) -> Any:
-    """Run one element-level operation of the library (describe, identity, inspect, before)
-    on the one element ``locator`` matches now, in one round trip to the page
+    """Run one element-level operation of the library (describe, identity, inspect, before,
+    offPage) on the one element ``locator`` matches now, in one round trip to the page
     (``Locator.evaluate`` takes three: wait for the element, evaluate, release its handle).
     Callers count the matches first; no or several matches raise PlaywrightError."""
     count, result = await count_and_run(locator, op, **options)

@@ -863,6 +863,7 @@
     case "observe": return JSON.stringify(observe(arg));
     case "find": return JSON.stringify(observe({ ...arg, contentType: "find", budget: 0 }));
     case "describe": return describe(target);
+    case "offPage": return offPage(target);
     case "options":
       return Array.from(target.options || [], (o) => [o.value, o.textContent.trim()]);
     case "suggests":

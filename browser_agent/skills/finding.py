@@ -262,17 +262,11 @@ async def _find_nth(top: Page, target: Target, nth: str) -> str:
     return selector
 
 
-# Placed wholly above or left of the page (a menu's fly-out kept at top: -1000em until
-# hovered): Playwright counts it visible, but no scrolling brings it into view.
-_OFF_PAGE = (
-    "e => { const r = e.getBoundingClientRect(); "
-    "return r.right + scrollX <= 0 || r.bottom + scrollY <= 0; }"
-)
-
-
 async def _in_reach(element: Locator) -> bool:
-    """Visible and within the page, where a person can see and click it."""
-    return await element.is_visible() and not await element.evaluate(_OFF_PAGE)
+    """Visible and within the page, where a person can see and click it: not placed wholly
+    above or left of it (a menu's fly-out kept at top: -1000em until hovered), which
+    Playwright counts visible though no scrolling brings it into view."""
+    return await element.is_visible() and not await run_on_element(element, "offPage")
 
 
 async def _choose(page: Page | Frame, target: Target, selector: str, name: str) -> str:
