@@ -142,7 +142,8 @@ async def test_a_tab_whose_content_comes_by_fetch_is_read_once_it_came(
 ) -> None:
     """The tab's link holds an icon whose alt repeats its text ("Operations Operations" to
     the accessibility tree): found by the text it shows; the page changes its address at
-    once and its content when a fetch answers 0.8 s later: the click waits for that."""
+    once, starts a fetch 60 ms later and shows its content when it answers 0.8 s after
+    that: the click waits for it."""
     _SlowPages.held_s = 0.8
     try:
         await open_url(f"{pages}/tabs-by-script.html")

@@ -17,6 +17,8 @@ SETTLE_MS = 100
 # How long an action's own fetches (XHR, fetch) are waited for before the page is read: an
 # application's page that loads its content by script is read once it came.
 FETCH_WAIT_MS = 3_000
+# How long a page whose address a script changed is given to start the fetch of its content.
+FETCH_START_MS = 250
 # Said of an action during which the page sent a request that may change the site (a form
 # posted, a fetch that saves): such a run's end is not reached by opening its address.
 SENT_DATA = "The page sent data to the site."
@@ -127,7 +129,8 @@ async def watching(active: BrowserSession) -> AsyncIterator[Changes]:
                     predicate=lambda frame: frame in framed,
                     timeout=active.settings.navigation_timeout_ms,
                 )
-        await _answered(fetching)
+        # an address changed by script (no document asked for): its content comes by fetch
+        await _answered(fetching, starting=bool(navigations) and not requested)
     finally:
         page.remove_listener("framenavigated", on_navigated)
         page.remove_listener("request", on_request)
@@ -162,14 +165,21 @@ async def _read_after(active: BrowserSession, page: Page, changes: Changes, move
         active.page_version += 1
 
 
-async def _answered(fetching: set[Request]) -> None:
+async def _answered(fetching: set[Request], starting: bool = False) -> None:
     """Wait, up to FETCH_WAIT_MS, for the fetches the action started to be answered, and a
     moment for the page's script to show their answer: an application that changes its
-    address first and its content when the fetch returns is read once it has."""
+    address first and its content when the fetch returns is read once it has. With
+    ``starting``, a fetch not yet reported is given FETCH_START_MS to be (the browser's
+    events come late on a busy machine)."""
+    clock = asyncio.get_running_loop()
+    if starting and not fetching:
+        reported = clock.time() + FETCH_START_MS / 1000
+        while not fetching and clock.time() < reported:
+            await asyncio.sleep(0.02)
     if not fetching:
         return
-    deadline = asyncio.get_running_loop().time() + FETCH_WAIT_MS / 1000
-    while fetching and asyncio.get_running_loop().time() < deadline:
+    deadline = clock.time() + FETCH_WAIT_MS / 1000
+    while fetching and clock.time() < deadline:
         await asyncio.sleep(0.05)
     await asyncio.sleep(SETTLE_MS / 1000)
 
