@@ -6,6 +6,7 @@ import asyncio
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager, suppress
 from dataclasses import dataclass, field
+from urllib.parse import urldefrag
 
 from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Frame, Page, Request
@@ -67,6 +68,7 @@ class Changes:
 async def watching(active: BrowserSession) -> AsyncIterator[Changes]:
     """Watch the page during the block; afterwards wait for it to settle and fill Changes."""
     page = active.current_page()
+    before = page.url
     changes = Changes()
     navigations: list[str] = []
     frames: list[str] = []
@@ -129,8 +131,10 @@ async def watching(active: BrowserSession) -> AsyncIterator[Changes]:
                     predicate=lambda frame: frame in framed,
                     timeout=active.settings.navigation_timeout_ms,
                 )
-        # an address changed by script (no document asked for): its content comes by fetch
-        await _answered(fetching, starting=bool(navigations) and not requested)
+        # an address changed by script (no document asked for, not only its #part): its
+        # content comes by fetch
+        moved = bool(navigations) and urldefrag(navigations[-1])[0] != urldefrag(before)[0]
+        await _answered(fetching, starting=moved and not requested)
     finally:
         page.remove_listener("framenavigated", on_navigated)
         page.remove_listener("request", on_request)
