@@ -72,6 +72,16 @@ def _env(*names: str) -> AliasChoices:
     return AliasChoices(*names)
 
 
+def _json_prices(text: str) -> object:
+    """Prices as a JSON text gives them; ValueError saying the shape when it is not JSON."""
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ValueError(
+            f'must be a JSON object such as {{"my-model": [0.5, 1.5]}} ({exc.msg})'
+        ) from None
+
+
 class Settings(BaseSettings):
     """All knobs of the agent. Build with :func:`load_settings`; change with
     :meth:`with_overrides`."""
@@ -321,14 +331,7 @@ class Settings(BaseSettings):
     @classmethod
     def _prices(cls, value: object) -> object:
         """Prices come as a JSON object of ``model: [input, output]``."""
-        if not isinstance(value, str):
-            return value
-        try:
-            return json.loads(value)
-        except json.JSONDecodeError as exc:
-            raise ValueError(
-                f'must be a JSON object such as {{"my-model": [0.5, 1.5]}} ({exc.msg})'
-            ) from None
+        return _json_prices(value) if isinstance(value, str) else value
 
     @field_validator("allowed_domains", mode="before")
     @classmethod
