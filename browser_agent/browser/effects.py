@@ -133,8 +133,8 @@ async def watching(active: BrowserSession) -> AsyncIterator[Changes]:
                 )
         # an address changed by script (no document asked for, not only its #part): its
         # content comes by fetch
-        moved = bool(navigations) and urldefrag(navigations[-1])[0] != urldefrag(before)[0]
-        await _answered(fetching, starting=moved and not requested)
+        rerouted = bool(navigations) and urldefrag(navigations[-1])[0] != urldefrag(before)[0]
+        await _answered(fetching, starting=rerouted and not requested)
     finally:
         page.remove_listener("framenavigated", on_navigated)
         page.remove_listener("request", on_request)

@@ -144,7 +144,8 @@ class Recording:
         if not by_page and self._last_url.get(id(page)) == url:
             return  # the same page seen twice (a new tab's first load), or reloaded
         self._last_url[id(page)] = url
-        fresh = len(self.actions) - self._fresh_tabs.get(id(page), -2) <= 1
+        opened = self._fresh_tabs.get(id(page))  # the action before it opened, or that one
+        fresh = opened is not None and len(self.actions) - opened <= 1
         if (by_page or fresh) and self.actions:
             self.actions[-1].navigated_to = url
             if fresh:
