@@ -20,6 +20,7 @@ from sqlalchemy import Engine
 
 from browser_agent.browser.chromium import LAUNCH_ARGS, find_chromium
 from browser_agent.demo_site import DemoSite
+from browser_agent.dom.library import run_on_page
 from browser_agent.harvest.harvester import HarvestResult, harvest
 from browser_agent.llm.types import FunctionClient, LLMReply
 from browser_agent.planner.agent import RunResult, run_command
@@ -416,3 +417,26 @@ def test_record_with_a_browser_that_is_not_there_says_so_in_one_line(settings: S
     assert done.returncode == 2
     assert done.stderr.startswith("Error: Could not start the browser at ws://person:***@")
     assert len(done.stderr.strip().splitlines()) == 1 and "hunter2" not in done.stderr
+
+
+async def test_a_new_tab_told_of_before_the_click_that_opened_it_is_still_the_clicks(
+    browser: Browser, demo: DemoSite
+) -> None:
+    """The browser may tell of a new tab before the page reports the click that opened it
+    (a busy machine): the tab's first page is still what that click did."""
+    async with fresh_page(browser) as (context, page):
+        recording = Recording()
+        await page.goto(demo.url)
+        await recording.attach(page)
+        dom = await run_on_page(page, "observe", contentType="all_fields", budget=4000, window=0)
+        link = page.locator("a[mmid]").first
+        mmid, tag = await link.get_attribute("mmid"), await link.evaluate("e => e.outerHTML")
+        tab = await context.new_page()
+        await recording.attach(tab, new_tab=True)  # the tab is told of first
+        click = {"token": recording.token, "kind": "click", "dom": dom, "url": demo.url}
+        recording.on_event(json.dumps({**click, "chain": [[mmid, tag[:80]]]}))  # the click
+        await tab.goto(f"{demo.url}/product/road-glide-5")
+        await asyncio.sleep(0.5)  # the navigation is taken as the page reports it
+        await recording.detach()
+    done = [(a.tool, a.navigated_to) for a in recording.actions]
+    assert done == [("click", f"{demo.url}/product/road-glide-5")], done
