@@ -123,6 +123,14 @@ def plan_that_differs(settings: Settings, marker: Path) -> None:
     sql(settings, "UPDATE skill SET plan = :plan", plan=json.dumps(plan))
 
 
+def listed_for_no_parameter(settings: Settings, marker: Path) -> None:
+    """The site's other values kept for a parameter the plan does not have."""
+    (skill,) = current_skills(open_store(settings))
+    plan = json.loads(skill.plan)
+    plan["listed"] = {"nobody": ["Osprey"]}
+    sql(settings, "UPDATE skill SET plan = :plan", plan=json.dumps(plan))
+
+
 def plan_unreadable(settings: Settings, marker: Path) -> None:
     sql(settings, "UPDATE skill SET plan = :plan", plan="{not json")
 
@@ -142,6 +150,10 @@ CASES: dict[str, tuple[Callable[[Settings, Path], None], str]] = {
     "recomputed hash": (recomputed_hash, NOT_MADE),
     "plan that does not validate": (plan_that_does_not_validate, "its plan does not validate"),
     "plan that is not JSON": (plan_unreadable, "its plan does not validate"),
+    "values listed for no parameter": (
+        listed_for_no_parameter,
+        "its plan uses a parameter it does not have",
+    ),
     "plan that differs from the code": (plan_that_differs, NOT_MADE),
     "no plan": (plan_blanked, BEFORE_PLANS),
     "hash blanked alone": (hash_blanked, BAD_HASH),
@@ -248,6 +260,5 @@ def test_the_stored_plan_keeps_every_field_of_a_skill_plan() -> None:
     from browser_agent.plans.plan import SkillPlan
     from browser_agent.plans.plan_data import PlanData
 
-    # ``listed`` (the site's other values, tried by the verifying replay) makes no code
-    kept = {f.name for f in fields(SkillPlan)} - {"listed"}
+    kept = {f.name for f in fields(SkillPlan)}
     assert kept == set(PlanData.model_fields) - {"format"}

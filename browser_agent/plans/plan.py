@@ -163,7 +163,8 @@ class SkillPlan:
     # sending nothing to the site (a search's results): opened when the steps no longer fit.
     end_address: BuiltUrl | None = None
     # For a parameter naming an element: other names the page listed beside it, to replay
-    # the skill on values the site itself offers (see harvest.replay). Not stored.
+    # the skill on values the site itself offers (see skills.replay), at its harvest and
+    # at every validation.
     listed: dict[str, list[str]] = field(default_factory=dict)
 
     @property

@@ -158,6 +158,7 @@ class PlanData(_Data):
     failed: list[StrictStr] = []
     note: StrictStr
     end_address: BuiltUrlData | None = None
+    listed: dict[Name, list[StrictStr]] = {}
 
 
 def plan_text(plan: SkillPlan) -> str:
@@ -234,6 +235,10 @@ def plan_text(plan: SkillPlan) -> str:
     }
     if plan.end_address is not None:
         data["end_address"] = argument(plan.end_address)
+    kept = {p.name for p in plan.params}  # a parameter merged into another lists nothing
+    listed = {name: list(names) for name, names in plan.listed.items() if names and name in kept}
+    if listed:
+        data["listed"] = listed
     PlanData.model_validate(data)  # never store a plan that would not be read back
     return json.dumps(data, ensure_ascii=False)  # in order: arguments keep theirs
 
@@ -304,4 +309,5 @@ def read_plan(text: str) -> SkillPlan:
         failed=list(data.failed),
         note=data.note,
         end_address=argument(data.end_address) if data.end_address else None,
+        listed={param(name).name: list(names) for name, names in data.listed.items()},
     )

@@ -38,6 +38,7 @@ from browser_agent.skills.naming import (
     marked,
     named,
     named_by_value,
+    role_and_name,
     same_words,
     within_name,
 )
@@ -109,11 +110,15 @@ async def find(
     repair = await heal(page, target, stale) if healing else None
     if repair is None and repairs.helper is not None and not repair_scope().end_address:
         repair = await ask_helper(repairs.helper, top, target, stale)
-    if repair is None:
+    if repair is None or (repairs.renamed_only and not repair.renamed):
         raise stale
     repairs.done.append(repair)
-    run.found[target.step] = (page, repair.found)
-    return repair.found
+    found = repair.found
+    renamed = role_and_name(found) if repair.renamed else None
+    if renamed:  # several may bear the new name: chosen among as the next version will
+        found = await _choose(page, target, found, renamed[1])
+    run.found[target.step] = (page, found)
+    return found
 
 
 async def _reworded(page: Page | Frame, target: Target, asked: str) -> tuple[str, str] | None:

@@ -136,8 +136,30 @@ async def heal(page: Page | Frame, target: Target, stale: SkillStale) -> Repair 
         raise SkillStale(guess, step=target.step, selector=stale.selector)
     if match is not None:
         how, renamed = match.said(target.name), match.renamed(target.name)
-        return Repair(target.step, stale.selector, match.selector, how, str(stale), renamed=renamed)
+        found = await _by_new_name(page, target, match.selector, match.name) if renamed else ""
+        return Repair(
+            target.step, stale.selector, found or match.selector, how, str(stale), renamed=renamed
+        )
     return None
+
+
+async def _by_new_name(page: Page | Frame, target: Target, found: str, name: str) -> str:
+    """A relabelled control's selector as its step was recorded, by role and name, with the
+    name it goes by now: the same whatever values the skill is given, where the selector
+    that found it may hold the example's (a link's address); "" when the step was not
+    recorded by role and name, or no element of that role and new name is the one found
+    (several may bear it: the step chooses among them as it did under the old name)."""
+    if not target.selector.startswith("role=") or not name.strip():
+        return ""
+    renamed = by_role(target.role, name)
+    try:
+        shown = page.locator(renamed).filter(visible=True)
+        for index in range(await shown.count()):
+            if await _same_element(page, shown.nth(index), found):
+                return renamed
+    except PlaywrightError:
+        return ""
+    return ""
 
 
 # The controls that send a form when clicked, and the fields one types into.

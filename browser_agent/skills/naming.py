@@ -45,6 +45,17 @@ def by_role(role: str, name: str) -> str:
     return f'role={role}[name="{escaped}"s]'
 
 
+_BY_ROLE = re.compile(r'^role=([a-z]+)\[name="((?:[^"\\]|\\.)*)"s\]$')
+
+
+def role_and_name(selector: str) -> tuple[str, str] | None:
+    """(role, name) of a selector ``by_role`` made; None for any other selector."""
+    found = _BY_ROLE.match(selector)
+    if found is None:
+        return None
+    return found.group(1), re.sub(r"\\(.)", r"\1", found.group(2))
+
+
 def by_marks(role: str, name: str) -> str:
     """A selector for the element with this role whose name is ``name`` up to marks around
     its words and case (see ``bare``)."""

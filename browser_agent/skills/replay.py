@@ -18,6 +18,7 @@ from browser_agent.browser.session import BrowserSession, browser_session
 from browser_agent.browser.tracing import tracing_started, tracing_stopped
 from browser_agent.errors import ActionError, BrowserError
 from browser_agent.failure_kinds import BROKEN, NOT_APPLICABLE, classify
+from browser_agent.plans.plan_data import PlanInvalid, read_plan
 from browser_agent.secrets import (
     configured,
     how_to_set,
@@ -126,7 +127,9 @@ async def replay(
     refutes it, and the example's own values are not tried (they would only repeat the
     demonstration). ``listed`` gives, for a parameter that names an element, other names
     the site listed beside it: the skill is replayed with those (the site's own fresh
-    values), and one that does its command only with the demonstration's value fails."""
+    values), and one that does its command only with the demonstration's value fails.
+    By default they are the ones its plan keeps from its harvest, one of which may since
+    be gone (a page deleted): a value no longer found there refutes nothing."""
     started = time.perf_counter()
     secrets = configured() if secrets is None else secrets
     lacking = lacking_secret(skill, secrets)
@@ -143,7 +146,8 @@ async def replay(
     )  # fmt: skip
     code = made_code(skill, settings.workspace)
     arguments = fresh_arguments(code, example)
-    offered = site_values(arguments, example, listed or {})
+    kept_listed = listed is None
+    offered = site_values(arguments, example, plan_listed(skill) if kept_listed else listed)
     kept = {"trace_path": trace_path, "screenshot_dir": screenshot_dir}
     outcome = await _fresh_run(run, code, example, arguments, offered, speculated or {}, kept)
     at_speculated = outcome.step in (speculated or {})
@@ -157,7 +161,7 @@ async def replay(
         outcome = await run(again, **kept)
         if not outcome.passed and at_speculated:
             outcome = fresh
-        elif outcome.passed and offered:
+        elif outcome.passed and offered and not (kept_listed and fresh.kind == NOT_APPLICABLE):
             tried = fresh.arguments or offered[-1]
             site = {name: v for name, v in tried.items() if v != arguments.get(name)}
             outcome = _only_on_example(fresh, await _failing_alone(run, again, site))
@@ -170,6 +174,15 @@ async def replay(
         outcome = await _on_made_state(skill, function, example, found, made) or outcome
     outcome.seconds = time.perf_counter() - started
     return outcome
+
+
+def plan_listed(skill: Skill | SkillRow) -> dict[str, list[str]]:
+    """The other names the site listed beside the values of the skill's harvest, as its
+    plan keeps them (none for a plan that does not read)."""
+    try:
+        return read_plan(skill.plan).listed if skill.plan else {}
+    except PlanInvalid:
+        return {}
 
 
 def site_values(

@@ -42,10 +42,13 @@ class Repair:
 
 @dataclass
 class Repairs:
-    """The repairs made while a skill ran, and the helper it may ask (None: heal only)."""
+    """The repairs made while a skill ran, and the helper it may ask (None: heal only);
+    ``renamed_only``: a step is healed only to its control found by its identity under
+    another name, else it stops the skill (nothing else is done on the site)."""
 
     helper: StepHelper | None = None
     done: list[Repair] = field(default_factory=list)
+    renamed_only: bool = False
 
     def kept(self) -> dict[str, dict[str, str]]:
         """Healed selectors for the skill's next version: step -> {recorded: healed}."""
@@ -108,10 +111,11 @@ def repair_scope() -> RepairScope:
 
 
 @contextmanager
-def repairing(helper: StepHelper | None = None) -> Iterator[Repairs]:
+def repairing(helper: StepHelper | None = None, *, renamed_only: bool = False) -> Iterator[Repairs]:
     """Skills called inside the block heal stale selectors (and ask ``helper`` when healing
-    fails); outside it, as in validation, a stale selector always stops the skill."""
-    repairs = Repairs(helper)
+    fails; with ``renamed_only``, only relabelled controls: see Repairs); outside it, as in
+    validation, a stale selector always stops the skill."""
+    repairs = Repairs(helper, renamed_only=renamed_only)
     token = _scope.set(replace(_scope.get(), repairs=repairs))
     try:
         yield repairs

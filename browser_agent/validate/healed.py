@@ -14,10 +14,11 @@ import json
 from sqlalchemy import Engine
 
 from browser_agent.plans.codegen import generate_module
-from browser_agent.plans.plan import SkillPlan
+from browser_agent.plans.plan import ElementRecord, SkillPlan
 from browser_agent.plans.plan_data import plan_text, read_plan
 from browser_agent.settings import Settings
 from browser_agent.skills.loader import source_hash
+from browser_agent.skills.naming import role_and_name
 from browser_agent.skills.stored import made_code
 from browser_agent.store.models import Skill
 from browser_agent.store.paths import to_store
@@ -62,7 +63,7 @@ def heal_plan(plan: SkillPlan, healed: Healed, version: int) -> SkillPlan:
             new = swaps.get(record.selector)
             if new is not None:
                 swapped.append(number)
-                record = dataclasses.replace(record, selector=new)
+                record = _healed(record, new)
             targets[key] = record
         steps.append(dataclasses.replace(step, targets=targets))
     if not swapped:
@@ -70,6 +71,23 @@ def heal_plan(plan: SkillPlan, healed: Healed, version: int) -> SkillPlan:
     said = ", ".join(str(step) for step in sorted(set(swapped)))
     note = f"Version {version} with healed selectors for steps {said}."
     return dataclasses.replace(plan, steps=steps, note=note)
+
+
+def _healed(record: ElementRecord, selector: str) -> ElementRecord:
+    """The record with its healed selector; one by its role and another name (a control
+    relabelled by another language) gives it that name, so the step expects the control
+    under the name it goes by now, whatever values the skill is given."""
+    named = role_and_name(selector)
+    if named is None or named[0] != record.role or named[1] == record.name:
+        return dataclasses.replace(record, selector=selector)
+    old, name = record.name, named[1]
+    return dataclasses.replace(
+        record,
+        selector=selector,
+        name=name,
+        text=name if record.text == old else record.text,
+        xpath=record.xpath.replace(f"'{old}'", f"'{name}'") if "'" not in name else "",
+    )
 
 
 def merge(*sources: Healed) -> Healed:

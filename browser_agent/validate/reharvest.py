@@ -32,13 +32,14 @@ from browser_agent.planner.templates import match_text
 from browser_agent.settings import Settings
 from browser_agent.skills.logins import relogin
 from browser_agent.skills.replay import Replay, relative, replay
+from browser_agent.skills.run_state import Repairs
 from browser_agent.skills.runtime import repairing
 from browser_agent.store.connection import Store
 from browser_agent.store.models import Run, Skill
 from browser_agent.store.run_logs import log_file
-from browser_agent.store.skill_use import current_skills, loads
+from browser_agent.store.skill_use import current_skills, loads, mark_stale
 from browser_agent.store.skills import make_current, runs_of, update_skill, versions_of
-from browser_agent.validate.healed import merge, stored_healed, write_healed_version
+from browser_agent.validate.healed import Healed, merge, stored_healed, write_healed_version
 from browser_agent.validate.record import record_replay, start_url_for
 
 
@@ -131,12 +132,12 @@ def from_runs(skill: Skill, settings: Settings, engine: Engine) -> tuple[Skill, 
     return None
 
 
-async def from_healing(
-    skill: Skill, settings: Settings, engine: Engine, place: Place
-) -> tuple[Skill, str] | None:
-    """A candidate version with healed selectors, when a healing replay gets through every
-    step and ends on the recorded page path (its query may differ: the redesigned site may
-    name its parameters differently)."""
+async def healing_replay(
+    skill: Skill, settings: Settings, engine: Engine, place: Place, renamed_only: bool = False
+) -> tuple[Replay, Repairs, Healed]:
+    """A replay of ``skill`` that heals its stale steps (``renamed_only``: only to controls
+    relabelled, see skills.run_state.Repairs); the selectors healing found join those kept
+    on the skill for its next version (all of them, returned)."""
     loose = Skill(
         name=skill.name,
         version=skill.version,
@@ -147,16 +148,46 @@ async def from_healing(
         shape=skill.shape,
         example_args=skill.example_args,
     )
-    with repairing() as repairs:
+    with repairing(renamed_only=renamed_only) as repairs:
         outcome = await place.replay(loose, settings, engine)
     healed = merge(stored_healed(skill), repairs.kept())
     update_skill(engine, skill.id, healed=json.dumps(healed))
+    return outcome, repairs, healed
+
+
+async def heals_in_place(skill: Skill, settings: Settings, engine: Engine, place: Place) -> str:
+    """For a skill a replay just found stale: when a healing replay does its command with
+    every broken step found again by its identity under another name (a control relabelled
+    by another language), the skill stays routed, as after a run that healed so (see
+    store.routability); what its verdict adds, "" when not."""
+    outcome, repairs, healed = await healing_replay(skill, settings, engine, place, True)
+    if not (outcome.passed and repairs.done):
+        return ""
+    error = skill.last_error or "stale"
+    mark_stale(engine, skill.id, error, json.dumps(healed), healed_in_place=True)
+    steps = ", ".join(str(repair.step) for repair in repairs.done)
+    return (
+        f" A run finds step {steps} again by what it is, relabelled, and does the command: "
+        "the skill stays routed until `validate --reharvest` writes the version naming it so."
+    )
+
+
+async def from_healing(
+    skill: Skill, settings: Settings, engine: Engine, place: Place
+) -> tuple[Skill, str] | None:
+    """A candidate version with healed selectors, when a healing replay gets through every
+    step and ends on the recorded page path (its query may differ: the redesigned site may
+    name its parameters differently; on other values than the example's, the replay's end
+    check compared it with the recorded one)."""
+    outcome, repairs, healed = await healing_replay(skill, settings, engine, place)
     if not (outcome.passed and outcome.final_url and repairs.kept()):
         return None
-    if urlsplit(outcome.final_url).path != urlsplit(skill.expected_end).path:
+    # passed on the site's other values, its end was compared with the recorded one's
+    end = skill.expected_end if outcome.fresh else relative(outcome.final_url)
+    if urlsplit(end).path != urlsplit(skill.expected_end).path:
         return None
     try:
-        new = write_healed_version(skill, healed, relative(outcome.final_url), settings, engine)
+        new = write_healed_version(skill, healed, end, settings, engine)
     except ValueError:
         return None
     return new, "healed selectors"

@@ -5,7 +5,8 @@ A replay that cannot find exactly one visible element for a recorded selector (o
 elsewhere than recorded) makes the skill stale, with the failing step, selector, error
 and a screenshot kept in a Validation row; a replay that passes makes it healthy again.
 Validation never heals: a healed locator only becomes current through a new version
-that passes (``reharvest``).
+that passes (``reharvest``). A stale skill that a healing replay gets through with every
+broken step found again relabelled stays routed, as after a run that healed so.
 """
 
 from __future__ import annotations
@@ -36,7 +37,7 @@ from browser_agent.store.skill_use import current_skills
 from browser_agent.store.skills import skill_by_name
 from browser_agent.validate.lock import validation_lock
 from browser_agent.validate.record import record_replay
-from browser_agent.validate.reharvest import Place, Renewal, renew
+from browser_agent.validate.reharvest import Place, Renewal, heals_in_place, renew
 
 HEALTHY, STALE, SECRET, ERROR = "healthy", "stale", "needs a secret", "error"
 REFUSED = "refused"  # its stored plan or code does not check: never replayed
@@ -148,12 +149,23 @@ async def check_skill(skill: Skill, job: Job) -> Checked:
     waiting_version = waiting(job.engine, skill.name)
     if waiting_version is not None:
         checked.candidate = await check_candidate(waiting_version, job)
+    if checked.verdict == STALE and not job.reharvest:
+        checked.error = f"{checked.error or ''}{await _heals_in_place(kept, job)}"
     if checked.verdict == STALE and job.reharvest:
         try:
             checked.renewed = await renew(skill, job.settings, job.engine, job.place)
         except Exception as exc:  # the verdict stands; only the renewal failed
             checked.error = f"{checked.error} (renewing failed: {type(exc).__name__}: {exc})"
     return checked
+
+
+async def _heals_in_place(skill: Skill, job: Job) -> str:
+    """What a stale skill's verdict adds when runs heal it in place (see heals_in_place);
+    a healing replay that crashed adds nothing: the verdict stands."""
+    try:
+        return await heals_in_place(skill, job.settings, job.engine, job.place)
+    except Exception:  # the verdict stands; only the look for a relabelled control failed
+        return ""
 
 
 async def _replayed(skill: Skill, job: Job, screenshots: bool = False) -> Replay:

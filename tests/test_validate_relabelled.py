@@ -1,0 +1,163 @@
+"""Validation of a skill whose fixed control was relabelled by another interface language,
+on a wiki served on 127.0.0.1 in English or German: the recorded link to the example's
+own edit page is still found by its address, so a replay of the example alone passes,
+but the skill as written does nothing for any other page. Validation replays it with
+the other page names the wiki listed at harvest (kept in its plan), says stale, keeps it
+routed because a healing run finds the link again relabelled, and ``--reharvest`` writes
+the version that names the link as it reads now, which works for every page."""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+import pytest
+from playwright.async_api import Browser
+
+from browser_agent.browser.session import browser_session
+from browser_agent.plans.plan import ByRoleName, ElementRecord, Param, PlannedStep
+from browser_agent.plans.plan_data import plan_text, read_plan
+from browser_agent.skills.stored import load_skill
+from browser_agent.store.db import open_store
+from browser_agent.store.models import Skill
+from browser_agent.store.skill_use import current_skills
+from browser_agent.store.skills import add_version, skill_by_name
+from browser_agent.validate.validator import run_validation
+from tests.skill_workspaces import workspace_settings
+from tests.stored_rows import opening, planned_skill
+
+PAGES = ("Kestrel", "Osprey", "Heron")
+EDIT = {"en": "Edit this page", "de": "Diese Seite bearbeiten"}
+
+
+class _Wiki(BaseHTTPRequestHandler):
+    """/wiki/ lists the pages; /wiki/<title> has the page's edit link at the top and the
+    sidebar's own edit link below, both named alike; /wiki/<title>/edit is an editor."""
+
+    lang = "en"
+
+    def do_GET(self) -> None:  # noqa: N802
+        parts = [part for part in self.path.split("/") if part]
+        edit = EDIT[self.lang]
+        if len(parts) == 1:
+            links = "".join(f'<li><a href="/wiki/{t}">{t}</a></li>' for t in PAGES)
+            body = f"<title>Pages</title><h1>Pages</h1><ul>{links}</ul>"
+        elif len(parts) == 2:
+            body = (
+                f'<title>{parts[1]}</title><main><div class="contextual"><a href="/wiki/'
+                f'{parts[1]}/edit">{edit}</a></div><h1>{parts[1]}</h1><p>A page.</p></main>'
+                f'<aside><h2>Sidebar</h2><a href="/wiki/sidebar/edit">{edit}</a></aside>'
+            )
+        else:
+            body = f"<title>Editing {parts[1]}</title><h1>Editing {parts[1]}</h1>"
+        data = f'<!doctype html><html lang="{self.lang}">{body}</html>'.encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "text/html; charset=utf-8")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def log_message(self, format: str, *args: object) -> None:  # noqa: A002
+        pass
+
+
+@pytest.fixture
+def wiki() -> Iterator[str]:
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _Wiki)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield f"http://127.0.0.1:{server.server_address[1]}"
+    _Wiki.lang = "en"
+    server.shutdown()
+    server.server_close()
+
+
+def edit_page_skill(start: str, listed: tuple[str, ...] = ("Osprey",)) -> Skill:
+    """The skill as harvesting writes it from 'edit the wiki page "Kestrel"' on the English
+    wiki: the page's link by its name (a parameter), then the edit link by role and name,
+    the first of the two so named; the wiki listed Osprey beside Kestrel."""
+    title = Param("title", "the page's title", "Kestrel")
+    page = ElementRecord('role=link[name="Kestrel"]', "link", "Kestrel", "a", "Kestrel",
+                         {"href": "/wiki/Kestrel"})  # fmt: skip
+    edit = ElementRecord(
+        'role=link[name="Edit this page"]', "link", "Edit this page", "a", "Edit this page",
+        {"href": "/wiki/Kestrel/edit"}, "//a[normalize-space()='Edit this page']",
+        {"heading": "Kestrel", "index": 0},
+    )  # fmt: skip
+    steps = [
+        opening(start),
+        PlannedStep(
+            "click",
+            {"selector": ByRoleName("link", title)},
+            {"selector": page},
+            navigated_to="/wiki/Kestrel",
+        ),  # fmt: skip
+        PlannedStep(
+            "click",
+            {"selector": edit.selector},
+            {"selector": edit},
+            navigated_to="/wiki/Kestrel/edit",
+        ),  # fmt: skip
+    ]
+    skill = planned_skill(
+        "edit_wiki_page",
+        'edit the wiki page "{title}"',
+        steps,
+        params=[title],
+        start_url=start,
+        status="healthy",
+        example_args=json.dumps({"title": "Kestrel"}),
+        expected_end="/wiki/Kestrel/edit",
+    )
+    plan = read_plan(skill.plan)
+    plan.listed = {"title": list(listed)}
+    skill.plan = plan_text(plan)
+    return skill
+
+
+async def test_a_relabelled_link_found_only_for_the_example_is_stale_routed_and_renewed(
+    wiki: str, browser: Browser, tmp_path: Path
+) -> None:
+    settings = workspace_settings(tmp_path / "workspace")
+    engine = open_store(settings)
+    add_version(engine, edit_page_skill(f"{wiki}/wiki/"))
+    assert read_plan(skill_by_name(engine, "edit_wiki_page").plan).listed == {"title": ["Osprey"]}
+
+    report = await run_validation(settings, ["edit_wiki_page"], browser=browser)
+    assert [c.verdict for c in report.checked] == ["healthy"]  # in English, on Osprey too
+
+    _Wiki.lang = "de"
+    report = await run_validation(settings, ["edit_wiki_page"], browser=browser)
+    (checked,) = report.checked
+    # the example alone passes (its edit link is found by its address), Osprey does not
+    assert checked.verdict == "stale", checked
+    assert "only with the demonstration's values: with title='Osprey'" in (checked.error or "")
+    assert "stays routed until `validate --reharvest`" in (checked.error or "")
+    stale = skill_by_name(engine, "edit_wiki_page")
+    assert stale.status == "stale" and stale.routable  # a run heals it by what it is
+    relabelled = 'role=link[name="Diese Seite bearbeiten"s]'  # not Osprey's own address
+    assert json.loads(stale.healed) == {"3": {'role=link[name="Edit this page"]': relabelled}}
+
+    report = await run_validation(settings, ["edit_wiki_page"], browser=browser, reharvest=True)
+    (checked,) = report.checked
+    assert checked.renewed is not None and checked.renewed.passed, checked
+    (current,) = current_skills(engine)
+    assert current.version == 2 and current.status == "healthy"
+    step = read_plan(current.plan).steps[2].targets["selector"]
+    assert (step.selector, step.name) == (relabelled, "Diese Seite bearbeiten")
+
+    async with browser_session(settings, browser=browser) as active:  # as written, no healing
+        await load_skill(current, settings.workspace)(title="Heron", start_url=f"{wiki}/wiki/")
+        assert active.current_page().url == f"{wiki}/wiki/Heron/edit"
+
+
+async def test_a_page_the_wiki_listed_at_harvest_and_since_deleted_refutes_nothing(
+    wiki: str, browser: Browser, tmp_path: Path
+) -> None:
+    settings = workspace_settings(tmp_path / "workspace")
+    engine = open_store(settings)
+    add_version(engine, edit_page_skill(f"{wiki}/wiki/", listed=("Albatross",)))
+    report = await run_validation(settings, ["edit_wiki_page"], browser=browser)
+    assert [(c.verdict, c.error) for c in report.checked] == [("healthy", None)]
