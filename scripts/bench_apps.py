@@ -16,7 +16,8 @@ none, and a value its command names as a ``{NAME}`` secret is given as
 - after the new look: ``validate`` on the skills (stale or not); each skill run as written
   on fresh values (its module's function, no healing, no fallback, no planner) and judged
   by the app's check ("broken": really broken; "f.heal": validated healthy while really
-  broken); and N fresh instances with skills again.
+  broken); and N fresh instances with skills again ("healed": those done with 0 LLM calls
+  by a skill that found a step's control again by its identity, as its answer says).
 
 Success is the app's own check on its database or pages, never the product's verdict. A run
 the product calls "succeeded" that the check refuses is a false success ("false+"), one it
@@ -81,6 +82,11 @@ class Outcome:
         return self.status in ("failed", "unverified") and self.done
 
     @property
+    def healed(self) -> bool:
+        """Done with 0 LLM calls by a skill that found a step again by its identity."""
+        return self.done and self.llm_calls == 0 and "found by its identity" in self.answer
+
+    @property
     def routed(self) -> bool:
         return self.llm_calls == 0 and self.status != "error"
 
@@ -95,6 +101,7 @@ class TaskReport:
     skill: str = ""
     harvest_said: str = ""
     runs: dict[str, list[Outcome]] = field(default_factory=dict)  # phase -> outcomes
+    readings: list[str] = field(default_factory=list)  # the harvest's reading per step
     stale: str = ""  # after the new look: the validator's verdict on the task's skill
     broken: str = ""  # after the new look: its code run as written, judged by the app's check
 
@@ -182,18 +189,19 @@ async def teach(workspace: Path, app: Running, task: Task, values: Values) -> st
 
 def harvest(
     workspace: Path, app: Running, source: str, task: Task, values: Values
-) -> tuple[str, str]:
-    """Harvest one run or log; (skill or "", what the harvest said)."""
+) -> tuple[str, str, list[str]]:
+    """Harvest one run or log; (skill or "", what the harvest said, its reading per step)."""
     data = product(workspace, app, "harvest", source, task=task, values=values)
     results = data.get("results") or []
     if not results:
-        return "", str(data.get("answer") or data.get("summary") or data)
+        return "", str(data.get("answer") or data.get("summary") or data), []
     got = results[0]
     said = got.get("error") or got.get("reason") or got.get("verify_error") or ""
+    readings = [str(r) for r in got.get("readings") or []]
     if got.get("name") and got.get("outcome") in ("new skill", "new version", "unchanged"):
         verified = "verified" if got.get("verified") else "not verified"
-        return f"{got['name']} v{got.get('version')} ({verified})", str(said)
-    return "", f"{got.get('outcome')}: {said}"
+        return f"{got['name']} v{got.get('version')} ({verified})", str(said), readings
+    return "", f"{got.get('outcome')}: {said}", readings
 
 
 def learn(
@@ -218,7 +226,9 @@ def learn(
         report.first += "; taught"
         source = log
     if source is not None:
-        report.skill, report.harvest_said = harvest(workspace, app, source, task, values)
+        report.skill, report.harvest_said, report.readings = harvest(
+            workspace, app, source, task, values
+        )
     if report.skill:
         listed = product(workspace, app, "skills", "--limit", "0").get("skills") or []
         name = report.skill.split(" ")[0]
@@ -319,7 +329,8 @@ def table(reports: list[TaskReport]) -> str:
     """The figures, per app and task, then in total."""
     head = (
         f"{'app/task':24} {'first':16} {'skill':10} {'routed':7} {'0-LLM ok':8} {'planner':7} "
-        f"{'stale':8} {'broken':6} {'f.heal':6} {'after ok':8} {'after 0':7} {'false+':6} "
+        f"{'stale':8} {'broken':6} {'f.heal':6} {'after ok':8} {'after 0':7} {'healed':6} "
+        f"{'false+':6} "
         f"{'wrong':5} {'false-':6} {'unver':5}"
     )
     lines = [head, "-" * len(head)]
@@ -341,6 +352,7 @@ def table(reports: list[TaskReport]) -> str:
             f"{stale:>3}/{skills:<4} {len(broken):>6} {false_healthy:>6} "
             f"{ratio(runs('after'), lambda o: o.done):8} "
             f"{ratio(runs('after'), lambda o: o.done and o.llm_calls == 0):7} "
+            f"{ratio(runs('after'), lambda o: o.healed):6} "
             f"{sum(o.false_success for o in every):6} {sum(bool(o.wrong) for o in every):5} "
             f"{sum(o.false_failure for o in every):6} "
             f"{sum(o.status == 'unverified' for o in every):5}"
@@ -361,6 +373,7 @@ def messages(reports: list[TaskReport]) -> str:
         lines.append(f"{r.app}/{r.task}: first: {r.first}")
         if r.skill or r.harvest_said:
             lines.append(f"    harvest: {r.skill or '-'} {r.harvest_said}")
+        lines += [f"    reading: {reading}" for reading in r.readings]
         if r.stale:
             lines.append(f"    after the new look, validate: {r.stale}")
         if r.broken not in ("", "-"):
