@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import threading
+import time
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -18,13 +19,14 @@ import pytest
 from playwright.async_api import Browser
 
 from browser_agent.browser.session import browser_session
+from browser_agent.planner.skill_call import run_skill
 from browser_agent.plans.plan import ByRoleName, ElementRecord, Param, PlannedStep
 from browser_agent.plans.plan_data import plan_text, read_plan
 from browser_agent.skills.stored import load_skill
 from browser_agent.store.db import open_store
 from browser_agent.store.models import Skill
 from browser_agent.store.skill_use import current_skills
-from browser_agent.store.skills import add_version, skill_by_name
+from browser_agent.store.skills import add_version, skill_by_name, update_skill
 from browser_agent.validate.validator import run_validation
 from tests.skill_workspaces import workspace_settings
 from tests.stored_rows import opening, planned_skill
@@ -161,3 +163,28 @@ async def test_a_page_the_wiki_listed_at_harvest_and_since_deleted_refutes_nothi
     add_version(engine, edit_page_skill(f"{wiki}/wiki/", listed=("Albatross",)))
     report = await run_validation(settings, ["edit_wiki_page"], browser=browser)
     assert [(c.verdict, c.error) for c in report.checked] == [("healthy", None)]
+
+
+async def test_a_run_waits_for_the_control_as_an_earlier_run_healed_it_not_for_the_timeout(
+    wiki: str, browser: Browser, tmp_path: Path
+) -> None:
+    """The relabelled link never shows under its recorded name: a routed run waits for the
+    recorded selector or any healing stage, and the stages include what an earlier run
+    healed the step to, so it does not wait out the action timeout (a minute here) at
+    every run until the version naming the link is written."""
+    settings = workspace_settings(tmp_path / "workspace").with_overrides(action_timeout_ms=60_000)
+    engine = open_store(settings)
+    skill = add_version(engine, edit_page_skill(f"{wiki}/wiki/"))
+    relabelled = 'role=link[name="Diese Seite bearbeiten"s]'
+    healed = {"3": {'role=link[name="Edit this page"]': relabelled}}
+    skill = update_skill(engine, skill.id, healed=json.dumps(healed))  # type: ignore[arg-type]
+    _Wiki.lang = "de"
+    async with browser_session(settings, browser=browser) as active:
+        started = time.monotonic()
+        arguments = {"title": "Heron", "start_url": f"{wiki}/wiki/"}
+        outcome = await run_skill(skill, load_skill(skill, settings.workspace), arguments)
+        took = time.monotonic() - started
+        assert outcome.ok and active.current_page().url == f"{wiki}/wiki/Heron/edit", outcome
+    (repair,) = outcome.repairs
+    assert repair.renamed and repair.found == relabelled
+    assert took < 30, f"the run waited {took:.0f} s for a link that no longer bears its name"

@@ -138,7 +138,7 @@ async def run_skill(
     unless repairs were made before it. Each failure has a kind (failure_kinds): only a
     broken one counts against the skill; a late one (the page or the browser was slower
     than the step's deadline, twice) does not. Nothing is written here."""
-    with repairing(helper) as repairs, paced(pace_s) as pace:
+    with repairing(helper, known=_healed_of(skill)) as repairs, paced(pace_s) as pace:
         try:
             answer = await function(**arguments)
         except SkillNotApplicable as exc:
@@ -258,6 +258,18 @@ def healed_only(outcome: SkillOutcome) -> bool:
     another name (a relabelled control, as another interface language has it), none by
     the planner's help, its place alone or a redesign's other selector."""
     return bool(outcome.repairs) and all(r.kept and r.renamed for r in outcome.repairs)
+
+
+def _healed_of(skill: SkillRow) -> dict[str, dict[str, str]]:
+    """The selectors earlier runs healed the skill's steps to (see Repairs.known)."""
+    healed = loads(skill.healed)
+    if not isinstance(healed, dict):
+        return {}
+    return {
+        str(step): {str(k): v for k, v in found.items() if isinstance(v, str)}
+        for step, found in healed.items()
+        if isinstance(found, dict)
+    }
 
 
 def _mark_stale(

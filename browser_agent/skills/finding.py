@@ -163,6 +163,10 @@ async def _await_any(
     button that sends the form. The selector to go on with, and the seconds waited."""
     expected = target.name if name is None else name
     stages = [s for _how, s in heal_stages(target)] if healing else []
+    repairs = repair_scope().repairs
+    if healing and repairs is not None:  # what earlier runs healed it to: no full wait
+        known = repairs.known.get(str(target.step), {})
+        stages += [known[target.selector]] if target.selector in known else []
     asked = name is not None and named(target, expected)
     marks = by_marks(target.role, expected) if asked else None
     texted = same_text(target) if name is None else None

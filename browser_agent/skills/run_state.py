@@ -49,6 +49,9 @@ class Repairs:
     helper: StepHelper | None = None
     done: list[Repair] = field(default_factory=list)
     renamed_only: bool = False
+    # step (as text) -> {recorded selector: healed}: what earlier runs healed it to, waited
+    # for beside the recorded one (healing still decides what the element is)
+    known: dict[str, dict[str, str]] = field(default_factory=dict)
 
     def kept(self) -> dict[str, dict[str, str]]:
         """Healed selectors for the skill's next version: step -> {recorded: healed}."""
@@ -111,11 +114,16 @@ def repair_scope() -> RepairScope:
 
 
 @contextmanager
-def repairing(helper: StepHelper | None = None, *, renamed_only: bool = False) -> Iterator[Repairs]:
+def repairing(
+    helper: StepHelper | None = None,
+    *,
+    renamed_only: bool = False,
+    known: dict[str, dict[str, str]] | None = None,
+) -> Iterator[Repairs]:
     """Skills called inside the block heal stale selectors (and ask ``helper`` when healing
-    fails; with ``renamed_only``, only relabelled controls: see Repairs); outside it, as in
-    validation, a stale selector always stops the skill."""
-    repairs = Repairs(helper, renamed_only=renamed_only)
+    fails; with ``renamed_only``, only relabelled controls; ``known``: see Repairs);
+    outside it, as in validation, a stale selector always stops the skill."""
+    repairs = Repairs(helper, renamed_only=renamed_only, known=known or {})
     token = _scope.set(replace(_scope.get(), repairs=repairs))
     try:
         yield repairs
