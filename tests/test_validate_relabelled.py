@@ -20,8 +20,10 @@ from playwright.async_api import Browser
 
 from browser_agent.browser.session import browser_session
 from browser_agent.planner.skill_call import run_skill
+from browser_agent.plans.codegen import generate_module
 from browser_agent.plans.plan import ByRoleName, ElementRecord, Param, PlannedStep
 from browser_agent.plans.plan_data import plan_text, read_plan
+from browser_agent.skills.loader import source_hash
 from browser_agent.skills.stored import load_skill
 from browser_agent.store.db import open_store
 from browser_agent.store.models import Skill
@@ -37,21 +39,27 @@ EDIT = {"en": "Edit this page", "de": "Diese Seite bearbeiten"}
 
 class _Wiki(BaseHTTPRequestHandler):
     """/wiki/ lists the pages; /wiki/<title> has the page's edit link at the top and the
-    sidebar's own edit link below, both named alike; /wiki/<title>/edit is an editor."""
+    sidebar's own edit link below, both named alike, and a link that deletes the page;
+    /wiki/<title>/edit is an editor, /wiki/<title>/delete deletes it and lists the rest."""
 
     lang = "en"
+    pages: list[str] = []
 
     def do_GET(self) -> None:  # noqa: N802
         parts = [part for part in self.path.split("/") if part]
         edit = EDIT[self.lang]
+        if parts[-1] == "delete" and parts[1] in self.pages:
+            self.pages.remove(parts[1])
+            parts = parts[:1]
         if len(parts) == 1:
-            links = "".join(f'<li><a href="/wiki/{t}">{t}</a></li>' for t in PAGES)
+            links = "".join(f'<li><a href="/wiki/{t}">{t}</a></li>' for t in self.pages)
             body = f"<title>Pages</title><h1>Pages</h1><ul>{links}</ul>"
         elif len(parts) == 2:
             body = (
                 f'<title>{parts[1]}</title><main><div class="contextual"><a href="/wiki/'
                 f'{parts[1]}/edit">{edit}</a></div><h1>{parts[1]}</h1><p>A page.</p></main>'
                 f'<aside><h2>Sidebar</h2><a href="/wiki/sidebar/edit">{edit}</a></aside>'
+                f'<a href="/wiki/{parts[1]}/delete">Delete this page</a>'
             )
         else:
             body = f"<title>Editing {parts[1]}</title><h1>Editing {parts[1]}</h1>"
@@ -68,6 +76,7 @@ class _Wiki(BaseHTTPRequestHandler):
 
 @pytest.fixture
 def wiki() -> Iterator[str]:
+    _Wiki.pages = list(PAGES)
     server = ThreadingHTTPServer(("127.0.0.1", 0), _Wiki)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     yield f"http://127.0.0.1:{server.server_address[1]}"
@@ -188,3 +197,44 @@ async def test_a_run_waits_for_the_control_as_an_earlier_run_healed_it_not_for_t
     (repair,) = outcome.repairs
     assert repair.renamed and repair.found == relabelled
     assert took < 30, f"the run waited {took:.0f} s for a link that no longer bears its name"
+
+
+async def test_a_removal_is_never_replayed_on_what_the_site_listed_beside_its_example(
+    wiki: str, browser: Browser, tmp_path: Path
+) -> None:
+    """Validation replays a removal on the example's own page (harvested as removed, here
+    still there), never on Osprey, which the wiki listed beside it: that would delete it."""
+    title = Param("title", "the page's title", "Kestrel")
+    page = ElementRecord('role=link[name="Kestrel"]', "link", "Kestrel", "a", "Kestrel",
+                         {"href": "/wiki/Kestrel"})  # fmt: skip
+    delete = ElementRecord('role=link[name="Delete this page"]', "link", "Delete this page",
+                           "a", "Delete this page", {"href": "/wiki/Kestrel/delete"})  # fmt: skip
+    steps = [
+        opening(f"{wiki}/wiki/"),
+        PlannedStep(
+            "click",
+            {"selector": ByRoleName("link", title)},
+            {"selector": page},
+            navigated_to="/wiki/Kestrel",
+        ),  # fmt: skip
+        PlannedStep(
+            "click",
+            {"selector": delete.selector},
+            {"selector": delete},
+            navigated_to="/wiki/Kestrel/delete",
+        ),  # fmt: skip
+    ]
+    skill = planned_skill(
+        "delete_wiki_page", 'delete the wiki page "{title}"', steps, params=[title],
+        start_url=f"{wiki}/wiki/", status="healthy", expected_end="/wiki/Kestrel/delete",
+        example_args=json.dumps({"title": "Kestrel"}),
+    )  # fmt: skip
+    plan = read_plan(skill.plan)
+    plan.command, plan.listed = 'delete the wiki page "Kestrel"', {"title": ["Osprey"]}
+    skill.plan, skill.source = plan_text(plan), generate_module(plan, skill.name)
+    skill.source_hash = source_hash(skill.source)
+    settings = workspace_settings(tmp_path / "workspace")
+    add_version(open_store(settings), skill)
+    report = await run_validation(settings, ["delete_wiki_page"], browser=browser)
+    assert "Osprey" in _Wiki.pages, report.checked
+    assert "Kestrel" not in _Wiki.pages, report.checked  # the example's own was replayed

@@ -13,6 +13,7 @@ from urllib.parse import urlsplit
 
 from playwright.async_api import Browser
 
+from browser_agent.asks import asks
 from browser_agent.browser.awaiting import paced
 from browser_agent.browser.session import BrowserSession, browser_session
 from browser_agent.browser.tracing import tracing_started, tracing_stopped
@@ -147,7 +148,8 @@ async def replay(
     code = made_code(skill, settings.workspace)
     arguments = fresh_arguments(code, example)
     kept_listed = listed is None
-    offered = site_values(arguments, example, plan_listed(skill) if kept_listed else listed)
+    listed = plan_listed(skill) if kept_listed else listed
+    offered = [] if removes(skill) else site_values(arguments, example, listed)
     kept = {"trace_path": trace_path, "screenshot_dir": screenshot_dir}
     outcome = await _fresh_run(run, code, example, arguments, offered, speculated or {}, kept)
     at_speculated = outcome.step in (speculated or {})
@@ -174,6 +176,16 @@ async def replay(
         outcome = await _on_made_state(skill, function, example, found, made) or outcome
     outcome.seconds = time.perf_counter() - started
     return outcome
+
+
+def removes(skill: Skill | SkillRow) -> bool:
+    """Whether the skill's command removes what it names: it is never replayed on the
+    other things the site listed beside it (it would remove them)."""
+    try:
+        command = read_plan(skill.plan).command if skill.plan else ""
+    except PlanInvalid:
+        return True
+    return any(ask.kind == "remove" for ask in asks(command))
 
 
 def plan_listed(skill: Skill | SkillRow) -> dict[str, list[str]]:
