@@ -174,6 +174,20 @@ async def test_a_page_the_wiki_listed_at_harvest_and_since_deleted_refutes_nothi
     assert [(c.verdict, c.error) for c in report.checked] == [("healthy", None)]
 
 
+async def test_every_page_listed_at_harvest_is_tried_when_the_first_are_gone(
+    wiki: str, browser: Browser, tmp_path: Path
+) -> None:
+    settings = workspace_settings(tmp_path / "workspace")
+    engine = open_store(settings)
+    listed = ("Albatross", "Petrel", "Osprey")  # two deleted since, the third still there
+    add_version(engine, edit_page_skill(f"{wiki}/wiki/", listed=listed))
+    _Wiki.lang = "de"
+    report = await run_validation(settings, ["edit_wiki_page"], browser=browser)
+    (checked,) = report.checked
+    assert checked.verdict == "stale", checked
+    assert "with title='Osprey'" in (checked.error or "")
+
+
 async def test_a_run_waits_for_the_control_as_an_earlier_run_healed_it_not_for_the_timeout(
     wiki: str, browser: Browser, tmp_path: Path
 ) -> None:

@@ -149,7 +149,9 @@ async def replay(
     arguments = fresh_arguments(code, example)
     kept_listed = listed is None
     listed = plan_listed(skill) if kept_listed else listed
-    offered = [] if removes(skill) else site_values(arguments, example, listed)
+    # names kept since the harvest: each may be gone since, so every one is tried
+    most = 3 if kept_listed else 2
+    offered = [] if removes(skill) else site_values(arguments, example, listed, most)
     kept = {"trace_path": trace_path, "screenshot_dir": screenshot_dir}
     outcome = await _fresh_run(run, code, example, arguments, offered, speculated or {}, kept)
     at_speculated = outcome.step in (speculated or {})
@@ -198,15 +200,19 @@ def plan_listed(skill: Skill | SkillRow) -> dict[str, list[str]]:
 
 
 def site_values(
-    arguments: dict[str, Any], example: Mapping[str, Any], listed: Mapping[str, Sequence[str]]
+    arguments: dict[str, Any],
+    example: Mapping[str, Any],
+    listed: Mapping[str, Sequence[str]],
+    most: int = 2,
 ) -> list[dict[str, Any]]:
     """The arguments with each parameter that names an element (kept at its example by
-    fresh) set to another name the site listed beside it, one set per listed name."""
+    fresh) set to another name the site listed beside it, one set per listed name, at
+    ``most`` sets."""
     names = [n for n in listed if n in arguments and arguments[n] == example.get(n)]
     rounds = max((len(listed[n]) for n in names), default=0)
     return [
         {**arguments, **{n: listed[n][i] for n in names if i < len(listed[n])}}
-        for i in range(min(rounds, 2))
+        for i in range(min(rounds, most))
     ]
 
 
