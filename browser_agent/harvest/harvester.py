@@ -45,7 +45,7 @@ from browser_agent.plans.plan_data import plan_text
 from browser_agent.settings import Settings
 from browser_agent.skills.loader import SkillLoadError, source_hash
 from browser_agent.skills.logins import relogin
-from browser_agent.skills.replay import Replay, relative, removes, replay
+from browser_agent.skills.replay import Replay, relative, replay
 from browser_agent.skills.stored import load_skill, made_code
 from browser_agent.store.candidates import VERIFICATION, earn_place
 from browser_agent.store.connection import Store
@@ -438,7 +438,7 @@ async def _verify(
         )
         passed, error, made_by = outcome.passed, outcome.error, outcome.made_by
         result.readings = [_borne(n, reading, outcome) for n, reading in speculated.items()]
-        result.readings += [_listed(name, outcome, removes(skill)) for name in listed]
+        result.readings += [_listed(name, outcome) for name in listed]
         result.named = list(outcome.only_example)
         fresh_failed = not passed and outcome.fresh_tried and outcome.step in speculated
         result.refuted = [outcome.step] if fresh_failed and outcome.step else []
@@ -499,11 +499,8 @@ def _borne(step: int, reading: str, outcome: Replay) -> str:
     return f"step {step}: {reading}: not borne out (the replay failed: {outcome.error})"
 
 
-def _listed(name: str, outcome: Replay, removal: bool) -> str:
-    """What the verifying replay made of a parameter replayed with a value the site listed
-    (a removal is not: it would remove it)."""
-    if removal:
-        return f"{name}: not replayed on what the site listed (the skill would remove it)"
+def _listed(name: str, outcome: Replay) -> str:
+    """What the verifying replay made of a parameter replayed with a value the site listed."""
     used = (outcome.arguments or {}).get(name)
     if outcome.passed and outcome.fresh:
         return f"{name}: a value the site listed ({used!r}) did the command too"

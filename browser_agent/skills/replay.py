@@ -151,7 +151,10 @@ async def replay(
     listed = plan_listed(skill) if kept_listed else listed
     # names kept since the harvest: each may be gone since, so every one is tried
     most = 3 if kept_listed else 2
-    offered = [] if removes(skill) else site_values(arguments, example, listed, most)
+    # a validation never removes what the site listed (the harvest's replay may: the
+    # example is gone, and the run was a removal the person asked for just now)
+    removal = kept_listed and removes(skill)
+    offered = [] if removal else site_values(arguments, example, listed, most)
     kept = {"trace_path": trace_path, "screenshot_dir": screenshot_dir}
     outcome = await _fresh_run(run, code, example, arguments, offered, speculated or {}, kept)
     at_speculated = outcome.step in (speculated or {})
@@ -181,8 +184,8 @@ async def replay(
 
 
 def removes(skill: Skill | SkillRow) -> bool:
-    """Whether the skill's command removes what it names: it is never replayed on the
-    other things the site listed beside it (it would remove them)."""
+    """Whether the skill's command removes what it names: validation never replays it on
+    the other things the site listed beside it (it would remove them)."""
     try:
         command = read_plan(skill.plan).command if skill.plan else ""
     except PlanInvalid:
