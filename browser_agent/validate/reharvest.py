@@ -165,7 +165,7 @@ async def heals_in_place(skill: Skill, settings: Settings, engine: Engine, place
         return ""
     error = skill.last_error or "stale"
     mark_stale(engine, skill.id, error, json.dumps(healed), healed_in_place=True)
-    steps = ", ".join(str(repair.step) for repair in repairs.done)
+    steps = ", ".join(str(step) for step in sorted({repair.step for repair in repairs.done}))
     return (
         f" A run finds step {steps} again by what it is, relabelled, and does the command: "
         "the skill stays routed until `validate --reharvest` writes the version naming it so."
