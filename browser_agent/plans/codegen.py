@@ -10,6 +10,7 @@ from __future__ import annotations
 import inspect
 import keyword
 import re
+from collections.abc import Callable, Sequence
 from functools import cache
 from typing import Any
 from urllib.parse import unquote_plus, urlsplit
@@ -122,23 +123,37 @@ def _one_per_line(count: int, index: int, indent: str = "    ") -> cst.Comma:
 def _url(value: BuiltUrl, start_url: str) -> cst.BaseExpression:
     """The address built from its pieces, each parameter URL-quoted; on the start page's
     site, joined to ``start_url`` so the skill follows the site wherever it is served."""
-    parts: list[cst.BaseExpression] = []
+    return built_address(
+        value.parts, start_url, lambda param: identifier(param.name), cst.Name("start_url")
+    )
+
+
+def built_address(
+    parts: Sequence[str | Param],
+    start_url: str,
+    param_value: Callable[[Param], cst.BaseExpression],
+    base: cst.BaseExpression,
+) -> cst.BaseExpression:
+    """``parts`` added up, each parameter's ``param_value`` URL-quoted; a first piece on the
+    start page's site is made relative and joined to ``base`` (the start page as the made
+    code knows it), so the code follows the site wherever it is served."""
     origin = "{0.scheme}://{0.netloc}".format(urlsplit(start_url))
+    pieces: list[cst.BaseExpression] = []
     joined = False
-    for index, piece in enumerate(value.parts):
-        if isinstance(piece, str):
-            if index == 0 and start_url and piece.startswith(origin + "/"):
-                piece, joined = piece[len(origin) :], True
-            parts.append(string(piece))
-        else:
-            name = identifier(piece.name)
-            parts.append(parse_template_expression("quote(str({name}), safe='')", name=name))
-    built = parts[0]
-    for part in parts[1:]:
-        built = cst.BinaryOperation(built, cst.Add(), part)
+    for index, part in enumerate(parts):
+        if isinstance(part, Param):
+            value = param_value(part)
+            pieces.append(parse_template_expression("quote(str({v}), safe='')", v=value))
+            continue
+        if index == 0 and start_url and part.startswith(origin + "/"):
+            part, joined = part[len(origin) :], True
+        pieces.append(string(part))
+    built = pieces[0]
+    for piece in pieces[1:]:
+        built = cst.BinaryOperation(built, cst.Add(), piece)
     if not joined:
         return built
-    return parse_template_expression("urljoin(start_url, {path})", path=built)
+    return parse_template_expression("urljoin({base}, {path})", base=base, path=built)
 
 
 def _value(value: Any) -> cst.BaseExpression:

@@ -13,13 +13,13 @@ from __future__ import annotations
 import json
 import re
 from typing import TYPE_CHECKING, Any
-from urllib.parse import urlsplit
 
 import libcst as cst
 from libcst.helpers import parse_template_expression, parse_template_statement
 
 from browser_agent.errors import UserError
 from browser_agent.plans.codegen import (
+    built_address,
     docstring,
     identifier,
     keyword_arg,
@@ -150,26 +150,11 @@ def _kind(value: Any) -> str:
 def _url(value: Any, start_url: str) -> cst.BaseExpression:
     """An address to open: the start page, or built from its pieces (each parameter
     URL-quoted), joined to ``--start-url`` when it is on the start page's site."""
+    start = cst.Attribute(cst.Name("args"), cst.Name("start_url"))
     if isinstance(value, Param) and value.name == START_URL:
-        return cst.Attribute(cst.Name("args"), cst.Name("start_url"))
+        return start
     parts = value.parts if isinstance(value, BuiltUrl) else [value]
-    origin = "{0.scheme}://{0.netloc}".format(urlsplit(start_url))
-    pieces: list[cst.BaseExpression] = []
-    joined = False
-    for index, part in enumerate(parts):
-        if isinstance(part, Param):
-            quoted = parse_template_expression("quote(str({v}), safe='')", v=_arg(part))
-            pieces.append(quoted)
-            continue
-        if index == 0 and part.startswith(origin + "/"):
-            part, joined = part[len(origin) :], True
-        pieces.append(string(part))
-    built = pieces[0]
-    for piece in pieces[1:]:
-        built = cst.BinaryOperation(built, cst.Add(), piece)
-    if not joined:
-        return built
-    return parse_template_expression("urljoin(args.start_url, {path})", path=built)
+    return built_address(parts, start_url, _arg, start)
 
 
 def _locator(step: PlannedStep, key: str, number: int) -> cst.BaseExpression:
