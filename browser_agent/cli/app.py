@@ -4,6 +4,7 @@ in the order ``--help`` lists them, and the process's quick end."""
 from __future__ import annotations
 
 import gc
+import importlib
 import os
 import sys
 from pathlib import Path
@@ -11,54 +12,76 @@ from typing import Annotated
 
 import typer
 
-# Only what `--help` needs is imported here: the settings (pydantic), the browser, the
-# store, the planner, the harvester and the model clients load inside the commands that
-# use them, so `--help` and a routed run start fast.
-from browser_agent.cli.batch import batch_command
 from browser_agent.cli.checked_settings import checked_settings
-from browser_agent.cli.db import db_app
-from browser_agent.cli.feedback import feedback_app
 from browser_agent.cli.group import OneLineErrors
-from browser_agent.cli.harvest import harvest_command
-from browser_agent.cli.info import info, package_version
-from browser_agent.cli.mcp import mcp_command
-from browser_agent.cli.memory import app as memory_app
-from browser_agent.cli.pages import demo_site, dom
-from browser_agent.cli.record import record_command
-from browser_agent.cli.run import demo, run
-from browser_agent.cli.runs import runs, show
-from browser_agent.cli.serve import serve_command
-from browser_agent.cli.skills import skills_app
-from browser_agent.cli.teach import teach_command
-from browser_agent.cli.validate import validate_command
-from browser_agent.cli.watch import app as watch_app
+from browser_agent.cli.info import package_version
 from browser_agent.names import ENV_PREFIX
 
-app = typer.Typer(
-    cls=OneLineErrors,
-    help="A browser agent that carries out web commands and learns skills from its runs.",
-    no_args_is_help=True,
-    context_settings={"help_option_names": ["-h", "--help"]},
+# Every command in the order ``--help`` lists them: (name, module, attribute, help of a
+# group of commands). A command's module is imported only when the group is built with it,
+# so a command line loads only the modules of the command it runs (the settings, browser,
+# store, planner, harvester and model clients load inside the commands that use them).
+COMMANDS: tuple[tuple[str, str, str, str | None], ...] = (
+    ("memory", "browser_agent.cli.memory", "app", None),
+    ("harvest", "browser_agent.cli.harvest", "harvest_command", None),
+    ("skills", "browser_agent.cli.skills", "skills_app", None),
+    ("validate", "browser_agent.cli.validate", "validate_command", None),
+    ("record", "browser_agent.cli.record", "record_command", None),
+    ("teach", "browser_agent.cli.teach", "teach_command", None),
+    ("serve", "browser_agent.cli.serve", "serve_command", None),
+    ("batch", "browser_agent.cli.batch", "batch_command", None),
+    ("watch", "browser_agent.cli.watch", "app", None),
+    ("db", "browser_agent.cli.db", "db_app", "The store's schema revision; upgrading it."),
+    ("feedback", "browser_agent.cli.feedback", "feedback_app", None),
+    ("mcp", "browser_agent.cli.mcp", "mcp_command", None),
+    ("demo-site", "browser_agent.cli.pages", "demo_site", None),
+    ("dom", "browser_agent.cli.pages", "dom", None),
+    ("run", "browser_agent.cli.run", "run", None),
+    ("demo", "browser_agent.cli.run", "demo", None),
+    ("runs", "browser_agent.cli.runs", "runs", None),
+    ("show", "browser_agent.cli.runs", "show", None),
+    ("info", "browser_agent.cli.info", "info", None),
 )
-app.add_typer(memory_app, name="memory")
-app.command("harvest")(harvest_command)
-app.add_typer(skills_app, name="skills")
-app.command("validate")(validate_command)
-app.command("record")(record_command)
-app.command("teach")(teach_command)
-app.command("serve")(serve_command)
-app.command("batch")(batch_command)
-app.add_typer(watch_app, name="watch")
-app.add_typer(db_app, name="db", help="The store's schema revision; upgrading it.")
-app.add_typer(feedback_app, name="feedback")
-app.command("mcp")(mcp_command)
-app.command("demo-site")(demo_site)
-app.command()(dom)
-app.command()(run)
-app.command()(demo)
-app.command()(runs)
-app.command()(show)
-app.command()(info)
+# The global options that take a value: what follows them is not a command's name.
+GLOBAL_VALUES = ("--workspace", "--browser-endpoint")
+
+
+def command_line(only: str | None = None) -> typer.Typer:
+    """The command group with every command, or with only the one named ``only``."""
+    group = typer.Typer(
+        cls=OneLineErrors,
+        help="A browser agent that carries out web commands and learns skills from its runs.",
+        no_args_is_help=True,
+        context_settings={"help_option_names": ["-h", "--help"]},
+    )
+    group.callback()(main)
+    for name, module, attribute, help_text in COMMANDS:
+        if only is not None and name != only:
+            continue
+        target = getattr(importlib.import_module(module), attribute)
+        if isinstance(target, typer.Typer):
+            group.add_typer(target, name=name, **({"help": help_text} if help_text else {}))
+        else:
+            group.command(name)(target)
+    return group
+
+
+def named_command(arguments: list[str]) -> str | None:
+    """The command these arguments run, when they name one and ask for nothing else of the
+    whole group (its help, its version, a shell's completion); else None."""
+    if os.environ.get("_BROWSER_AGENT_COMPLETE"):
+        return None
+    value_next = False
+    for argument in arguments:
+        if value_next:
+            value_next = False
+        elif argument in GLOBAL_VALUES:
+            value_next = True
+        elif not argument.startswith("-"):
+            return argument if argument in {c[0] for c in COMMANDS} else None
+        elif argument.split("=", 1)[0] not in GLOBAL_VALUES + ("--debug",):
+            return None  # --help, --version, or a mistake the whole group answers
+    return None
 
 
 def _print_version(asked: bool) -> None:
@@ -68,7 +91,6 @@ def _print_version(asked: bool) -> None:
         raise typer.Exit()
 
 
-@app.callback()
 def main(
     ctx: typer.Context,
     workspace: Annotated[
@@ -126,13 +148,14 @@ def _set_env_while_running(ctx: typer.Context, name: str, value: str) -> None:
 
 
 def entry() -> None:
-    """The ``browser-agent`` command: ``app``, then a quick end of the process.
+    """The ``browser-agent`` command: the command group, built with only the command the
+    arguments name (all of them for the group's help), then a quick end of the process.
 
     What the command line has loaded lives until the process ends, so it is frozen out of
     the garbage collector's passes first: a routed run spent 50 ms collecting it again."""
     gc.freeze()
     try:
-        app()
+        command_line(named_command(sys.argv[1:]))()
     finally:
         _before_exit()
 
@@ -148,6 +171,14 @@ def _before_exit() -> None:
     if db is not None:
         db.close_engines()
     gc.freeze()
+
+
+def __getattr__(name: str) -> typer.Typer:
+    """``app``: the whole command group, built when first asked for (tests, docs)."""
+    if name != "app":
+        raise AttributeError(name)
+    built = globals()["app"] = command_line()
+    return built
 
 
 if __name__ == "__main__":

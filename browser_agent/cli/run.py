@@ -12,8 +12,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-from rich.console import Console
-from rich.markup import escape
 
 from browser_agent.cli.browser_options import (
     AllowDomainOption,
@@ -23,7 +21,7 @@ from browser_agent.cli.browser_options import (
 )
 from browser_agent.cli.checked_settings import checked_settings
 from browser_agent.cli.json_output import print_json
-from browser_agent.cli.terminal import console
+from browser_agent.cli.terminal import console, err_console, escape
 from browser_agent.demo import FIRST_COMMAND, SECOND_COMMAND
 from browser_agent.errors import UserError, one_line
 from browser_agent.llm.choose import make_llm
@@ -48,7 +46,7 @@ def _with_spinner(llm: LLMClient, as_json: bool = False) -> LLMClient:
     """``llm`` showing a spinner on stderr while it answers, on a terminal only."""
     from browser_agent.cli.progress import waiting_for_model
 
-    return waiting_for_model(llm, Console(stderr=True), as_json)
+    return llm if as_json else waiting_for_model(llm, err_console())
 
 
 def _target(arguments: str) -> str:

@@ -4,17 +4,31 @@ printed on it."""
 
 from __future__ import annotations
 
-from rich.console import Console
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # rich loads when a command prints, not for a run that answers in JSON
+    from rich.console import Console
 
 
 def console() -> Console:
     """Standard output."""
+    from rich.console import Console
+
     return Console()
 
 
 def err_console() -> Console:
     """Standard error."""
+    from rich.console import Console
+
     return Console(stderr=True)
+
+
+def escape(text: str) -> str:
+    """``text`` with rich's markup made literal, to be printed as it is."""
+    from rich.markup import escape as escaped
+
+    return escaped(text)
 
 
 def print_source(code: str, on: Console) -> None:
