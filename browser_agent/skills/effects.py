@@ -175,12 +175,14 @@ async def _expect_on_element(
         if selected is not None:
             await _expect_selected(locator, target, selector, selected, seconds)
     except PlaywrightError as exc:
-        raise SkillStale(
-            f"Step {target.step}: its element could not be checked after the step: "
-            f"{str(exc).splitlines()[0]}",
-            step=target.step,
-            selector=selector,
-        ) from exc
+        said = f"its element could not be checked after the step: {str(exc).splitlines()[0]}"
+        raise _stale(target, selector, said) from exc
+
+
+def _stale(target: Target, selector: str, said: str) -> SkillStale:
+    """The staleness of ``target``'s step, found on its element at ``selector``: ``said``
+    after the step's number (what should be and what is)."""
+    return SkillStale(f"Step {target.step}: {said}", step=target.step, selector=selector)
 
 
 async def _expect_value(
@@ -207,10 +209,8 @@ async def _expect_value(
     if not ok:
         secret = kind.lower() == "password" or typed != value
         shown = "the password typed" if secret else f"{wanted!r}; it holds {held!r}"
-        raise SkillStale(
-            f"Step {target.step}: the field should now hold {shown} (waited {seconds:.1f} s).",
-            step=target.step,
-            selector=selector,
+        raise _stale(
+            target, selector, f"the field should now hold {shown} (waited {seconds:.1f} s)."
         )
 
 
@@ -223,13 +223,9 @@ async def _expect_checked(
         return await locator.is_checked() == checked, None
 
     if not (await until(ticked, seconds))[0]:
-        raise SkillStale(
-            f"Step {target.step}: the {target.role} should now be "
-            f"{'ticked' if checked else 'clear'}, but it is not "
-            f"(waited {seconds:.1f} s).",
-            step=target.step,
-            selector=selector,
-        )
+        state = "ticked" if checked else "clear"
+        said = f"the {target.role} should now be {state}, but it is not (waited {seconds:.1f} s)."
+        raise _stale(target, selector, said)
 
 
 async def _expect_selected(
@@ -245,12 +241,8 @@ async def _expect_selected(
 
     ok, seen = await until(chosen, seconds)
     if not ok:
-        raise SkillStale(
-            f"Step {target.step}: {selected!r} should now be chosen, but "
-            f"{seen[1].strip()!r} is (waited {seconds:.1f} s).",
-            step=target.step,
-            selector=selector,
-        )
+        said = f"{selected!r} should now be chosen, but {seen[1].strip()!r} is"
+        raise _stale(target, selector, f"{said} (waited {seconds:.1f} s).")
 
 
 def _same_option(wanted: str, option: str) -> bool:
