@@ -187,11 +187,10 @@ async def run_job(
             secrets=secrets,
         )
     except Exception as exc:
-        if not browser.is_connected():
-            raise BrowserLost(f"the browser went away during job {job.job_id}") from exc
+        _unless_lost(browser, job.job_id, exc)
         raise
-    if outcome.status != "succeeded" and not browser.is_connected():
-        raise BrowserLost(f"the browser went away during job {job.job_id}")
+    if outcome.status != "succeeded":
+        _unless_lost(browser, job.job_id)
     result = JobResult(
         job.job_id,
         job.label,
@@ -230,8 +229,8 @@ async def validate_job(
     checked = await check_skill(
         skill, Job(settings, engine, place, reharvest=False, job_id=job.job_id)
     )
-    if checked.verdict != "healthy" and not browser.is_connected():
-        raise BrowserLost(f"the browser went away during job {job.job_id}")
+    if checked.verdict != "healthy":
+        _unless_lost(browser, job.job_id)
     result = JobResult(
         job.job_id,
         job.skill,
@@ -242,3 +241,10 @@ async def validate_job(
         detail=asdict(checked),
     )
     return record_once(engine, job.job_id, job.batch_id, VALIDATE, result)
+
+
+def _unless_lost(browser: Browser, job_id: str, failure: BaseException | None = None) -> None:
+    """BrowserLost when ``browser`` went away during the job (its ``failure`` then is not
+    the job's own, and the job runs again elsewhere); nothing while it is connected."""
+    if not browser.is_connected():
+        raise BrowserLost(f"the browser went away during job {job_id}") from failure
