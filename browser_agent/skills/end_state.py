@@ -10,8 +10,10 @@ verifying replay, a watch, the pytest plugin). The command is read as end states
 - *X's history / settings / edit page*: X named in its title or headings, and that view
   in its title, headings or address;
 - *create X with Y*: X and every Y shown by the page itself, not only by a form's field
-  still holding them;
-- *edit X to add Y*: Y shown by the page (not only a field), X named;
+  still holding them, unless a fresh load of its address gives them back (an editor that
+  saves in place);
+- *edit X to add Y*: Y shown by the page (not only a field, with the same exception), X
+  named;
 - *remove X*: X no longer listed (a link, a row, an item), and the removal shown: a notice
   naming X, or a list of its kind (items sharing a word with X) without it;
 - *log in as U*: U shown, and no password field left;
@@ -39,6 +41,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from urllib.parse import urldefrag
 
+from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Page
 
 from browser_agent.asks import QUOTED, Ask, asks, quoted
@@ -326,15 +329,61 @@ def _removed(ask: Ask, seen: Seen, before: Seen | None) -> tuple[str, str]:
     return "", f"does not show {ask.target!r} removed (no notice of it, no list of its kind)"
 
 
+def _unsaid(ask: Ask, seen: Seen, hidden: set[str]) -> list[str]:
+    """*create X with Y*, *edit X to add Y*: X and the Ys the page itself does not show."""
+    values = [normal(value) for value in (ask.target, *ask.values)]
+    return [v for v in values if v and v not in hidden and not any(shows(t, v) for t in seen.own)]
+
+
+def _held_only(ask: Ask, seen: Seen, hidden: set[str]) -> list[str]:
+    """The values of a *create* or *edit* clause that the page shows only in its fields
+    (none when it shows them all, or does not hold one of them at all)."""
+    if ask.kind not in ("create", "edit"):
+        return []
+    unsaid = _unsaid(ask, seen, hidden)
+    if all(any(shows(held, value) for held in seen.typed) for value in unsaid):
+        return unsaid
+    return []
+
+
 def _saved(ask: Ask, seen: Seen, hidden: set[str]) -> tuple[str, str]:
     """*create X with Y*, *edit X to add Y*: X and each Y shown by the page itself."""
-    values = [normal(value) for value in (ask.target, *ask.values)]
-    unsaid = [v for v in values if v and v not in hidden and not any(shows(t, v) for t in seen.own)]
+    unsaid = _unsaid(ask, seen, hidden)
     if not unsaid:
         return "", ""
-    if all(any(shows(held, value) for held in seen.typed) for value in unsaid):
+    if _held_only(ask, seen, hidden):
         return "", f"holds {unsaid[0]!r} only in a form's field: it was not saved"
     return "", f"does not show {unsaid[0]!r} (not in its title, headings or text)"
+
+
+# How long a fresh load of an editor's address is given to show what it holds.
+GIVEN_BACK_S = 4.0
+
+
+async def _given_back(seen: Seen, values: list[str]) -> bool:
+    """Whether a fresh load of the final page's address (a tab of its own, a GET) shows
+    or holds every one of ``values``, which the final page holds only in its fields: the
+    application kept them, as an editor that saves in place does ("Update", "Publish"
+    leave the form on screen). A form that was not sent, or was refused, loads again
+    empty or as it was. The fresh page is read until they show, up to GIVEN_BACK_S (an
+    editor may fill its fields by script after the page's load)."""
+
+    async def shown(page: Page) -> bool:
+        waited = 0.0
+        while True:
+            fresh = await read_page(page)
+            kept = [*fresh.own, *fresh.typed]
+            if all(any(shows(text, value) for text in kept) for value in values):
+                return True
+            if waited >= GIVEN_BACK_S:
+                return False
+            await page.wait_for_timeout(500)
+            waited += 0.5
+
+    try:
+        return bool(await session().read_aside(seen.url, shown))
+    except (BrowserError, PlaywrightError):  # no session, or the tab went away
+        return False
 
 
 _NUMBER = re.compile(r"-?\d[\d,]*(?:\.\d+)?")
@@ -459,6 +508,9 @@ async def end_state(
         if ask.kind == "remove":
             before = await _where_it_was(seen, normal(ask.target), acted)
         judged = _check(ask, seen, hidden, before)
+        held = _held_only(ask, seen, hidden)
+        if held and await _given_back(seen, held):
+            judged = ("", "")  # an editor that saved in place
         if judged is not None:
             checked.append(ask)
             wrong, unconfirmed = wrong or judged[0], unconfirmed or judged[1]
