@@ -44,6 +44,14 @@ class ActionError(BrowserAgentError, RuntimeError):
         self.selector = selector
 
 
+def unreadable(exc: OSError | UnicodeDecodeError) -> str:
+    """Why a file could not be read as text, said after its name: "cannot be read (No such
+    file or directory)" or "is not UTF-8 text"; the same words wherever a file is read."""
+    if isinstance(exc, UnicodeDecodeError):
+        return "is not UTF-8 text"
+    return f"cannot be read ({exc.strerror or exc})"
+
+
 def one_line(exc: BaseException) -> str:
     """``exc`` said in one line: the first line of its message (Playwright's go on with a
     call log), else the name of its kind, so what is stored or shown is never empty."""

@@ -30,7 +30,7 @@ from pydantic_settings import (
     TomlConfigSettingsSource,
 )
 
-from browser_agent.errors import UserError
+from browser_agent.errors import UserError, unreadable
 from browser_agent.names import APP_NAME, ENV_PREFIX
 from browser_agent.sites.allow_list import domain_list
 from browser_agent.sites.ports import checked_port
@@ -415,11 +415,11 @@ def read_config(path: Path) -> dict[str, Any]:
             raise SettingsError(f"{CONFIG_ENV} names {path}, which is not a file")
         return {}
     try:
-        values = tomllib.loads(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise SettingsError(f"{path}: the config file cannot be read ({exc.strerror})") from None
-    except UnicodeDecodeError:
-        raise SettingsError(f"{path}: the config file is not UTF-8 text") from None
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise SettingsError(f"{path}: the config file {unreadable(exc)}") from None
+    try:
+        values = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise SettingsError(f"{path}: not valid TOML: {exc}") from None
     unknown = [key for key in values if key not in Settings.model_fields]

@@ -17,7 +17,7 @@ from typing import Any, Literal, NotRequired
 from pydantic import TypeAdapter, ValidationError
 from typing_extensions import TypedDict
 
-from browser_agent.errors import BrowserAgentError
+from browser_agent.errors import BrowserAgentError, unreadable
 
 PROFILES_DIR = "profiles"
 PROFILE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
@@ -79,11 +79,11 @@ def read_storage_state(path: Path) -> dict[str, Any]:
     """The storage state in ``path``, checked against Playwright's format. Raises
     ProfileError saying what is wrong and where, never with a value from the file."""
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise ProfileError(f"cannot read the storage state {path}: {exc.strerror}") from None
-    except UnicodeDecodeError:
-        raise ProfileError(f"the storage state {path} is not UTF-8 text") from None
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ProfileError(f"the storage state {path} {unreadable(exc)}") from None
+    try:
+        data = json.loads(text)
     except json.JSONDecodeError as exc:
         raise ProfileError(
             f"the storage state {path} is not JSON ({exc.msg}, line {exc.lineno})"

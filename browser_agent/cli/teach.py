@@ -10,7 +10,7 @@ from typing import Annotated
 
 import typer
 
-from browser_agent.errors import UserError
+from browser_agent.errors import UserError, unreadable
 
 
 def teach_command(
@@ -46,7 +46,7 @@ def teach_command(
     try:
         text = script.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
-        raise UserError(f"Cannot read {script}: {exc.strerror or exc}") from None
+        raise UserError(f"{script} {unreadable(exc)}") from None
     steps = read_script(text)
     settings = load_settings()
     site = openable(url, settings) if url else None

@@ -9,7 +9,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from browser_agent.errors import UserError
+from browser_agent.errors import UserError, unreadable
 
 _SECRET_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _KEYS = {"command", "url", "secrets"}
@@ -37,10 +37,8 @@ def read_batch(path: Path) -> list[BatchLine]:
         if path.stat().st_size > MAX_BYTES:
             raise BatchFileError(f"{path} is larger than {MAX_BYTES // 2**20} MiB")
         text = path.read_text(encoding="utf-8")
-    except UnicodeDecodeError:
-        raise BatchFileError(f"{path} is not UTF-8 text") from None
-    except OSError as exc:
-        raise BatchFileError(f"cannot read {path}: {exc.strerror or exc}") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise BatchFileError(f"{path} {unreadable(exc)}") from None
     lines = [
         parse_line(number, raw.strip(), path)
         for number, raw in enumerate(text.splitlines(), start=1)

@@ -16,6 +16,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from browser_agent.errors import unreadable
 from browser_agent.harvest import foreign
 from browser_agent.harvest.calls import Call, ChatLog, LogError, problem_with
 from browser_agent.harvest.elements import tag_for_selector
@@ -70,10 +71,8 @@ def read_log(path: Path, command: str | None = None) -> ChatLog:
     says what the run did when the log itself does not (a browser-use history)."""
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise LogError(path, f"cannot be read ({exc.strerror})") from exc
-    except UnicodeDecodeError as exc:
-        raise LogError(path, "is not UTF-8 text") from exc
+    except (OSError, UnicodeDecodeError) as exc:
+        raise LogError(path, unreadable(exc)) from exc
     except json.JSONDecodeError as exc:
         raise LogError(
             path, f"is not valid JSON ({exc.msg}, line {exc.lineno}); truncated?"
