@@ -11,6 +11,10 @@ none, and a value its command names as a ``{NAME}`` secret is given as
 - the first instance: the planner's run, harvested when the app's check says it is done;
   else a person (Playwright) shows it once through the product's recorder
   (``record_session``), saved as a run and harvested ("taught"), or the harvest's refusal;
+- with ``--local``, one more first instance on values of its own, skills off, planned by
+  the language model ``scripts/local_model.sh`` serves on 127.0.0.1 (started, and stopped
+  at the end, by the bench when none is running), with the settings that script prints:
+  the "local" column, beside the built-in planner's "first", on the same tasks;
 - N fresh instances with skills (routed = 0 LLM calls), and N more with the planner alone
   (skills off): the same task, each with values of its own, as the apps keep state;
 - after the new look: ``validate`` on the skills (stale or not); each skill run as written
@@ -42,6 +46,8 @@ import sys
 import tempfile
 import time
 from collections import Counter
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -113,10 +119,13 @@ def product(
     use_skills: bool = True,
     task: Task | None = None,
     values: Values | None = None,
+    llm: dict[str, str] | None = None,
 ) -> dict:
     """The product's CLI in the app's workspace; its --json output (or the error said).
-    With a task: its login (none when it starts logged out) and the values' secrets."""
+    With a task: its login (none when it starts logged out) and the values' secrets; with
+    ``llm``: the settings of a model to plan with (else the built-in offline planner)."""
     env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "BROWSER_AGENT_"))}
+    env.update(llm or {})
     if task is None or not task.logged_out:
         env["BROWSER_AGENT_STORAGE_STATE"] = str(app.storage_state)
     if task is not None and values is not None:
@@ -124,7 +133,7 @@ def product(
     env["BROWSER_AGENT_USE_SKILLS"] = "true" if use_skills else "false"
     done = subprocess.run(
         [*CLI, "--workspace", str(workspace), *args, "--json"],
-        capture_output=True, text=True, env=env, timeout=900,
+        capture_output=True, text=True, env=env, timeout=3600 if llm else 900,
     )  # fmt: skip
     try:
         return json.loads(done.stdout)
@@ -137,13 +146,23 @@ def changed_parts(before: dict, after: dict) -> set[str]:
     return {part for part in before if before[part] != after.get(part)}
 
 
-def attempt(workspace: Path, app: Running, task: Task, values: Values, **kw: bool) -> Outcome:
+def attempt(
+    workspace: Path,
+    app: Running,
+    task: Task,
+    values: Values,
+    use_skills: bool = True,
+    llm: dict[str, str] | None = None,
+) -> Outcome:
     """One run of the task's command with these values, judged by the app's check."""
     command = task.command(values)
     before = app.state()
     started = time.monotonic()
     url = app.url + task.start
-    result = product(workspace, app, "run", command, "--url", url, task=task, values=values, **kw)
+    result = product(
+        workspace, app, "run", command, "--url", url,
+        task=task, values=values, use_skills=use_skills, llm=llm,
+    )  # fmt: skip
     seconds = time.monotonic() - started
     final_url = result.get("final_url")
     done = task.check(app, values, final_url)
@@ -237,8 +256,11 @@ def learn(
     return values
 
 
-def bench_app(app_def: App, fresh: int, tasks: list[str] | None, seed: int) -> list[TaskReport]:
-    """Every phase for one app, in a workspace of its own."""
+def bench_app(
+    app_def: App, fresh: int, tasks: list[str] | None, seed: int, llm: dict[str, str] | None
+) -> list[TaskReport]:
+    """Every phase for one app, in a workspace of its own; with ``llm``, a first instance
+    planned by that model too."""
     rng = random.Random(seed)
     workspace = Path(tempfile.mkdtemp(prefix=f"bench-apps-{app_def.name}-"))
     chosen = [t for t in app_def.tasks if not tasks or t.name in tasks]
@@ -252,6 +274,12 @@ def bench_app(app_def: App, fresh: int, tasks: list[str] | None, seed: int) -> l
                 f"  {task.name}: {report.first} -> {report.skill or report.harvest_said}",
                 flush=True,
             )
+            if llm:
+                local = attempt(workspace, app, task, task.generate(rng, app), False, llm)
+                report.runs["local"] = [local]
+                print(f"    local model: {'done' if local.done else 'not done'} "
+                      f"({local.status}, {local.llm_calls} calls, {local.seconds:.0f} s)",
+                      flush=True)  # fmt: skip
             for phase, skills in (("skills", True), ("planner", False)):
                 report.runs[phase] = [
                     attempt(workspace, app, task, task.generate(rng, app), use_skills=skills)
@@ -321,6 +349,31 @@ async def by_hand(workspace: Path, app: Running, task: Task, name: str, values: 
     return said or f"ended on {final}, which the app's check refuses"
 
 
+@contextmanager
+def local_model(protocol: str | None) -> Iterator[dict[str, str] | None]:
+    """The settings of the model scripts/local_model.sh serves (fetched, built and started
+    when missing; stopped at the end if started here), or None without a protocol."""
+    if protocol is None:
+        yield None
+        return
+    script = ["bash", str(ROOT / "scripts/local_model.sh")]
+    said = subprocess.run([*script, "fetch", "build", "start"], capture_output=True, text=True)
+    if said.returncode != 0:
+        sys.exit(f"bench_apps: the local model did not start: {said.stderr.strip()[-300:]}")
+    print(*[line for line in said.stdout.splitlines() if line.startswith("start:")], flush=True)
+    settings = dict(
+        line.removeprefix("export ").split("=", 1)
+        for line in said.stdout.splitlines()
+        if line.startswith("export ")
+    )
+    settings["BROWSER_AGENT_LLM_TEXT_ACTIONS"] = "true" if protocol == "text" else "false"
+    try:
+        yield settings
+    finally:
+        if "running already" not in said.stdout:
+            subprocess.run([*script, "stop"], capture_output=True)
+
+
 def ratio(outcomes: list[Outcome], test) -> str:  # type: ignore[no-untyped-def]
     return f"{sum(1 for o in outcomes if test(o))}/{len(outcomes)}"
 
@@ -328,10 +381,9 @@ def ratio(outcomes: list[Outcome], test) -> str:  # type: ignore[no-untyped-def]
 def table(reports: list[TaskReport]) -> str:
     """The figures, per app and task, then in total."""
     head = (
-        f"{'app/task':24} {'first':16} {'skill':10} {'routed':7} {'0-LLM ok':8} {'planner':7} "
-        f"{'stale':8} {'broken':6} {'f.heal':6} {'after ok':8} {'after 0':7} {'healed':6} "
-        f"{'false+':6} "
-        f"{'wrong':5} {'false-':6} {'unver':5}"
+        f"{'app/task':24} {'first':16} {'local':5} {'skill':10} {'routed':7} {'0-LLM ok':8} "
+        f"{'planner':7} {'stale':8} {'broken':6} {'f.heal':6} {'after ok':8} {'after 0':7} "
+        f"{'healed':6} {'false+':6} {'wrong':5} {'false-':6} {'unver':5}"
     )
     lines = [head, "-" * len(head)]
 
@@ -345,7 +397,9 @@ def table(reports: list[TaskReport]) -> str:
         broken = [r for r in group if r.broken not in ("", "-")]
         false_healthy = sum(1 for r in broken if r.stale.startswith("healthy"))
         return (
-            f"{label:24} {first[:16]:16} {skills:>3}/{len(group):<6} "
+            f"{label:24} {first[:16]:16} "
+            f"{ratio(runs('local'), lambda o: o.done) if runs('local') else '-':5} "
+            f"{skills:>3}/{len(group):<6} "
             f"{ratio(runs('skills'), lambda o: o.routed):7} "
             f"{ratio(runs('skills'), lambda o: o.routed and o.done):8} "
             f"{ratio(runs('planner'), lambda o: o.done):7} "
@@ -398,13 +452,20 @@ def main() -> None:
     parser.add_argument("--fresh", type=int, default=10, help="fresh instances per phase")
     parser.add_argument("--seed", type=int, default=25)
     parser.add_argument("--json", type=Path, help="also write every outcome to this file")
+    parser.add_argument(
+        "--local",
+        choices=("text", "tools"),
+        help="also plan each task's first instance with the model scripts/local_model.sh "
+        "serves, over plain-text actions or native tool calls",
+    )
     args = parser.parse_args()
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))  # the apps' servers stop too
     tasks = [t for t in args.tasks.split(",") if t] or None
     reports: list[TaskReport] = []
     started = time.monotonic()
-    for name in [a for a in args.apps.split(",") if a]:
-        reports += bench_app(load(name), args.fresh, tasks, args.seed)
+    with local_model(args.local) as llm:
+        for name in [a for a in args.apps.split(",") if a]:
+            reports += bench_app(load(name), args.fresh, tasks, args.seed, llm)
     print(f"\n{len(reports)} tasks, {args.fresh} fresh instances per phase, "
           f"{time.monotonic() - started:.0f} s\n")  # fmt: skip
     print(table(reports))
