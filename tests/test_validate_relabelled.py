@@ -36,11 +36,13 @@ from tests.stored_rows import opening, planned_skill
 
 PAGES = ("Kestrel", "Osprey", "Heron")
 EDIT = {"en": "Edit this page", "de": "Diese Seite bearbeiten"}
+DELETE = {"en": "Delete this page", "de": "Diese Seite löschen"}
 
 
 class _Wiki(BaseHTTPRequestHandler):
     """/wiki/ lists the pages; /wiki/<title> has the page's edit link at the top and the
-    sidebar's own edit link below, both named alike, and a link that deletes the page;
+    sidebar's own edit link below, both named alike, a link that deletes the page and a
+    form "Remove" that deletes it by POST (answered with a link back to the pages);
     /wiki/<title>/edit is an editor, /wiki/<title>/delete deletes it and lists the rest."""
 
     lang = "en"
@@ -60,10 +62,21 @@ class _Wiki(BaseHTTPRequestHandler):
                 f'<title>{parts[1]}</title><main><div class="contextual"><a href="/wiki/'
                 f'{parts[1]}/edit">{edit}</a></div><h1>{parts[1]}</h1><p>A page.</p></main>'
                 f'<aside><h2>Sidebar</h2><a href="/wiki/sidebar/edit">{edit}</a></aside>'
-                f'<a href="/wiki/{parts[1]}/delete">Delete this page</a>'
+                f'<a href="/wiki/{parts[1]}/delete">{DELETE[self.lang]}</a>'
+                f'<form method="post" action="/wiki/{parts[1]}/delete"><button>Remove'
+                "</button></form>"
             )
         else:
             body = f"<title>Editing {parts[1]}</title><h1>Editing {parts[1]}</h1>"
+        self._send(body)
+
+    def do_POST(self) -> None:  # noqa: N802
+        parts = [part for part in self.path.split("/") if part]
+        if parts[1] in self.pages:
+            self.pages.remove(parts[1])
+        self._send('<title>Deleted</title><h1>Deleted</h1><a href="/wiki/">Back to pages</a>')
+
+    def _send(self, body: str) -> None:
         data = f'<!doctype html><html lang="{self.lang}">{body}</html>'.encode()
         self.send_response(200)
         self.send_header("Content-Type", "text/html; charset=utf-8")

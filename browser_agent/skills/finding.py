@@ -44,7 +44,7 @@ from browser_agent.skills.naming import (
 )
 from browser_agent.skills.run_state import repair_scope, skill_run
 from browser_agent.skills.selectors import ANY_ROLE
-from browser_agent.skills.targets import SkillNotApplicable, SkillStale, Target
+from browser_agent.skills.targets import SkillNotApplicable, SkillStale, StepHeld, Target
 
 
 async def find(
@@ -68,7 +68,7 @@ async def find(
     run.began[target.step] = (top.url, time.monotonic())
     run.says[target.step] = await page_says(top)
     if nth is not None:
-        return await _find_nth(top, target, nth)
+        return _unless_held(target, await _find_nth(top, target, nth))
     expected = target.name if name is None else name
     doing = target.intent if name is None else f"the {target.role or 'element'} {name!r}"
     await step_group(active.context, f"Step {target.step}: {doing or expected}")
@@ -103,7 +103,7 @@ async def find(
         if name is not None:
             run.named[target.step] = (top.url, selector)
         await _pin_editor(page, target, selector)
-        return selector
+        return _unless_held(target, selector)
     stale = await _unfit(top, target, selector, problem, name)
     if repairs is None:
         raise stale
@@ -118,7 +118,15 @@ async def find(
     if renamed:  # several may bear the new name: chosen among as the next version will
         found = await _choose(page, target, found, renamed[1])
     run.found[target.step] = (page, found)
-    return found
+    return _unless_held(target, found)
+
+
+def _unless_held(target: Target, selector: str) -> str:
+    """``selector``, unless its step is one the running skill only finds (StepHeld)."""
+    held_from = repair_scope().held_from
+    if held_from and target.step >= held_from:
+        raise StepHeld(target.step, selector)
+    return selector
 
 
 async def _reworded(page: Page | Frame, target: Target, asked: str) -> tuple[str, str] | None:

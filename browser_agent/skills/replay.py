@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
-from playwright.async_api import Browser
+from playwright.async_api import Browser, Route
 
 from browser_agent.asks import asks
 from browser_agent.browser.awaiting import paced
@@ -35,7 +35,9 @@ from browser_agent.skills.end_address import same_end, shows_the_same
 from browser_agent.skills.fresh import example_arguments, fresh_arguments, fresh_value
 from browser_agent.skills.loader import SkillFunction, SkillLoadError
 from browser_agent.skills.made_state import Maker, makers
+from browser_agent.skills.run_state import holding_from
 from browser_agent.skills.stored import load_skill, made_code
+from browser_agent.skills.targets import StepHeld
 
 if TYPE_CHECKING:
     from browser_agent.store.models import Skill
@@ -67,6 +69,7 @@ class Replay:
     fresh_tried: bool = False  # it was run on values other than the example's
     # parameters naming an element that did the command only with the example's value
     only_example: list[str] = field(default_factory=list)
+    held: int | None = None  # the step it found the element of and held back (a removal)
 
     def findings(self) -> dict[str, Any]:
         """Where it failed, what it saw and how long it took, as a verdict or a stored
@@ -130,7 +133,9 @@ async def replay(
     the site listed beside it: the skill is replayed with those (the site's own fresh
     values), and one that does its command only with the demonstration's value fails.
     By default they are the ones its plan keeps from its harvest, one of which may since
-    be gone (a page deleted): a value no longer found there refutes nothing."""
+    be gone (a page deleted): a value no longer found there refutes nothing. A removal
+    is replayed on them only with its last step held back (see _removal_held), when its
+    example is gone."""
     started = time.perf_counter()
     secrets = configured() if secrets is None else secrets
     lacking = lacking_secret(skill, secrets)
@@ -179,18 +184,60 @@ async def replay(
             trace_path=None, screenshot_dir=None, pace=pace, relogin=relogin,
         )  # fmt: skip
         outcome = await _on_made_state(skill, function, example, found, made) or outcome
+    if removal and not outcome.passed and outcome.kind == NOT_APPLICABLE:
+        outcome = await _removal_held(run, skill, arguments, example, listed) or outcome
     outcome.seconds = time.perf_counter() - started
     return outcome
 
 
 def removes(skill: Skill | SkillRow) -> bool:
-    """Whether the skill's command removes what it names: validation never replays it on
-    the other things the site listed beside it (it would remove them)."""
+    """Whether the skill's command removes what it names: validation never replays it in
+    full on the other things the site listed beside it (it would remove them)."""
     try:
         command = read_plan(skill.plan).command if skill.plan else ""
     except PlanInvalid:
         return True
     return any(ask.kind == "remove" for ask in asks(command))
+
+
+def last_acting_step(skill: Skill | SkillRow) -> int:
+    """The number of the skill's last step that acts on an element (0: none, or a plan
+    that does not read)."""
+    try:
+        steps = read_plan(skill.plan).steps if skill.plan else []
+    except PlanInvalid:
+        return 0
+    return max((number for number, step in enumerate(steps, 1) if step.targets), default=0)
+
+
+async def _removal_held(
+    run: Callable[..., Awaitable[Replay]],
+    skill: Skill | SkillRow,
+    arguments: dict[str, Any],
+    example: Mapping[str, Any],
+    listed: Mapping[str, Sequence[str]],
+) -> Replay | None:
+    """A removal whose example is gone, replayed on a thing the site listed beside it up
+    to its last step, whose element it finds but does not use, every request other than
+    a GET held back too: nothing is removed, and a step no longer found is still seen
+    stale (once a request was held back, what fails after it refutes nothing). The first
+    such replay that applies (a listed thing may be gone too)."""
+    last = last_acting_step(skill)
+    if not last:
+        return None
+    for values in site_values(arguments, example, listed, 3):
+        outcome = await run(values, held_from=last, trace_path=None, screenshot_dir=None)
+        if outcome.kind == NOT_APPLICABLE:
+            continue
+        outcome.fresh = outcome.fresh_tried = True
+        if not outcome.passed:
+            given = ", ".join(f"{n}={v!r}" for n, v in values.items() if v != arguments.get(n))
+            outcome.error = (
+                f"replayed up to its step {last}, which removes and was held back, with "
+                f"{given} (listed by the site beside its example): {outcome.error}"
+            )
+        return outcome
+    return None
 
 
 def plan_listed(skill: Skill | SkillRow) -> dict[str, list[str]]:
@@ -339,22 +386,31 @@ async def _session_run(
     screenshot_dir: Path | None,
     pace: float,
     relogin: Relogin | None,
+    held_from: int = 0,
 ) -> Replay:
     """One replay with ``arguments`` in a fresh browser context, traced when asked; with no
     allow-list it stays on the sites its arguments and command templates name (or else
     the first one it opens), and nobody is asked about another; once more from the start
-    when it failed on the login page and ``relogin`` logged in again."""
+    when it failed on the login page and ``relogin`` logged in again. With ``held_from``,
+    that step and later ones only find their elements, and no request but a GET or HEAD
+    leaves the browser."""
     traced = trace_path is not None and not types_secret(arguments)
     named = [str(value) for key, value in arguments.items() if key != "start_url"]
     boundary = Boundary.of(arguments.get("start_url"), [*named, skill.command_templates])
     async with browser_session(settings, browser, boundary=boundary) as active:
+        writes: list[str] = []  # the requests held back
+        if held_from:
+            await active.context.route("**/*", partial(_reads_only, writes))
         active.use_secrets(dict(secrets))
         if traced:
             await active.context.tracing.start(screenshots=True, snapshots=True)
             tracing_started(active.context)
-        outcome = await _run(function, arguments, active, skill, screenshot_dir, pace)
+        with holding_from(held_from):
+            outcome = await _run(function, arguments, active, skill, screenshot_dir, pace)
+        if writes and not outcome.passed:  # it did all it could without changing anything
+            outcome = Replay(True, final_url=outcome.final_url, held=outcome.step)
         trace = None
-        if not outcome.passed and relogin is not None:
+        if not outcome.passed and relogin is not None and not held_from:
             if traced:  # logging in types a secret, which a trace would hold: it ends here
                 trace, traced = await _end_trace(active, trace_path, False), False
             if await relogin(skill):
@@ -366,6 +422,16 @@ async def _session_run(
             trace = None
         outcome.arguments, outcome.trace = arguments, trace
     return outcome
+
+
+async def _reads_only(writes: list[str], route: Route) -> None:
+    """Let a GET or HEAD go on (to the session's own checks), hold back any other and
+    note it in ``writes``."""
+    if route.request.method in ("GET", "HEAD"):
+        await route.fallback()
+    else:
+        writes.append(f"{route.request.method} {route.request.url}")
+        await route.abort("blockedbyclient")
 
 
 async def _end_trace(active: BrowserSession, path: Path | None, passed: bool) -> str | None:
@@ -396,6 +462,9 @@ async def _run(
     try:
         with paced(pace):
             await function(**arguments)
+    except StepHeld as held:  # found its element, and changed nothing
+        final = masked_address(active.current_page().url, active.secrets, active.secret_values)
+        return Replay(True, final_url=final, held=held.step)
     except (ActionError, BrowserError) as exc:
         return Replay(
             False,

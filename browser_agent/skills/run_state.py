@@ -88,11 +88,13 @@ class SkillRun:
 @dataclass(frozen=True)
 class RepairScope:
     """What the blocks around a running skill allow it, in this task: the repairs it
-    collects (None: a stale step stops it, as in validation) and the address its steps
-    fall back on (see address.by_address; "" for none)."""
+    collects (None: a stale step stops it, as in validation), the address its steps
+    fall back on (see address.by_address; "" for none) and the step from which it only
+    finds its elements (see holding_from)."""
 
     repairs: Repairs | None = None
     end_address: str = ""
+    held_from: int = 0  # the first step found but not done (0: every step is done)
 
 
 _runs: WeakKeyDictionary[BrowserContext, SkillRun] = WeakKeyDictionary()
@@ -127,6 +129,17 @@ def repairing(
     token = _scope.set(replace(_scope.get(), repairs=repairs))
     try:
         yield repairs
+    finally:
+        _scope.reset(token)
+
+
+@contextmanager
+def holding_from(step: int) -> Iterator[None]:
+    """Skills called inside the block find the element of ``step`` and of every later
+    step, and stop there with StepHeld instead of using it."""
+    token = _scope.set(replace(_scope.get(), held_from=step))
+    try:
+        yield
     finally:
         _scope.reset(token)
 

@@ -1,6 +1,6 @@
 """What a generated step acts on, as recorded when its skill was harvested, and the two ways
 a step can fail to fit the page: stale (the page changed) or not applicable (the command's
-value is not on the page)."""
+value is not on the page); and a step held back, found but not done."""
 
 from __future__ import annotations
 
@@ -50,3 +50,12 @@ class Target:
 # Given the target whose element could not be found, the current page and why it was not
 # found: the selector of the element that does the step instead ("[mmid='12']"), or None.
 StepHelper = Callable[[Target, Page, str], Awaitable[str | None]]
+
+
+class StepHeld(ActionError):
+    """The step's element was found and the step not done: a replay that must change
+    nothing on the site (a removal checked by validation) stops there."""
+
+    def __init__(self, step: int, selector: str) -> None:
+        super().__init__(f"Step {step}: found {selector}, held back", kind="held")
+        self.step = step
