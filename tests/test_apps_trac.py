@@ -160,7 +160,8 @@ async def test_a_removal_through_the_search_is_learnt_on_a_milestone_the_site_li
 ) -> None:
     """The planner removes "Sprint 6" through Trac's search, which lists Sprints 60, 56, 46,
     36, 26 and 16 above it; the milestone is gone, so the skill is replayed on one the
-    search listed beside it, and a fresh removal is routed to it with no model."""
+    search listed beside it up to its removing step, which is held back (no other
+    milestone is removed), and a fresh removal is routed to it with no model."""
     task = TASKS["remove-milestone"]
     settings = settings.with_overrides(storage_state=trac.storage_state)
     engine = open_store(settings)
@@ -169,8 +170,10 @@ async def test_a_removal_through_the_search_is_learnt_on_a_milestone_the_site_li
         browser=browser, engine=engine,
     )  # fmt: skip
     assert task.check(trac, {"name": "Sprint 6"}, solved.final_url), solved.answer
+    milestones = trac.state()["milestone"]
     (made,) = await harvest([Path(solved.log_path)], settings, engine, browser=browser)
     assert made.skill is not None and made.verified, made.error or made.verify_error
+    assert trac.state()["milestone"] == milestones  # checked on one, up to its removal
     routed = await run_command(
         task.command({"name": "Sprint 27"}), FunctionClient(no_llm), settings,
         start_url=trac.url, browser=browser, engine=engine,

@@ -134,8 +134,9 @@ async def replay(
     values), and one that does its command only with the demonstration's value fails.
     By default they are the ones its plan keeps from its harvest, one of which may since
     be gone (a page deleted): a value no longer found there refutes nothing. A removal
-    is replayed on them only with its last step held back (see _removal_held), when its
-    example is gone."""
+    is never replayed to its end: its last step's element is found and not used, and no
+    request but a GET or HEAD leaves the browser (see _session_run); only a thing a maker
+    among ``candidates`` made for it is removed, and that is tried first."""
     started = time.perf_counter()
     secrets = configured() if secrets is None else secrets
     lacking = lacking_secret(skill, secrets)
@@ -146,9 +147,11 @@ async def replay(
         function = load_skill(skill, settings.workspace)
     except SkillLoadError as exc:  # a refused skill is never run
         return Replay(False, error=str(exc))
+    # a replay never removes: a removal's last step is found, not used (see _session_run)
+    held_from = last_acting_step(skill) if removes(skill) else 0
     run = partial(
         _session_run, function, skill=skill, settings=settings, browser=browser,
-        secrets=secrets, pace=pace, relogin=relogin,
+        secrets=secrets, pace=pace, relogin=relogin, held_from=held_from,
     )  # fmt: skip
     code = made_code(skill, settings.workspace)
     arguments = fresh_arguments(code, example)
@@ -156,11 +159,18 @@ async def replay(
     listed = plan_listed(skill) if kept_listed else listed
     # names kept since the harvest: each may be gone since, so every one is tried
     most = 3 if kept_listed else 2
-    # a validation never removes what the site listed (the harvest's replay may: the
-    # example is gone, and the run was a removal the person asked for just now)
-    removal = kept_listed and removes(skill)
-    offered = [] if removal else site_values(arguments, example, listed, most)
+    offered = site_values(arguments, example, listed, most)
     kept = {"trace_path": trace_path, "screenshot_dir": screenshot_dir}
+    made = partial(
+        _session_run, settings=settings, browser=browser, secrets=secrets,
+        trace_path=None, screenshot_dir=None, pace=pace, relogin=relogin,
+    )  # fmt: skip
+    if held_from and candidates:  # a removal: to its end, on a thing made for it
+        found = makers(skill, candidates, settings.workspace, start_url)
+        on_made = await _on_made_state(skill, function, example, found, made)
+        if on_made is not None:
+            on_made.seconds = time.perf_counter() - started
+            return on_made
     outcome = await _fresh_run(run, code, example, arguments, offered, speculated or {}, kept)
     at_speculated = outcome.step in (speculated or {})
     if not outcome.passed and outcome.fresh_tried and (offered or not at_speculated):
@@ -173,26 +183,24 @@ async def replay(
         outcome = await run(again, **kept)
         if not outcome.passed and at_speculated:
             outcome = fresh
+        elif offered and outcome.kind == NOT_APPLICABLE and fresh.kind == BROKEN:
+            outcome = fresh  # the example is gone; a thing the site lists met a broken step
+            site = {n: v for n, v in (fresh.arguments or {}).items() if v != again.get(n)}
+            outcome.error = f"with {_given(site)} (listed by the site): {fresh.error}"
         elif outcome.passed and offered and not (kept_listed and fresh.kind == NOT_APPLICABLE):
             tried = fresh.arguments or offered[-1]
             site = {name: v for name, v in tried.items() if v != arguments.get(name)}
             outcome = _only_on_example(fresh, await _failing_alone(run, again, site))
-    if not outcome.passed and outcome.kind == NOT_APPLICABLE and candidates:
+    if not outcome.passed and outcome.kind == NOT_APPLICABLE and candidates and not held_from:
         found = makers(skill, candidates, settings.workspace, start_url)
-        made = partial(
-            _session_run, settings=settings, browser=browser, secrets=secrets,
-            trace_path=None, screenshot_dir=None, pace=pace, relogin=relogin,
-        )  # fmt: skip
         outcome = await _on_made_state(skill, function, example, found, made) or outcome
-    if removal and not outcome.passed and outcome.kind == NOT_APPLICABLE:
-        outcome = await _removal_held(run, skill, arguments, example, listed) or outcome
     outcome.seconds = time.perf_counter() - started
     return outcome
 
 
 def removes(skill: Skill | SkillRow) -> bool:
-    """Whether the skill's command removes what it names: validation never replays it in
-    full on the other things the site listed beside it (it would remove them)."""
+    """Whether the skill's command removes what it names: a replay of it is held back
+    before its last step (it would remove the thing, or one the site listed beside it)."""
     try:
         command = read_plan(skill.plan).command if skill.plan else ""
     except PlanInvalid:
@@ -208,36 +216,6 @@ def last_acting_step(skill: Skill | SkillRow) -> int:
     except PlanInvalid:
         return 0
     return max((number for number, step in enumerate(steps, 1) if step.targets), default=0)
-
-
-async def _removal_held(
-    run: Callable[..., Awaitable[Replay]],
-    skill: Skill | SkillRow,
-    arguments: dict[str, Any],
-    example: Mapping[str, Any],
-    listed: Mapping[str, Sequence[str]],
-) -> Replay | None:
-    """A removal whose example is gone, replayed on a thing the site listed beside it up
-    to its last step, whose element it finds but does not use, every request other than
-    a GET held back too: nothing is removed, and a step no longer found is still seen
-    stale (once a request was held back, what fails after it refutes nothing). The first
-    such replay that applies (a listed thing may be gone too)."""
-    last = last_acting_step(skill)
-    if not last:
-        return None
-    for values in site_values(arguments, example, listed, 3):
-        outcome = await run(values, held_from=last, trace_path=None, screenshot_dir=None)
-        if outcome.kind == NOT_APPLICABLE:
-            continue
-        outcome.fresh = outcome.fresh_tried = True
-        if not outcome.passed:
-            given = ", ".join(f"{n}={v!r}" for n, v in values.items() if v != arguments.get(n))
-            outcome.error = (
-                f"replayed up to its step {last}, which removes and was held back, with "
-                f"{given} (listed by the site beside its example): {outcome.error}"
-            )
-        return outcome
-    return None
 
 
 def plan_listed(skill: Skill | SkillRow) -> dict[str, list[str]]:
@@ -340,12 +318,16 @@ async def _failing_alone(
     return failing or site
 
 
+def _given(values: Mapping[str, Any]) -> str:
+    """Arguments as a verdict names them: ``title='Osprey', page=2``."""
+    return ", ".join(f"{name}={value!r}" for name, value in values.items())
+
+
 def _only_on_example(fresh: Replay, site: Mapping[str, Any]) -> Replay:
     """The verdict on a skill that did its command with the demonstration's value but not
     with others the site listed beside it (``site``): not verified, saying with which."""
-    given = ", ".join(f"{name}={value!r}" for name, value in site.items())
     fresh.error = (
-        f"it did its command only with the demonstration's values: with {given} (listed "
+        f"it did its command only with the demonstration's values: with {_given(site)} (listed "
         f"by the site beside them) {fresh.error}"
     )
     fresh.kind = BROKEN
@@ -409,6 +391,10 @@ async def _session_run(
             outcome = await _run(function, arguments, active, skill, screenshot_dir, pace)
         if writes and not outcome.passed:  # it did all it could without changing anything
             outcome = Replay(True, final_url=outcome.final_url, held=outcome.step)
+        if held_from and not outcome.passed:
+            outcome.error = (
+                f"replayed with its removing step {held_from} held back: {outcome.error}"
+            )
         trace = None
         if not outcome.passed and relogin is not None and not held_from:
             if traced:  # logging in types a secret, which a trace would hold: it ends here
