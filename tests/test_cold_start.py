@@ -87,6 +87,7 @@ def test_a_routed_run_loads_no_model_client_and_no_orm(tmp_path: Path) -> None:
         "genai_prices",  # a run that called no model costs nothing: no price map to load
         "rich",  # it answers in JSON: nothing is drawn on a terminal
         "browser_agent.cli.harvest",  # only the command it runs is built
+        "browser_agent.skills.replay",  # replays are validation's; its login was not renewed
     ):
         assert module not in imported, module
     assert (tmp_path / "workspace" / "browser_agent.db").is_file()

@@ -25,7 +25,6 @@ from browser_agent.browser.session import session
 from browser_agent.errors import ActionError, BrowserError
 from browser_agent.secrets import how_to_set, missing
 from browser_agent.skills.loader import SkillFunction
-from browser_agent.skills.replay import Relogin
 from browser_agent.skills.stored import load_skill
 from browser_agent.store.connection import Store
 from browser_agent.store.health import recorded_pace
@@ -33,6 +32,7 @@ from browser_agent.store.rows import SkillRow
 from browser_agent.store.skill_use import current_skills, loads
 
 if TYPE_CHECKING:
+    from browser_agent.skills.replay import Relogin
     from browser_agent.store.models import Skill
 
 #: Runs the login skill (its row, loaded function and arguments); whether it finished.
