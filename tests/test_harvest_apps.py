@@ -218,6 +218,11 @@ def test_one_value_typed_and_then_clicked_is_one_parameter() -> None:
          'say "kim"', "comment"),
         ('[5] textbox name="fields[multi_edit][0][2]"', '<input name="fields[multi_edit][0][2]">',
          'insert a row with the city "kim"', "city"),
+        # a label that says what to do with the field names it by what it holds
+        ('[5] textbox "Add title"', '<h1 contenteditable="true" aria-label="Add title">',
+         'publish a post titled "kim"', "title"),
+        ('[5] textbox "Enter your email address" id=f2', '<input id="f2">',
+         'sign up as "kim"', "email_address"),
     ],
 )  # fmt: skip
 def test_parameter_names_are_short_and_say_what_the_value_is(

@@ -59,11 +59,19 @@ _BOILERPLATE = re.compile(r"\((?:[^)]*)\)|\b(?:required|optional|mandatory)\b|[*
 _MARKUP_WORDS = frozenset({"field", "fields", "input", "txt", "fld", "frm", "form", "id"})
 
 
+# Words of a label that tell what to do with the field ("Add title", "Enter your email").
+_ASKING = frozenset({"add", "enter", "type", "insert", "write", "choose", "select", "pick",
+                     "your", "a", "an", "the", "new"})  # fmt: skip
+
+
 def _label_name(label: str) -> str:
-    """The name a field's label gives it: its words before a colon, boilerplate dropped;
-    empty when the label is a sentence of help ("You may use WikiFormatting here.")."""
+    """The name a field's label gives it: its words before a colon, boilerplate and the
+    words asking to fill it in dropped; empty when the label is a sentence of help ("You
+    may use WikiFormatting here.")."""
     head = _BOILERPLATE.sub(" ", label.split(":")[0]).strip()
     words = re.findall(r"[A-Za-z][A-Za-z0-9]*", head)
+    while len(words) > 1 and words[0].lower() in _ASKING:
+        words = words[1:]
     if not words or len(words) > 3 or head.endswith((".", "!", "?")):
         return ""
     return snake(" ".join(words))
