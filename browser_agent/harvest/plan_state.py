@@ -16,6 +16,7 @@ from browser_agent.harvest.elements import (
 )
 from browser_agent.harvest.plan_words import plain
 from browser_agent.plans.plan import RUN_ENDED, Param, PlannedStep
+from browser_agent.skills.primitive import SAME_VIEW
 
 # Calls that only look at the page.
 OBSERVE = {"get_dom", "find_elements", "get_url", "tell_user"}
@@ -51,7 +52,9 @@ class PlanState:
 def observe(state: PlanState, call: Call) -> None:
     """Keep what an observation call showed of the page: get_dom its elements, addresses,
     disabled fields and toggles; find_elements a few more elements of the same page;
-    extract_text the text it read."""
+    extract_text the text it read. One answered as the same view again keeps all."""
+    if (call.response or "").startswith(SAME_VIEW.partition("{")[0]):
+        return
     if call.name == "get_dom":
         state.observed = observed_elements(call.response)
         state.hrefs = dict(HREF.findall(call.response))

@@ -38,7 +38,7 @@ from browser_agent.planner.tool_calls import Outcome, Tools, answer_message, exe
 from browser_agent.secrets import redact
 from browser_agent.settings import Settings
 from browser_agent.skills.loader import SkillLoadError
-from browser_agent.skills.primitive import OBSERVATION_ONLY, get_dom
+from browser_agent.skills.primitive import OBSERVATION_ONLY, SAME_VIEW, get_dom
 from browser_agent.skills.runtime import Target
 from browser_agent.skills.stored import load_skill
 from browser_agent.store.rows import StepRow
@@ -290,7 +290,12 @@ class Agent:
             await step_group(active.context, f"Step {self.recorder.step_count + 1}: {call.name}")
             outcome = await execute(call, self.tools)
             await step_group(active.context, None)
+        repeated = self.recent[-1:] == [(call.name, call.arguments, outcome.text)]
+        raw = outcome.text
         outcome, looping = self._check_loop(call, outcome)
+        if repeated and call.name in OBSERVATION_ONLY:  # the model has this view already
+            said = SAME_VIEW.format(name=call.name)
+            outcome = Outcome(outcome.text.replace(raw, said, 1), outcome.ok, outcome.error)
         self._answer_call(call, outcome.text)
         self._record(active, call, outcome, reply, started)
         if looping:

@@ -38,6 +38,13 @@ PRIMITIVES = {
 # Calls that only look at the page; the harvester drops them.
 OBSERVATION_ONLY = frozenset({"get_dom", "get_url", "extract_text", "find_elements"})
 
+# The answer to an observation that would repeat the one just before it word for word: the
+# model has that view already (a page's view can be thousands of tokens).
+SAME_VIEW = (
+    "Same as your previous {name} answer, word for word: nothing changed on the page since. "
+    "Act on what it showed (click, enter_text, select_option) or finish."
+)
+
 # What a person can do in a page that no primitive does: a recording keeps it by name, and
 # the harvest report says why a skill cannot do it.
 NOT_REPLAYABLE = {
@@ -45,4 +52,4 @@ NOT_REPLAYABLE = {
     "upload_file": "a skill does not choose files from the disk (which file is the person's)",
 }
 
-__all__ = ["NOT_REPLAYABLE", "OBSERVATION_ONLY", "PRIMITIVES", *PRIMITIVES]
+__all__ = ["NOT_REPLAYABLE", "OBSERVATION_ONLY", "PRIMITIVES", "SAME_VIEW", *PRIMITIVES]
