@@ -78,7 +78,7 @@ async def test_typing_in_a_rich_text_editor_becomes_a_skill_that_types_fresh_tex
     assert "selector='div[aria-label=\"Post text\"]'" in source
     assert "Quiet harbour" not in source.split("async def")[0]  # the text typed is no identity
     assert json.loads(result.skill.command_templates) == [
-        'publish a post titled "{add_title}" with the text "{post_text}"'
+        'publish a post titled "{title}" with the text "{post_text}"'
     ]
     await publishes_a_fresh_post(settings, browser, engine, editor)
 
