@@ -62,6 +62,10 @@ PAGES: dict[str, tuple[int, str]] = {
     "/sightings-up": (200, _page("Sightings", _sightings([2, 15, 300, 1200]))),
     "/sightings-down": (200, _page("Sightings", _sightings([1200, 300, 15, 2]))),
     "/sightings-mixed": (200, _page("Sightings", _sightings([40, 3], ("Robin", "Wren")))),
+    "/sightings-birds": (
+        200,
+        _page("Sightings", _sightings([1, 2, 3], ("wren", "Robin", "avocet"))),
+    ),
     "/": (
         200,
         _page(
@@ -247,6 +251,11 @@ CASES = [
     ("sort the sightings by count, highest first", "/sightings-down", "succeeded"),
     ("sort the sightings by count, highest first", "/sightings-up", "unverified"),
     ("sort the sightings by count, lowest first", "/sightings-up", "succeeded"),
+    # a column of words is in the order of its letters, or not sorted
+    ("sort the sightings by species, highest first", "/sightings-mixed", "unverified"),
+    ("sort the sightings by species, lowest first", "/sightings-mixed", "succeeded"),
+    ("sort the sightings by species, highest first", "/sightings-birds", "succeeded"),
+    ("sort the sightings by species, lowest first", "/sightings-birds", "unverified"),
     ("show the sightings where species is robin", "/sightings-up", "succeeded"),
     ("show the sightings where species is robin", "/sightings-mixed", "unverified"),
     ("show the sightings with a count greater than 10", "/sightings-down", "unverified"),

@@ -391,22 +391,26 @@ _NUMBER = re.compile(r"-?\d[\d,]*(?:\.\d+)?")
 
 def _sorted(ask: Ask, seen: Seen) -> tuple[str, str] | None:
     """*sort by C*: a table with a column headed C lists its rows in that order (numbers
-    or dates, as the cells show them); None on a page with no such column (its values
-    are then looked for as any clause's are)."""
+    or dates by their value, words by their letters, as the cells show them); None on a
+    page with no such column (its values are then looked for as any clause's are)."""
     cells = _column(ask, seen)
     if cells is None:
         return None
-    keys = [_order_key(cell) for cell in cells if cell]
-    if len(keys) < 2 or None in keys:
+    shown = [cell for cell in cells if cell]
+    keys = [_order_key(cell) for cell in shown]
+    if len(keys) < 2:
         return "", ""
-    ascending = [a <= b for a, b in itertools.pairwise(keys)]  # type: ignore[operator]
-    descending = [a >= b for a, b in itertools.pairwise(keys)]  # type: ignore[operator]
-    ok = {"ascending": all(ascending), "descending": all(descending)}
-    if ok.get(ask.view, all(ascending) or all(descending)):
+    # words as the site's own collation may order them: byte by byte, or case aside
+    orders = [shown, [cell.casefold() for cell in shown]] if None in keys else [keys]
+    ok = {
+        "ascending": any(all(a <= b for a, b in itertools.pairwise(o)) for o in orders),  # type: ignore[operator]
+        "descending": any(all(a >= b for a, b in itertools.pairwise(o)) for o in orders),  # type: ignore[operator]
+    }
+    if ok.get(ask.view, ok["ascending"] or ok["descending"]):
         return "", ""
     order = f", {ask.view}" if ask.view else ""
-    shown = ", ".join(cells[:4])
-    return "", f"does not list its {ask.target!r} column in order{order} ({shown}…)"
+    listed = ", ".join(cells[:4])
+    return "", f"does not list its {ask.target!r} column in order{order} ({listed}…)"
 
 
 def _column(ask: Ask, seen: Seen) -> list[str] | None:
