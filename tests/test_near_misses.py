@@ -256,6 +256,9 @@ CASES = [
     ("sort the sightings by species, lowest first", "/sightings-mixed", "succeeded"),
     ("sort the sightings by species, highest first", "/sightings-birds", "succeeded"),
     ("sort the sightings by species, lowest first", "/sightings-birds", "unverified"),
+    # named by their cells' values: the rows holding them, not the whole list
+    ("show the robin sightings", "/sightings-up", "succeeded"),
+    ("show the robin sightings", "/sightings-mixed", "unverified"),
     ("show the sightings where species is robin", "/sightings-up", "succeeded"),
     ("show the sightings where species is robin", "/sightings-mixed", "unverified"),
     ("show the sightings with a count greater than 10", "/sightings-down", "unverified"),

@@ -19,6 +19,8 @@ verifying replay, a watch, the pytest plugin). The command is read as end states
 - *log in as U*: U shown, and no password field left;
 - *sort by C* / *show the X where C is V*: a table column headed C in that order, or
   holding only such values (a page with no such column is judged by values);
+- *show the X Ys at the Z* (no column named): a word of the clause that is a whole cell
+  of a table is in every row of it (the rows it names, not the whole list);
 - anything else: the page shows the command's values, in its title, visible text (open
   shadow roots and frames too), a field that holds them (a search box, a chosen option)
   or its address. One is enough: a form that was sent may keep some to itself, and a
@@ -450,6 +452,27 @@ def _filtered(ask: Ask, seen: Seen) -> tuple[str, str] | None:
     return "", ""
 
 
+# Words of a clause that name no value a row holds.
+_FUNCTION_WORDS = frozenset({"the", "and", "all", "for", "from", "with", "its", "their", "show"})
+
+
+def _rows_named(clause: str, seen: Seen) -> str:
+    """Why a table of the page is not the rows a clause names by their cells' values
+    ("the kestrel sightings at the lagoon": species kestrel, site lagoon): a word of the
+    clause that is a whole cell of a table's column must be in every row of it; "" when
+    it is, or when no word of the clause is a cell."""
+    words = {word for word in normal(clause).split() if len(word) > 2} - _FUNCTION_WORDS
+    for table in seen.tables:
+        rows = [[normal(str(cell)) for cell in row] for row in table["rows"] if row]
+        named = {word for word in words if any(word in row for row in rows)}
+        for word in sorted(named):
+            other = next((row for row in rows if word not in row), None)
+            if other is not None:
+                shown = ", ".join(cell for cell in other if cell)[:80]
+                return f"lists rows without {word!r} ({shown})"
+    return ""
+
+
 def _order_key(cell: str) -> float | str | None:
     """A cell as it sorts: its number (a price, a count), or an ISO date as text."""
     if re.fullmatch(r"\d{4}-\d\d-\d\d.*", cell):
@@ -518,6 +541,9 @@ async def end_state(
         if judged is not None:
             checked.append(ask)
             wrong, unconfirmed = wrong or judged[0], unconfirmed or judged[1]
+    for ask in clauses:  # "show the kestrel sightings at the lagoon": only such rows
+        if ask.kind == "values" and not ask.values:
+            unconfirmed = unconfirmed or _rows_named(ask.clause, seen)
     missing: tuple[str, ...] = ()
     unchecked = [  # clauses of no kind that give values ("confirm" gives none)
         ask
