@@ -99,14 +99,16 @@ def wiki() -> Iterator[str]:
     server.server_close()
 
 
-def wiki_skill(start: str, verb: str, last: ElementRecord, listed: tuple[str, ...]) -> Skill:
+def wiki_skill(
+    start: str, verb: str, listed: tuple[str, ...], *clicks: tuple[ElementRecord, str]
+) -> Skill:
     """A skill as harvesting writes it from '<verb> the wiki page "Kestrel"' on the English
-    wiki: the page's link by its name (a parameter), then ``last`` by role and name; the
-    wiki listed ``listed`` beside Kestrel."""
+    wiki: the page's link by its name (a parameter), then each of ``clicks`` (an element
+    by role and name, the address it went to); the wiki listed ``listed`` beside Kestrel."""
     title = Param("title", "the page's title", "Kestrel")
     page = ElementRecord('role=link[name="Kestrel"]', "link", "Kestrel", "a", "Kestrel",
                          {"href": "/wiki/Kestrel"})  # fmt: skip
-    end = last.attributes["href"]
+    end = clicks[-1][1]
     steps = [
         opening(start),
         PlannedStep(
@@ -115,9 +117,10 @@ def wiki_skill(start: str, verb: str, last: ElementRecord, listed: tuple[str, ..
             {"selector": page},
             navigated_to="/wiki/Kestrel",
         ),  # fmt: skip
-        PlannedStep(
-            "click", {"selector": last.selector}, {"selector": last}, navigated_to=end
-        ),  # fmt: skip
+        *(
+            PlannedStep("click", {"selector": r.selector}, {"selector": r}, navigated_to=to)
+            for r, to in clicks
+        ),
     ]
     skill = planned_skill(
         f"{verb}_wiki_page", f'{verb} the wiki page "{{title}}"', steps, params=[title],
@@ -139,7 +142,7 @@ def edit_page_skill(start: str, listed: tuple[str, ...] = ("Osprey",)) -> Skill:
         {"href": "/wiki/Kestrel/edit"}, "//a[normalize-space()='Edit this page']",
         {"heading": "Kestrel", "index": 0},
     )  # fmt: skip
-    return wiki_skill(start, "edit", edit, listed)
+    return wiki_skill(start, "edit", listed, (edit, "/wiki/Kestrel/edit"))
 
 
 async def test_a_relabelled_link_found_only_for_the_example_is_stale_routed_and_renewed(
@@ -209,11 +212,11 @@ async def test_a_run_waits_for_the_control_as_an_earlier_run_healed_it_too(
     recorded selector or any healing stage, and the stages include what an earlier run
     healed the step to, so it does not wait out the action timeout at every run until the
     version naming the link is written (the wait itself is the real one, watched)."""
-    waited: list[list[str]] = []
+    asked: list[list[str]] = []  # the selectors each wait was for (no time is measured)
     real_wait = finding._wait_visible
 
     async def watched(page: Any, selectors: list[str], timeout: float) -> None:
-        waited.append(list(selectors))
+        asked.append(list(selectors))
         await real_wait(page, selectors, timeout)
 
     monkeypatch.setattr(finding, "_wait_visible", watched)
@@ -230,7 +233,7 @@ async def test_a_run_waits_for_the_control_as_an_earlier_run_healed_it_too(
         assert outcome.ok and active.current_page().url == f"{wiki}/wiki/Heron/edit", outcome
     (repair,) = outcome.repairs
     assert repair.renamed and repair.found == relabelled
-    assert any(relabelled in selectors for selectors in waited), waited
+    assert any(relabelled in selectors for selectors in asked), asked
 
 
 async def test_a_removal_is_never_replayed_on_what_the_site_listed_beside_its_example(
@@ -241,7 +244,7 @@ async def test_a_removal_is_never_replayed_on_what_the_site_listed_beside_its_ex
     last step, whose link it finds and does not follow: nothing is deleted."""
     delete = ElementRecord('role=link[name="Delete this page"]', "link", "Delete this page",
                            "a", "Delete this page", {"href": "/wiki/Kestrel/delete"})  # fmt: skip
-    skill = wiki_skill(f"{wiki}/wiki/", "delete", delete, ("Osprey",))
+    skill = wiki_skill(f"{wiki}/wiki/", "delete", ("Osprey",), (delete, "/wiki/Kestrel/delete"))
     settings = workspace_settings(tmp_path / "workspace")
     add_version(open_store(settings), skill)
     report = await run_validation(settings, ["delete_wiki_page"], browser=browser)

@@ -6,21 +6,16 @@ relabelled step is still seen stale."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 from playwright.async_api import Browser
 
-from browser_agent.plans.codegen import generate_module
-from browser_agent.plans.plan import ByRoleName, ElementRecord, Param, PlannedStep
-from browser_agent.plans.plan_data import plan_text, read_plan
-from browser_agent.skills.loader import source_hash
+from browser_agent.plans.plan import ElementRecord
 from browser_agent.store.db import open_store
 from browser_agent.store.models import Skill
 from browser_agent.store.skills import add_version
 from browser_agent.validate.validator import run_validation
 from tests.skill_workspaces import workspace_settings
-from tests.stored_rows import opening, planned_skill
 from tests.test_validate_relabelled import _Wiki, wiki, wiki_skill  # noqa: F401 - the fixture
 
 DELETE = ElementRecord('role=link[name="Delete this page"]', "link", "Delete this page", "a",
@@ -40,7 +35,8 @@ async def test_a_removal_whose_example_is_gone_is_checked_on_a_listed_page_up_to
     browser: Browser,
     tmp_path: Path,
 ) -> None:
-    settings = _settled(tmp_path, wiki_skill(f"{wiki}/wiki/", "delete", DELETE, ("Osprey",)))
+    deleting = wiki_skill(f"{wiki}/wiki/", "delete", ("Osprey",), (DELETE, "/wiki/Kestrel/delete"))
+    settings = _settled(tmp_path, deleting)
     report = await run_validation(settings, ["delete_wiki_page"], browser=browser)
     assert [c.verdict for c in report.checked] == ["healthy"], report.checked
     assert "Osprey" in _Wiki.pages  # its delete link was found, never followed
@@ -58,40 +54,11 @@ async def test_a_removal_whose_example_is_gone_is_checked_on_a_listed_page_up_to
 def _removal_by_form(start: str) -> Skill:
     """A removal that deletes by a form's POST at its third step and then follows the
     answer's link back to the pages (its last step)."""
-    title = Param("title", "the page's title", "Kestrel")
-    page = ElementRecord('role=link[name="Kestrel"]', "link", "Kestrel", "a", "Kestrel",
-                         {"href": "/wiki/Kestrel"})  # fmt: skip
     remove = ElementRecord('role=button[name="Remove"]', "button", "Remove", "button", "Remove")
     back = ElementRecord('role=link[name="Back to pages"]', "link", "Back to pages", "a",
                          "Back to pages", {"href": "/wiki/"})  # fmt: skip
-    steps = [
-        opening(start),
-        PlannedStep(
-            "click",
-            {"selector": ByRoleName("link", title)},
-            {"selector": page},
-            navigated_to="/wiki/Kestrel",
-        ),  # fmt: skip
-        PlannedStep(
-            "click",
-            {"selector": remove.selector},
-            {"selector": remove},
-            navigated_to="/wiki/Kestrel/delete",
-        ),  # fmt: skip
-        PlannedStep(
-            "click", {"selector": back.selector}, {"selector": back}, navigated_to="/wiki/"
-        ),  # fmt: skip
-    ]
-    skill = planned_skill(
-        "remove_wiki_page", 'remove the wiki page "{title}"', steps, params=[title],
-        start_url=start, status="healthy", example_args=json.dumps({"title": "Kestrel"}),
-        expected_end="/wiki/",
-    )  # fmt: skip
-    plan = read_plan(skill.plan)
-    plan.command, plan.listed = 'remove the wiki page "Kestrel"', {"title": ["Osprey"]}
-    skill.plan, skill.source = plan_text(plan), generate_module(plan, skill.name)
-    skill.source_hash = source_hash(skill.source)
-    return skill
+    return wiki_skill(start, "remove", ("Osprey",), (remove, "/wiki/Kestrel/delete"),
+                      (back, "/wiki/"))  # fmt: skip
 
 
 async def test_a_removal_that_removes_before_its_last_step_is_held_back_by_its_request(
