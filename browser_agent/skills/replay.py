@@ -148,7 +148,7 @@ async def replay(
     except SkillLoadError as exc:  # a refused skill is never run
         return Replay(False, error=str(exc))
     # a replay never removes: a removal's last step is found, not used (see _session_run)
-    held_from = last_acting_step(skill) if removes(skill) else 0
+    held_from, kept = plan_readings(skill)
     run = partial(
         _session_run, function, skill=skill, settings=settings, browser=browser,
         secrets=secrets, pace=pace, relogin=relogin, held_from=held_from,
@@ -156,7 +156,7 @@ async def replay(
     code = made_code(skill, settings.workspace)
     arguments = fresh_arguments(code, example)
     kept_listed = listed is None
-    listed = plan_listed(skill) if kept_listed else listed
+    listed = kept if kept_listed else listed
     # names kept since the harvest: each may be gone since, so every one is tried
     most = 3 if kept_listed else 2
     offered = site_values(arguments, example, listed, most)
@@ -198,33 +198,20 @@ async def replay(
     return outcome
 
 
-def removes(skill: Skill | SkillRow) -> bool:
-    """Whether the skill's command removes what it names: a replay of it is held back
-    before its last step (it would remove the thing, or one the site listed beside it)."""
+def plan_readings(skill: Skill | SkillRow) -> tuple[int, dict[str, list[str]]]:
+    """From the skill's plan, read once: the step its replays hold back from (its last step
+    that acts on an element, when its command removes what it names: a replay would remove
+    the thing, or one the site listed beside it; else 0), and the other names the site
+    listed beside its values at harvest (none for a plan that does not read)."""
     try:
-        command = read_plan(skill.plan).command if skill.plan else ""
+        plan = read_plan(skill.plan) if skill.plan else None
     except PlanInvalid:
-        return True
-    return any(ask.kind == "remove" for ask in asks(command))
-
-
-def last_acting_step(skill: Skill | SkillRow) -> int:
-    """The number of the skill's last step that acts on an element (0: none, or a plan
-    that does not read)."""
-    try:
-        steps = read_plan(skill.plan).steps if skill.plan else []
-    except PlanInvalid:
-        return 0
-    return max((number for number, step in enumerate(steps, 1) if step.targets), default=0)
-
-
-def plan_listed(skill: Skill | SkillRow) -> dict[str, list[str]]:
-    """The other names the site listed beside the values of the skill's harvest, as its
-    plan keeps them (none for a plan that does not read)."""
-    try:
-        return read_plan(skill.plan).listed if skill.plan else {}
-    except PlanInvalid:
-        return {}
+        plan = None
+    if plan is None:
+        return 0, {}
+    removal = any(ask.kind == "remove" for ask in asks(plan.command))
+    last = max((number for number, step in enumerate(plan.steps, 1) if step.targets), default=0)
+    return (last if removal else 0), plan.listed
 
 
 def site_values(
