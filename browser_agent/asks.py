@@ -6,7 +6,8 @@ the first kind that fits it:
 - *open / view / show X* (X quoted, or after titled / named / called): X's own page;
 - *the history / settings / edit page … of X* (or *X's history*): that view of X;
 - *create / add / publish … X (with Y)*: X exists, holding every value given;
-- *edit / change / update / rename X to (add) Y*: X's page holds Y;
+- *edit / change / update / rename X to (add) Y*: X's page holds Y (a setting, *set my
+  email address to Y*, names no thing: the page holds Y);
 - *remove / delete / drop … X*: X is no longer listed;
 - *log in as U*: the site shows U signed in;
 - *sort … by C (highest first)*: a column headed C in that order;
@@ -240,8 +241,10 @@ def _bare_noun(text: str) -> str:
 
 
 def _edit(text: str) -> Ask | None:
+    """*edit X to add Y*, *change the site title to "Y"*, *set my email address to Y*: the
+    thing X (none for a setting) holding the value Y, quoted or one word."""
     m = re.match(rf"{_EDIT}\s+(?P<x>.+?)\s+to\s+(?P<y>.+)$", text, re.I)
-    if not m or not quoted(m["y"]) and not _named(m["x"]):
+    if not m or not quoted(m["y"]) and not _named(m["x"]) and len(m["y"].split()) > 1:
         return None
     target = _named(m["x"]) or ""
     values = tuple(quoted(m["y"])) or (re.sub(r"^(?:add|say|read|include)\s+", "", m["y"]),)

@@ -20,6 +20,7 @@ import pytest
 from playwright.async_api import Browser
 
 from browser_agent.browser.chromium import find_chromium
+from browser_agent.browser.session import browser_session
 from browser_agent.harvest.harvester import harvest
 from browser_agent.llm.offline import OfflinePlanner
 from browser_agent.llm.types import FunctionClient, LLMReply
@@ -27,6 +28,8 @@ from browser_agent.planner.agent import run_command
 from browser_agent.planner.router import route
 from browser_agent.plans.export import exported_script
 from browser_agent.settings import Settings
+from browser_agent.skills.end_state import end_state
+from browser_agent.skills.primitive import open_url
 from browser_agent.store.db import open_store
 from browser_agent.store.skill_use import current_skills
 from scripts.apps import Running, Task, load
@@ -226,6 +229,31 @@ async def test_a_setting_is_found_on_tracs_own_preferences_and_saved(
         trac, "SELECT value FROM session_attribute WHERE sid = 'admin' AND name = 'email'"
     )
     assert kept == [("ada.k@example.org",)]
+
+
+async def test_a_setting_typed_but_not_saved_is_not_done_and_once_saved_is(
+    trac: Running, settings: Settings, browser: Browser
+) -> None:
+    """Trac's preferences keep the address in their field before "Save changes" and after
+    it: a fresh load of the page decides. Typed only, Trac gives back the old address and
+    the command is not done; saved, Trac gives it back and it is."""
+    value = "kit.r@example.org"
+    command = f"set my email address to {value}"
+    settings = settings.with_overrides(storage_state=trac.storage_state)
+    async with browser_session(settings, browser) as active:
+        await open_url(f"{trac.url}/prefs")
+        page = active.current_page()
+        await page.fill("#email", value)
+        typed = await end_state(page, [value], command=command)
+        assert not typed.shown and "it was not saved" in typed.said(), typed.said()
+        async with page.expect_navigation():
+            await page.click("input[type=submit][value='Save changes']")
+        saved = await end_state(page, [value], command=command)
+        assert saved.shown, saved.said()
+    kept = trac_rows(
+        trac, "SELECT value FROM session_attribute WHERE sid = 'admin' AND name = 'email'"
+    )
+    assert kept == [(value,)]
 
 
 def trac_rows(trac: Running, sql: str, *args: object) -> list[tuple]:

@@ -50,8 +50,9 @@ def test_help_answers_and_lists_every_command() -> None:
 
 def test_a_routed_run_loads_no_model_client_and_no_orm(tmp_path: Path) -> None:
     """A command routed to a skill calls no model, so neither the offline planner nor
-    openai (nor the harvester's code generator, nor any other command's module) is imported; it writes its rows to the
-    current SQLite store with sqlite3, so neither is SQLAlchemy; the run still succeeds. The
+    openai (nor the harvester's code generator, nor any other command's module) is
+    imported; it writes its rows to the current SQLite store with sqlite3, so neither is
+    SQLAlchemy; the run still succeeds. The
     command ends with its store closed: no write-ahead log is left beside the SQLite file
     (the process skips the collector at exit, which would otherwise have closed it)."""
     sys.path.insert(0, str(SCRIPTS))

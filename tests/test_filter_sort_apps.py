@@ -17,11 +17,14 @@ from contextlib import closing
 import pytest
 from playwright.async_api import Browser
 
+from browser_agent.browser.session import BrowserSession
 from browser_agent.llm.offline import OfflinePlanner
 from browser_agent.llm.offline.boxes import next_page
 from browser_agent.llm.offline.page import parse_page
 from browser_agent.planner.agent import RunResult, run_command
 from browser_agent.settings import Settings
+from browser_agent.skills.end_state import end_state
+from browser_agent.skills.primitive import open_url
 from scripts.apps import Running, load
 
 DATASETTE = load("datasette")
@@ -117,6 +120,36 @@ async def test_a_list_already_sorted_as_asked_is_left_as_it_is(
     assert "click" not in (result.answer or ""), result.answer
     summaries = [t["Summary"] for t in shown_tickets(trac, result.final_url)]
     assert summaries == sorted(summaries, reverse=True), summaries
+
+
+@pytest.mark.parametrize(
+    ("app", "path", "command", "done"),
+    [
+        # a column of words is judged by the order of its letters
+        ("datasette", "/field/sightings?_sort_desc=site", "sort the sightings by site, z to a",
+         True),
+        ("datasette", "/field/sightings?_sort=count", "sort the sightings by site, z to a", False),
+        ("trac", "/query?order=summary&desc=1", "sort the tickets by summary, z to a", True),
+        ("trac", "/query?order=priority", "sort the tickets by summary, z to a", False),
+        # a word of the clause that is a whole cell is in every row
+        ("datasette", "/field/sightings?species=kestrel&site=lagoon",
+         "show the kestrel sightings at the lagoon", True),
+        ("datasette", "/field/sightings", "show the kestrel sightings at the lagoon", False),
+        ("trac", "/query?owner=dave&col=id&col=summary&col=owner",
+         "show the tickets that dave owns", True),
+        ("trac", "/query?col=id&col=summary&col=owner", "show the tickets that dave owns", False),
+    ],
+)  # fmt: skip
+async def test_a_list_is_done_only_in_the_order_and_with_the_rows_the_command_names(
+    app: str, path: str, command: str, done: bool, datasette: Running, trac: Running,
+    page_session: BrowserSession,
+) -> None:  # fmt: skip
+    """Each application's own list, sorted or filtered by its address: the end check says
+    done only where the page lists what the command names, on either application."""
+    served = {"datasette": datasette, "trac": trac}[app]
+    await open_url(f"{served.url}{path}")
+    said = await end_state(page_session.current_page(), [], command=command)
+    assert said.shown is done, said.said()
 
 
 @pytest.mark.parametrize(

@@ -13,7 +13,7 @@ verifying replay, a watch, the pytest plugin). The command is read as end states
   still holding them, unless a fresh load of its address gives them back (an editor that
   saves in place);
 - *edit X to add Y*: Y shown by the page (not only a field, with the same exception), X
-  named;
+  named; *set my email address to Y* (a setting) the same, with no thing named;
 - *remove X*: X no longer listed (a link, a row, an item), and the removal shown: a notice
   naming X, or a list of its kind (items sharing a word with X) without it;
 - *log in as U*: U shown, and no password field left;
@@ -521,12 +521,12 @@ async def end_state(
         ask
         for index, ask in enumerate(clauses)
         if ask.kind != "values"
-        and ask.target
+        and (ask.target or (ask.kind == "edit" and ask.values))  # a setting names no thing
         # "open X and view its history": a page opened on the way is not where it ends
         and not (ask.kind in ("open", "view") and index < len(clauses) - 1)
     ]
     status = seen.status if seen.status >= 400 else None
-    wrong = _error(seen, page.url, [*wanted, *(ask.target for ask in kinds)])
+    wrong = _error(seen, page.url, [*wanted, *(ask.target for ask in kinds if ask.target)])
     if refused:
         wrong = f"is where the run stayed when a navigation was refused ({refused})"
     unconfirmed, checked = "", []
