@@ -81,8 +81,18 @@ else
   echo "       without it. Install your distribution's 'postgresql' package (as root:" >&2
   echo "       apt-get install postgresql), or put PostgreSQL's initdb and pg_ctl on PATH." >&2
 fi
-# The app tests (tests/test_apps_*.py, tests/test_filter_sort_apps.py) run Trac and Datasette
-# from PyPI, each in a virtualenv of its own.
+# The app tests (tests/test_apps_*.py, tests/test_filter_sort_apps.py,
+# tests/test_learnt_on_mediawiki.py) run Trac and Datasette from PyPI, each in a virtualenv
+# of its own, and MediaWiki from Debian's package (its tests are skipped without it).
 echo "setup: installing the test apps (Trac, Datasette) under ~/.cache/browser-agent-apps"
 bash scripts/apps/install.sh trac datasette
+if [ -e /usr/share/mediawiki/maintenance/install.php ]; then
+  :
+elif can_apt; then
+  echo "setup: installing Debian's mediawiki (a real application the learning tests use)"
+  bash scripts/apps/install.sh mediawiki
+else
+  echo "setup: MediaWiki is not installed; its tests are skipped (as root:" >&2
+  echo "       bash scripts/apps/install.sh mediawiki)." >&2
+fi
 echo "setup: ready"

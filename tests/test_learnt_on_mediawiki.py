@@ -1,0 +1,100 @@
+"""Each MediaWiki task (a real application: Debian's package, PHP, SQLite, on 127.0.0.1)
+solved once by the offline planner from where a person starts (the front page; logged
+out for the login) becomes a verified skill; a fresh instance is then done by the skill
+with no model, and again after the wiki's admin switched its language to German. Success
+is the wiki's own account (its database, session store and pages), never the product's.
+
+With Trac (tests/test_apps_trac.py), these are the second application for the classes of
+pages the harvest serves: the application's own links ("Log in", "Create", "Edit") as
+fixed steps, a login that lasts as a skill, a create verified on fresh values, the page
+the command names as the end, one value typed and clicked as one parameter, and a control
+relabelled in another language found again. Skipped where MediaWiki is not installed
+(bash scripts/apps/install.sh mediawiki)."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from playwright.async_api import Browser
+
+from browser_agent.harvest.harvester import harvest
+from browser_agent.llm.offline import OfflinePlanner
+from browser_agent.llm.types import FunctionClient, LLMReply
+from browser_agent.planner.agent import RunResult, run_command
+from browser_agent.settings import Settings
+from browser_agent.store.db import open_store
+from scripts.apps import Running, Task, Values, load
+
+pytestmark = pytest.mark.skipif(
+    not Path("/usr/share/mediawiki/maintenance/install.php").exists(),
+    reason="MediaWiki is not installed (bash scripts/apps/install.sh mediawiki)",
+)
+WIKI = load("mediawiki")
+TASKS = {task.name: task for task in WIKI.tasks}
+
+
+@pytest.fixture
+def wiki() -> Iterator[Running]:
+    with WIKI.start() as app:
+        yield app
+
+
+def no_llm(messages: list[dict], tools: list[dict]) -> LLMReply:
+    raise AssertionError("the model was asked although a skill should have done the work")
+
+
+def fresh_values(task: Task, rng: random.Random, wiki: Running, *seen: Values) -> Values:
+    """Values of the task none of the earlier instances had."""
+    values = task.generate(rng, wiki)
+    while values in seen:
+        values = task.generate(rng, wiki)
+    return values
+
+
+async def run(
+    task: Task, values: Values, wiki: Running, settings: Settings, browser: Browser,
+    monkeypatch: pytest.MonkeyPatch, planned: bool,
+) -> RunResult:  # fmt: skip
+    """The task's command from where it starts: planned by the offline planner, or with a
+    model that must not be asked; its secrets given as a user gives them."""
+    for name, value in task.secret_values(values).items():
+        monkeypatch.setenv(f"BROWSER_AGENT_SECRET_{name}", value)
+    return await run_command(
+        task.command(values), OfflinePlanner() if planned else FunctionClient(no_llm),
+        settings, start_url=wiki.url + task.start, browser=browser,
+    )  # fmt: skip
+
+
+@pytest.mark.parametrize("name", list(TASKS))
+async def test_a_task_solved_once_is_done_by_its_skill_before_and_after_the_new_look(
+    name: str, wiki: Running, settings: Settings, browser: Browser,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:  # fmt: skip
+    task, rng = TASKS[name], random.Random(name)
+    if not task.logged_out:
+        settings = settings.with_overrides(storage_state=wiki.storage_state)
+    first = task.generate(rng, wiki)
+    solved = await run(task, first, wiki, settings, browser, monkeypatch, planned=True)
+    assert task.check(wiki, first, solved.final_url), (solved.final_url, solved.answer)
+    engine = open_store(settings)
+    try:
+        (made,) = await harvest([Path(solved.log_path)], settings, engine, browser=browser)
+    finally:
+        engine.dispose()
+    assert made.skill is not None and made.verified, made.error or made.verify_error
+
+    seen = [first]
+    for look in ("English", "German"):
+        if look == "German":
+            assert "German" in WIKI.new_look(wiki)
+        values = fresh_values(task, rng, wiki, *seen)
+        seen.append(values)
+        before = wiki.state()
+        routed = await run(task, values, wiki, settings, browser, monkeypatch, planned=False)
+        assert routed.status == "succeeded" and routed.llm_calls == 0, (look, routed.answer)
+        assert task.check(wiki, values, routed.final_url), (look, routed.final_url)
+        after = wiki.state()
+        assert {part for part in before if before[part] != after[part]} <= task.touches
