@@ -256,6 +256,28 @@ async def test_a_setting_typed_but_not_saved_is_not_done_and_once_saved_is(
     assert kept == [(value,)]
 
 
+@pytest.mark.parametrize(
+    ("path", "title", "done"),
+    [
+        ("/wiki/TracGuide", "TracGuide", True),
+        ("/wiki/TracGuide?action=history", "TracGuide", False),  # its history
+        ("/wiki/HarborLog37", "HarborLog37", False),  # no such page: an offer to create it
+        ("/wiki/HarborLog37?action=edit", "HarborLog37", False),  # the editor of a new page
+        ("/search?q=HarborLog37&wiki=on", "HarborLog37", False),  # a search for it
+    ],
+)
+async def test_only_the_page_named_is_the_end_of_opening_it(
+    path: str, title: str, done: bool, trac: Running, settings: Settings, browser: Browser
+) -> None:
+    """The wiki page asked for, not its history, Trac's "does not exist" with its offer to
+    create it, the editor that offer leads to, or a search for its name."""
+    settings = settings.with_overrides(storage_state=trac.storage_state)
+    async with browser_session(settings, browser) as active:
+        await open_url(trac.url + path)
+        said = await end_state(active.current_page(), [], command=f'open the wiki page "{title}"')
+    assert said.shown is done, said.said()
+
+
 def trac_rows(trac: Running, sql: str, *args: object) -> list[tuple]:
     """Rows of Trac's own database."""
     with closing(sqlite3.connect(trac.home / "env/db/trac.db", timeout=30)) as db:

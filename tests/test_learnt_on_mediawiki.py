@@ -20,11 +20,14 @@ from pathlib import Path
 import pytest
 from playwright.async_api import Browser
 
+from browser_agent.browser.session import browser_session
 from browser_agent.harvest.harvester import harvest
 from browser_agent.llm.offline import OfflinePlanner
 from browser_agent.llm.types import FunctionClient, LLMReply
 from browser_agent.planner.agent import RunResult, run_command
 from browser_agent.settings import Settings
+from browser_agent.skills.end_state import end_state
+from browser_agent.skills.primitive import open_url
 from browser_agent.store.db import open_store
 from scripts.apps import Running, Task, Values, load
 
@@ -98,3 +101,26 @@ async def test_a_task_solved_once_is_done_by_its_skill_before_and_after_the_new_
         assert task.check(wiki, values, routed.final_url), (look, routed.final_url)
         after = wiki.state()
         assert {part for part in before if before[part] != after[part]} <= task.touches
+
+
+@pytest.mark.parametrize(
+    ("path", "title", "done"),
+    [
+        ("/index.php/Pump_Station", "Pump Station", True),
+        ("/index.php?title=Pump_Station&action=history", "Pump Station", False),  # its history
+        ("/index.php?title=Pump_Station_Two&action=edit", "Pump Station Two", False),  # editor
+        ("/index.php/Pump_Station_Two", "Pump Station Two", False),  # no such page
+        ("/index.php?search=Pump+Station+Two&title=Special%3ASearch&fulltext=1",
+         "Pump Station Two", False),  # the search's offer to create it
+    ],
+)  # fmt: skip
+async def test_only_the_page_named_is_the_end_of_opening_it(
+    path: str, title: str, done: bool, wiki: Running, settings: Settings, browser: Browser
+) -> None:
+    """The page asked for, not its history, the offer to create it (the search's "Create
+    the page" and the editor it leads to) or the wiki's "no text in this page"."""
+    settings = settings.with_overrides(storage_state=wiki.storage_state)
+    async with browser_session(settings, browser) as active:
+        await open_url(wiki.url + path)
+        said = await end_state(active.current_page(), [], command=f'open the wiki page "{title}"')
+    assert said.shown is done, said.said()
