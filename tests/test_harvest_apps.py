@@ -434,3 +434,19 @@ async def test_a_button_the_page_shows_several_times_is_found_in_the_form_it_sub
         )
     finally:
         await context.close()
+
+
+def test_a_value_an_article_opens_is_named_by_the_kind_after_it() -> None:
+    """ "… with count 9 to the sightings table of the field database": the table is named
+    by "table" after it, not by "count", which names the value before; the database by
+    "database", not by the table's words."""
+    plan = plan_of(
+        "add a row with count 9 to the sightings table of the field database",
+        opened("c1", "/index.php?db=field&table=sightings"),
+        dom("c2", "/index.php?db=field&table=sightings", "[5] textbox id=f2"),
+        typed("c3", 5, "9", '<input id="f2">'),
+    )
+    assert (
+        plan.template
+        == "add a row with count {count} to the {table} table of the {database} database"
+    )

@@ -157,7 +157,7 @@ def _url_value(
     said = where_said(value, state.log.command) if value and deep else None
     if said is None or state.quoted_only and not within_quotes(state.log.command, said):
         return raw
-    near = near_words(state.log.command, said.start())
+    near = near_words(state.log.command, said.start(), said.end())
     key = next((b for b in reversed(before) if b), "")  # the query key, or the segment
     search = "search_term" if key.lower() in {"q", "query", "search"} else ""
     name = near or search or attribute_name(key) or "value"

@@ -154,7 +154,7 @@ def step_value(
                 or attrs.get("name")
                 or key
             )
-        name = _param_name(element, key, near_words(state.log.command, said.start()))
+        name = _param_name(element, key, near_words(state.log.command, said.start(), said.end()))
         description = f"{label} (example: {said.group(0)})"
         if PLACEHOLDER.fullmatch(said.group(0)):
             description = f"{label}: a secret, as its placeholder (example: {said.group(0)})"

@@ -90,15 +90,29 @@ _FILLER = frozenset(
 )  # fmt: skip
 
 
-def near_words(command: str, start: int) -> str:
-    """A name from the command's words just before a value: "ticket #9" gives ``ticket``,
-    "a wiki page named X" ``wiki_page``; empty when there are none."""
-    words = re.findall(r"[A-Za-z]+", command[:start])
+def near_words(command: str, start: int, end: int | None = None) -> str:
+    """A name from the command's words around a value: the kind after it when an article
+    opens it ("the sightings table", "the field database": ``table``, ``database``), else
+    the words just before it, back to the value before ("ticket #9" gives ``ticket``, "a
+    wiki page named X" ``wiki_page``, "with count 9 to the X" nothing); empty when none."""
+    if end is not None and re.search(r"\b(?:the|an?)\s+[\"'\u201c\u2018]?$", command[:start], re.I):
+        after = re.match(r"[\"'\u201d\u2019]?\s+([A-Za-z]+)\b(?:\s+(\w+)|\s*[,.;:!?]?\s*$)",
+                         command[end:])  # fmt: skip
+        if (
+            after
+            and after[1].lower() not in _FILLER
+            and (after[2] is None or after[2].lower() in _FILLER)
+        ):
+            return snake(after[1])
+    words = re.findall(r"[A-Za-z]+|\S*\d\S*", command[:start])
     while words and words[-1].lower() in _FILLER:
         words.pop()
     taken: list[str] = []
-    # The command's first word is its verb ("assign ticket #9"), not a name.
-    while len(words) > 1 and words[-1].lower() not in _FILLER and len(taken) < 2:
+    # The command's first word is its verb ("assign ticket #9"), not a name; a number is
+    # the value before, which the words before it name.
+    while len(words) > 1 and words[-1].isalpha() and words[-1].lower() not in _FILLER:
+        if len(taken) == 2:
+            break
         taken.insert(0, words.pop())
     return snake(" ".join(taken)) if taken else ""
 
