@@ -201,8 +201,8 @@ def test_one_value_typed_and_then_clicked_is_one_parameter() -> None:
         dom("c3", "/search", '[51] link "Velvet"', '[52] link "Velvet Tundra"'),
         click("c4", 51, '<a href="/wiki/Velvet">Velvet</a>', "/wiki/Velvet"),
     )
-    assert [p.name for p in plan.params] == ["search_term"]
-    assert plan.template == "open the page {search_term}"
+    assert [p.name for p in plan.params] == ["page"]
+    assert plan.template == "open the page {page}"
     picked = plan.steps[-1].arguments["selector"]
     assert isinstance(picked, ByRoleName) and picked.param is plan.params[0]
 

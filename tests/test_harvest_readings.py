@@ -166,13 +166,13 @@ def test_a_result_named_by_the_value_with_the_sites_words_around_it_is_one_param
     named = plan.steps[2].arguments["selector"]
     assert isinstance(named, ByRoleName)
     assert (named.param.example, named.before, named.after) == ("Sprint 4", "Milestone ", "")
-    assert plan.template == 'remove the milestone "{search_term}"' and plan.complete
-    assert "read as named by search_term" in plan.steps[2].speculated
+    assert plan.template == 'remove the milestone "{milestone}"' and plan.complete
+    assert "read as named by milestone" in plan.steps[2].speculated
     code = generate_module(plan, "remove_milestone")
-    assert "name='Milestone ' + search_term + ''" in code
+    assert "name='Milestone ' + milestone + ''" in code
     assert read_plan(plan_text(plan)).steps[2].arguments["selector"] == named
     exported = script_for(plan, "remove_milestone", 1)
-    assert "get_by_role('link', name='Milestone ' + args.search_term + ''" in exported
+    assert "get_by_role('link', name='Milestone ' + args.milestone + ''" in exported
 
     other = plan_of(
         command,
@@ -301,4 +301,4 @@ def test_the_values_a_site_lists_with_its_words_around_them_are_fresh_values_to_
         click("c4", 68, '<a href="/milestone/Sprint%204">Milestone Sprint 4</a>', "/milestone/x"),
     )
     assert isinstance(plan.steps[2].arguments["selector"], ByRoleName)
-    assert plan.listed == {"search_term": ["Sprint 54", "Sprint 49"]}
+    assert plan.listed == {"milestone": ["Sprint 54", "Sprint 49"]}

@@ -31,14 +31,20 @@ VALUE_ARGS = ("text", "option")
 _SELECTED = re.compile(r"Selected option '[^']*' \((.+?)\) in ")
 
 
-def _param_name(element: ElementRecord | None, argument: str, near: str = "") -> str:
+def _param_name(
+    element: ElementRecord | None, argument: str, near: str = "", command: str = ""
+) -> str:
     """A parameter named for what the field is: the name its label or aria-label gives
     (before any help text), else its id, name or placeholder, else the command's words
-    before the value, else the kind of value."""
+    around the value, else the kind of value. A search box's value is a ``search_term``
+    when the command searches; else the command names what the run looked up ("assign
+    ticket #9", "remove the milestone X" reached through the site's search)."""
     if element is None:
         return near or snake(argument)
     attrs = element.attributes
     if element.role == "searchbox" or attrs.get("name") in {"q", "query", "search"}:
+        if near and not _SEARCHING.search(command) and near.split("_")[0] not in _ASKING:
+            return near
         return "search_term"
     if attrs.get("type") == "password":
         return "password"
@@ -58,6 +64,9 @@ _BOILERPLATE = re.compile(r"\((?:[^)]*)\)|\b(?:required|optional|mandatory)\b|[*
 # Prefixes markup gives field ids and names ("field-summary", "input_email").
 _MARKUP_WORDS = frozenset({"field", "fields", "input", "txt", "fld", "frm", "form", "id"})
 
+
+# A command that searches (its values typed in a search box are what it searches for).
+_SEARCHING = re.compile(r"\b(?:search|find|look|query|filter)", re.I)
 
 # Words of a label that tell what to do with the field ("Add title", "Enter your email").
 _ASKING = frozenset({"add", "enter", "type", "insert", "write", "choose", "select", "pick",
@@ -154,7 +163,8 @@ def step_value(
                 or attrs.get("name")
                 or key
             )
-        name = _param_name(element, key, near_words(state.log.command, said.start(), said.end()))
+        near = near_words(state.log.command, said.start(), said.end())
+        name = _param_name(element, key, near, state.log.command)
         description = f"{label} (example: {said.group(0)})"
         if PLACEHOLDER.fullmatch(said.group(0)):
             description = f"{label}: a secret, as its placeholder (example: {said.group(0)})"
