@@ -17,3 +17,17 @@ def shows(haystack: str, value: str) -> bool:
     """Whether ``value``'s words occur, in order and as whole words, in ``haystack``
     (both already :func:`normal`)."""
     return bool(value) and f" {value} " in f" {haystack} "
+
+
+#: How a link to the next page of a list or of results is named: by word or by arrow.
+NEXT_PAGE_WORDS = ("next", "next page", "more results", "older")
+_NEXT_PAGE_MARKS = frozenset({"\u2192", "\u203a", "\u00bb", ">", ">>"})
+
+
+def names_next_page(name: str, label: str = "", words: tuple[str, ...] = NEXT_PAGE_WORDS) -> bool:
+    """Whether a link or button named ``name`` (``label``: its aria-label) turns to the
+    next page of results: Next, Next page, →, ›, », by any of ``words``."""
+    said = " ".join(name.split()).casefold()
+    bare = said.strip(" \u2192\u203a\u00bb>")
+    named = {" ".join(w.split()).casefold() for w in words}
+    return said in _NEXT_PAGE_MARKS or bare in named or " ".join(label.split()).casefold() in named

@@ -183,6 +183,15 @@ async def test_a_removal_through_the_search_is_learnt_on_a_milestone_the_site_li
     )  # fmt: skip
     assert routed.status == "succeeded" and routed.llm_calls == 0, routed.answer
     assert task.check(trac, {"name": "Sprint 27"}, routed.final_url), routed.answer
+    # "Sprint 3" is listed on the search's second page, after Sprints 53 to 31: the skill
+    # turns the page as a person does
+    routed = await run_command(
+        task.command({"name": "Sprint 3"}), FunctionClient(no_llm), settings,
+        start_url=trac.url, browser=browser, engine=engine,
+    )  # fmt: skip
+    assert routed.status == "succeeded" and routed.llm_calls == 0, routed.answer
+    assert "on page 2 of the results" in (routed.answer or ""), routed.answer
+    assert task.check(trac, {"name": "Sprint 3"}, routed.final_url), routed.answer
 
 
 async def test_a_wiki_page_is_made_at_its_own_address_learnt_and_made_again_with_no_model(

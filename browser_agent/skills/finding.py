@@ -45,6 +45,7 @@ from browser_agent.skills.naming import (
 from browser_agent.skills.run_state import repair_scope, skill_run
 from browser_agent.skills.selectors import ANY_ROLE
 from browser_agent.skills.targets import SkillNotApplicable, SkillStale, StepHeld, Target
+from browser_agent.text_match import names_next_page
 
 
 async def find(
@@ -98,6 +99,12 @@ async def find(
             "same value; the site's words around it changed)."
         )
         problem = await _mismatch(page, target, selector, now, waited, loose)
+    if problem and loose and not within and problem.startswith("no visible element"):
+        turned = await _on_a_later_page(top, target, selector, expected)
+        if turned is not None:  # the thing named is listed further on in the results
+            page = turned
+            selector = await _choose(page, target, selector, expected)
+            problem = await _mismatch(page, target, selector, expected, 0.0, loose)
     if problem is None:
         run.found[target.step] = (page, selector)
         if name is not None:
@@ -342,6 +349,58 @@ async def _by_address(matches: Any, shown: list[int], target: Target, name: str)
             if (await matches.nth(index).get_attribute("href") or "") in wanted:
                 same.append(index)
     return same[0] if len(same) == 1 else None
+
+
+# How many further pages of results a step turns to for the thing the command names.
+RESULT_PAGES = 4
+
+
+async def _on_a_later_page(
+    top: Page, target: Target, selector: str, name: str
+) -> Page | Frame | None:
+    """The page of results, further on, that lists the element the command named: the
+    site's link to the next page followed (Next, →, ›) up to RESULT_PAGES times, as a
+    person turns pages; None, back where it was, when no page lists it."""
+    start, turned = top.url, 0
+    while turned < RESULT_PAGES:
+        onward = await _next_results(top)
+        if onward is None:
+            break
+        try:
+            await onward.click()
+            await top.wait_for_load_state()
+        except PlaywrightError:
+            break
+        turned += 1
+        page = await frame_for(top, selector)
+        await _wait_visible(page, [selector], 2_000.0)
+        if await _shown(page, selector):
+            skill_run().notes.append(
+                f"Step {target.step}: {name!r} was listed on page {turned + 1} of the results "
+                "(the site's link to the next page followed)."
+            )
+            return page
+    if turned:
+        with suppress(PlaywrightError):
+            await top.goto(start)
+    return None
+
+
+async def _next_results(page: Page) -> Locator | None:
+    """The visible link to the next page of results, by its word or arrow (never a
+    button: a form's "Next" sends what it holds)."""
+    controls = page.locator("a[href], [role=link]")
+    try:
+        said = await controls.evaluate_all(
+            "els => els.map(e => [(e.innerText || '').trim(), e.getAttribute('aria-label') || '',"
+            " e.getClientRects().length > 0])"
+        )
+    except PlaywrightError:
+        return None
+    for index, (name, label, visible) in enumerate(said):
+        if visible and names_next_page(name, label):
+            return controls.nth(index)
+    return None
 
 
 async def _shown(page: Page | Frame, selector: str) -> bool:

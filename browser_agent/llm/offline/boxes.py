@@ -9,6 +9,7 @@ import re
 from browser_agent.llm.offline.languages import also
 from browser_agent.llm.offline.page import TEXT_ROLES, Element, Page
 from browser_agent.llm.offline.words import content_words, covers
+from browser_agent.text_match import NEXT_PAGE_WORDS, names_next_page
 
 #: The name or id a site's search field goes by in its form, whatever its label's language.
 _SEARCH_KEYS = frozenset({"q", "s", "query", "search", "keywords", "term"})
@@ -50,21 +51,13 @@ def scoped_box(page: Page, scope: str) -> Element | None:
     return None
 
 
-#: How a link to the next page of a list or of results is named: by word or by arrow.
-NEXT_WORDS = ("next", "next page", "more results", "older")
-_NEXT_MARKS = frozenset({"\u2192", "\u203a", "\u00bb", ">", ">>"})
-
-
 def next_page(page: Page, lang: str = "") -> Element | None:
     """The link to the next page of the results shown (Next, Next page, →, ›, »), in the
     page's language too; None when the results are on one page."""
-    named = {" ".join(w.split()).casefold() for w in also(NEXT_WORDS, lang or page.lang)}
+    words = also(NEXT_PAGE_WORDS, lang or page.lang)
     for element in page.interactive():
         if element.role not in ("link", "button"):
             continue
-        said = " ".join(element.name.split()).casefold()
-        bare = said.strip(" \u2192\u203a\u00bb>")
-        label = " ".join(element.attrs.get("aria-label", "").split()).casefold()
-        if said in _NEXT_MARKS or bare in named or label in named:
+        if names_next_page(element.name, element.attrs.get("aria-label", ""), words):
             return element
     return None
