@@ -7,8 +7,9 @@ is the wiki's own account (its database, session store and pages), never the pro
 With Trac (tests/test_apps_trac.py), these are the second application for the classes of
 pages the harvest serves: the application's own links ("Log in", "Create", "Edit") as
 fixed steps, a login that lasts as a skill, a create verified on fresh values, the page
-the command names as the end, one value typed and clicked as one parameter, and a control
-relabelled in another language found again. Skipped where MediaWiki is not installed
+the command names as the end (not an offer to create it), one value typed and clicked as
+one parameter, two roads to the same results, and a control relabelled in another language
+found again. Skipped where MediaWiki is not installed
 (bash scripts/apps/install.sh mediawiki)."""
 
 from __future__ import annotations
@@ -20,12 +21,13 @@ from pathlib import Path
 import pytest
 from playwright.async_api import Browser
 
-from browser_agent.browser.session import browser_session
+from browser_agent.browser.session import BrowserSession, browser_session
 from browser_agent.harvest.harvester import harvest
 from browser_agent.llm.offline import OfflinePlanner
 from browser_agent.llm.types import FunctionClient, LLMReply
 from browser_agent.planner.agent import RunResult, run_command
 from browser_agent.settings import Settings
+from browser_agent.skills.end_address import shows_the_same
 from browser_agent.skills.end_state import end_state
 from browser_agent.skills.primitive import open_url
 from browser_agent.store.db import open_store
@@ -124,3 +126,20 @@ async def test_only_the_page_named_is_the_end_of_opening_it(
         await open_url(wiki.url + path)
         said = await end_state(active.current_page(), [], command=f'open the wiki page "{title}"')
     assert said.shown is done, said.said()
+
+
+async def test_the_same_results_by_another_road_are_the_same_end(
+    wiki: Running, page_session: BrowserSession
+) -> None:
+    """MediaWiki's search box sends one form before the page's script is ready and another
+    after: a replay that ended on the results for its term by the other address ended
+    where the recorded run did; the results of another term did not."""
+    page = page_session.current_page()
+    recorded = "/index.php?search=sluice&title=Special%3ASearch&fulltext=1"
+    example, used = {"term": "sluice"}, {"term": "gauge"}
+    other_road = "/index.php?search=gauge&title=Special%3ASearch&profile=default&fulltext=1"
+    await page.goto(wiki.url + other_road)
+    assert await shows_the_same(page, other_road, recorded, example, used)
+    elsewhere = "/index.php?search=ferry&title=Special%3ASearch&profile=default&fulltext=1"
+    await page.goto(wiki.url + elsewhere)
+    assert not await shows_the_same(page, elsewhere, recorded, example, used)
