@@ -51,12 +51,14 @@ ROOT = Path("/usr/share/mediawiki")
 SITE = "Field Wiki"
 MAIN = "Main Page"
 _people = random.Random(37)
+# Enough people for a login per instance of the bench's phases at --fresh 10.
 USERS = [
     (name, f"{name.lower()}-{token(_people)}-pw")
     for name in ["Alice", "Bruno", "Carmen", "Dmitri", "Elena", "Felix", "Greta", "Hugo",
                  "Ines", "Jonas", "Kira", "Lars", "Maya", "Nils", "Olga", "Pablo", "Quinn",
                  "Rosa", "Sven", "Tara", "Ugo", "Vera", "Wim", "Xenia", "Yara", "Zoltan",
-                 "Anja", "Boris", "Clara", "Dario"]
+                 "Anja", "Boris", "Clara", "Dario", "Elif", "Fiona", "Goran", "Hana", "Igor",
+                 "Jana", "Kofi", "Lena", "Milo", "Nora", "Omar", "Petra"]
 ]  # fmt: skip
 SEED_PAGES = {
     "Pump Station": "The pump station lifts water from the lower sluice twice a day.",
