@@ -222,21 +222,13 @@ class Agent:
             self.awaiting_reply = None
         return reply
 
-    def _give_unique_ids(self, reply: LLMReply) -> None:
-        """A call whose id the run used already (every text action is call_1) is given
-        one of its own: the log pairs each answer with its call by id."""
-        for index, call in enumerate(reply.tool_calls):
-            if call.id in self.call_ids:
-                call.id = f"call_{self.llm_calls}_{index + 1}"
-            self.call_ids.add(call.id)
-
     async def _complete(
         self, context: list[dict[str, Any]], schemas: list[dict[str, Any]]
     ) -> LLMReply:
         """One model call, counted and kept on disk as an iteration record."""
         reply = await self.llm.complete(context, schemas)
         self.llm_calls += 1
-        self._give_unique_ids(reply)
+        give_unique_ids(reply, self.call_ids, self.llm_calls)
         self.prompt_tokens += reply.usage.prompt_tokens
         self.completion_tokens += reply.usage.completion_tokens
         memory = self.memory.usage if self.memory is not None else None
@@ -364,3 +356,13 @@ def current_url(active: BrowserSession) -> str | None:
         return active.current_page().url
     except BrowserError:
         return None
+
+
+def give_unique_ids(reply: LLMReply, used: set[str], calls: int) -> None:
+    """A call whose id the run used already (every text action is call_1) is given one of
+    its own (``calls``: the model calls so far): the log pairs each answer with its call
+    by id. ``used`` gains every id."""
+    for index, call in enumerate(reply.tool_calls):
+        if call.id in used:
+            call.id = f"call_{calls}_{index + 1}"
+        used.add(call.id)

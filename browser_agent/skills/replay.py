@@ -174,23 +174,10 @@ async def replay(
     outcome = await _fresh_run(run, code, example, arguments, offered, speculated or {}, kept)
     at_speculated = outcome.step in (speculated or {})
     if not outcome.passed and outcome.fresh_tried and (offered or not at_speculated):
-        # fresh values a field cannot take (a date, an account that must exist): the
-        # skill may still do its command with the example's own values; failing at a
-        # speculated step, with the example's names and fresh typed text, it refutes the
-        # site's other names instead of the speculated reading
-        fresh = outcome
         again = fresh_arguments(code, example, frozenset({"typed"})) if at_speculated else example
-        outcome = await run(again, **kept)
-        if not outcome.passed and at_speculated:
-            outcome = fresh
-        elif offered and outcome.kind == NOT_APPLICABLE and fresh.kind == BROKEN:
-            outcome = fresh  # the example is gone; a thing the site lists met a broken step
-            site = {n: v for n, v in (fresh.arguments or {}).items() if v != again.get(n)}
-            outcome.error = f"with {_given(site)} (listed by the site): {fresh.error}"
-        elif outcome.passed and offered and not (kept_listed and fresh.kind == NOT_APPLICABLE):
-            tried = fresh.arguments or offered[-1]
-            site = {name: v for name, v in tried.items() if v != arguments.get(name)}
-            outcome = _only_on_example(fresh, await _failing_alone(run, again, site))
+        outcome = await _on_the_example(
+            run, outcome, again, arguments, offered, kept_listed, at_speculated, kept
+        )
     if not outcome.passed and outcome.kind == NOT_APPLICABLE and candidates and not held_from:
         found = makers(skill, candidates, settings.workspace, start_url)
         outcome = await _on_made_state(skill, function, example, found, made) or outcome
@@ -342,6 +329,37 @@ async def _on_made_state(
             outcome.made_by = maker.skill.name
             return outcome
     return None
+
+
+async def _on_the_example(
+    run: Callable[..., Awaitable[Replay]],
+    fresh: Replay,
+    again: dict[str, Any],
+    arguments: Mapping[str, Any],
+    offered: Sequence[Mapping[str, Any]],
+    kept_listed: bool,
+    at_speculated: bool,
+    kept: Mapping[str, Any],
+) -> Replay:
+    """The verdict once fresh values failed (``fresh``): values a field cannot take (a
+    date, an account that must exist) leave the example's own to try (``again``; failing
+    at a speculated step, the example's names with fresh typed text, which refutes the
+    site's other names rather than the speculated reading). A thing the site lists that
+    met a broken step while the example is gone is that failure; a thing it lists that the
+    skill did not do while it did the example means it does its command only with the
+    demonstration's values."""
+    outcome = await run(again, **kept)
+    if not outcome.passed and at_speculated:
+        return fresh
+    if offered and outcome.kind == NOT_APPLICABLE and fresh.kind == BROKEN:
+        site = {n: v for n, v in (fresh.arguments or {}).items() if v != again.get(n)}
+        fresh.error = f"with {_given(site)} (listed by the site): {fresh.error}"
+        return fresh
+    if outcome.passed and offered and not (kept_listed and fresh.kind == NOT_APPLICABLE):
+        tried = fresh.arguments or offered[-1]
+        site = {name: v for name, v in tried.items() if v != arguments.get(name)}
+        return _only_on_example(fresh, await _failing_alone(run, again, site))
+    return outcome
 
 
 async def _session_run(
