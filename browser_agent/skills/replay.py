@@ -117,26 +117,23 @@ async def replay(
 ) -> Replay:
     """Run ``skill`` in a fresh context with its example arguments, fresh ones for what it
     only types (see fresh); passed means its end showed the values it was given (see
-    end_state) and it reached its recorded end state (same path and query, the values
-    it was given in place of the example's, per-request tokens aside). Secrets come from
-    ``secrets`` (the configured ones when None); a skill needing one that is not there is
-    not run. With ``trace_path``, a failed replay keeps a Playwright trace there, unless
-    the skill types a secret (a trace holds every value typed). With ``relogin``, a replay
-    that met the site's login page because the kept session expired logs in again and
-    starts over. When no value it names is on the page, a healthy skill among
-    ``candidates`` that makes such a thing makes one first (see made_state).
+    end_state) and reached its recorded end (see end_address). Secrets come from
+    ``secrets`` (the configured ones when None); a skill lacking one is not run. With
+    ``trace_path``, a failed replay keeps a Playwright trace there, unless the skill types
+    a secret (a trace holds every value typed). With ``relogin``, a replay that met the
+    login page because the kept session expired logs in again and starts over. With no
+    value it names on the page, a maker among ``candidates`` makes one (see made_state).
 
     ``speculated`` maps step numbers to readings the log could not prove (a link read as
     a fixed control of the site): a replay on fresh values that fails at one of them
     refutes it, and the example's own values are not tried (they would only repeat the
     demonstration). ``listed`` gives, for a parameter that names an element, other names
     the site listed beside it: the skill is replayed with those (the site's own fresh
-    values), and one that does its command only with the demonstration's value fails.
-    By default they are the ones its plan keeps from its harvest, one of which may since
-    be gone (a page deleted): a value no longer found there refutes nothing. A removal
-    is never replayed to its end: its last step's element is found and not used, and no
-    request but a GET or HEAD leaves the browser (see _session_run); only a thing a maker
-    among ``candidates`` made for it is removed, and that is tried first."""
+    values), and one that does its command only with the demonstration's value fails (by
+    default the names its plan kept at harvest; one gone since refutes nothing). A removal
+    is never replayed to its end: its last step's element is found, not used, and only GET
+    or HEAD requests leave the browser (see _session_run); a thing a maker among
+    ``candidates`` made for it is removed, tried first."""
     started = time.perf_counter()
     secrets = configured() if secrets is None else secrets
     lacking = lacking_secret(skill, secrets)
