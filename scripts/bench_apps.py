@@ -256,15 +256,40 @@ def learn(
     return values
 
 
+def run_phase(
+    report: TaskReport,
+    phase: str,
+    count: int,
+    at: tuple[Path, Running, random.Random],
+    task: Task,
+    use_skills: bool = True,
+) -> None:
+    """``count`` fresh instances of the task (``at``: the workspace, the app and the values'
+    random source), each outcome kept in the report's phase as it ends: a failure part
+    way keeps those before it."""
+    workspace, app, rng = at
+    outcomes = report.runs.setdefault(phase, [])
+    for _ in range(count):
+        values = task.generate(rng, app)
+        outcomes.append(attempt(workspace, app, task, values, use_skills=use_skills))
+
+
 def bench_app(
-    app_def: App, fresh: int, tasks: list[str] | None, seed: int, llm: dict[str, str] | None
-) -> list[TaskReport]:
-    """Every phase for one app, in a workspace of its own; with ``llm``, a first instance
-    planned by that model too."""
+    app_def: App,
+    fresh: int,
+    tasks: list[str] | None,
+    seed: int,
+    llm: dict[str, str] | None,
+    kept: list[TaskReport],
+) -> None:
+    """Every phase for one app, in a workspace of its own, its task reports added to
+    ``kept`` at once and filled as the phases end; with ``llm``, a first instance planned
+    by that model too."""
     rng = random.Random(seed)
     workspace = Path(tempfile.mkdtemp(prefix=f"bench-apps-{app_def.name}-"))
     chosen = [t for t in app_def.tasks if not tasks or t.name in tasks]
     reports = [TaskReport(app_def.name, t.name) for t in chosen]
+    kept += reports
     examples: dict[str, Values] = {}
     with app_def.start() as app:
         print(f"{app_def.name}: {app.url}, workspace {workspace}", flush=True)
@@ -281,10 +306,7 @@ def bench_app(
                       f"({local.status}, {local.llm_calls} calls, {local.seconds:.0f} s)",
                       flush=True)  # fmt: skip
             for phase, skills in (("skills", True), ("planner", False)):
-                report.runs[phase] = [
-                    attempt(workspace, app, task, task.generate(rng, app), use_skills=skills)
-                    for _ in range(fresh)
-                ]
+                run_phase(report, phase, fresh, (workspace, app, rng), task, use_skills=skills)
         said = app_def.new_look(app)
         print(f"  new look: {said}", flush=True)
         validation = product(workspace, app, "validate", "--all")
@@ -305,10 +327,7 @@ def bench_app(
             if name:
                 values = task.generate(rng, app)
                 report.broken = asyncio.run(by_hand(workspace, app, task, name, values)) or "-"
-            report.runs["after"] = [
-                attempt(workspace, app, task, task.generate(rng, app)) for _ in range(fresh)
-            ]
-    return reports
+            run_phase(report, "after", fresh, (workspace, app, rng), task)
 
 
 async def by_hand(workspace: Path, app: Running, task: Task, name: str, values: Values) -> str:
@@ -461,11 +480,18 @@ def main() -> None:
     args = parser.parse_args()
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))  # the apps' servers stop too
     tasks = [t for t in args.tasks.split(",") if t] or None
+    names = [a for a in args.apps.split(",") if a]
+    unknown = [a for a in names if a not in APP_NAMES]
+    if unknown:
+        parser.error(f"no app named {', '.join(unknown)}; the apps are {', '.join(APP_NAMES)}")
     reports: list[TaskReport] = []
     started = time.monotonic()
     with local_model(args.local) as llm:
-        for name in [a for a in args.apps.split(",") if a]:
-            reports += bench_app(load(name), args.fresh, tasks, args.seed, llm)
+        for name in names:
+            try:
+                bench_app(load(name), args.fresh, tasks, args.seed, llm, reports)
+            except Exception as exc:  # noqa: BLE001 - the other apps' figures still count
+                print(f"{name}: stopped: {type(exc).__name__}: {exc}", flush=True)
     print(f"\n{len(reports)} tasks, {args.fresh} fresh instances per phase, "
           f"{time.monotonic() - started:.0f} s\n")  # fmt: skip
     print(table(reports))
