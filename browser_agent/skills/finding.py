@@ -366,8 +366,11 @@ async def _on_a_later_page(
         onward = await _next_results(top)
         if onward is None:
             break
+        before = top.url
         try:
             await onward.click()
+            with suppress(PlaywrightError):  # a page of results a script swapped in
+                await top.wait_for_url(lambda url, was=before: url != was, timeout=5_000)
             await top.wait_for_load_state()
         except PlaywrightError:
             break
