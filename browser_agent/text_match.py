@@ -24,10 +24,18 @@ NEXT_PAGE_WORDS = ("next", "next page", "more results", "older")
 _NEXT_PAGE_MARKS = frozenset({"\u2192", "\u203a", "\u00bb", ">", ">>"})
 
 
-def names_next_page(name: str, label: str = "", words: tuple[str, ...] = NEXT_PAGE_WORDS) -> bool:
+def next_page_names(words: tuple[str, ...] = NEXT_PAGE_WORDS) -> frozenset[str]:
+    """``words`` as :func:`names_next_page` compares them (spacing and case aside)."""
+    return frozenset(" ".join(w.split()).casefold() for w in words)
+
+
+_NEXT_PAGE_NAMES = next_page_names()
+
+
+def names_next_page(name: str, label: str = "", named: frozenset[str] = _NEXT_PAGE_NAMES) -> bool:
     """Whether a link or button named ``name`` (``label``: its aria-label) turns to the
-    next page of results: Next, Next page, →, ›, », by any of ``words``."""
+    next page of results: Next, Next page, →, ›, », by any of ``named`` (see
+    next_page_names)."""
     said = " ".join(name.split()).casefold()
     bare = said.strip(" \u2192\u203a\u00bb>")
-    named = {" ".join(w.split()).casefold() for w in words}
     return said in _NEXT_PAGE_MARKS or bare in named or " ".join(label.split()).casefold() in named

@@ -9,7 +9,7 @@ import re
 from browser_agent.llm.offline.languages import also
 from browser_agent.llm.offline.page import TEXT_ROLES, Element, Page
 from browser_agent.llm.offline.words import content_words, covers
-from browser_agent.text_match import NEXT_PAGE_WORDS, names_next_page
+from browser_agent.text_match import NEXT_PAGE_WORDS, names_next_page, next_page_names
 
 #: The name or id a site's search field goes by in its form, whatever its label's language.
 _SEARCH_KEYS = frozenset({"q", "s", "query", "search", "keywords", "term"})
@@ -54,10 +54,10 @@ def scoped_box(page: Page, scope: str) -> Element | None:
 def next_page(page: Page, lang: str = "") -> Element | None:
     """The link to the next page of the results shown (Next, Next page, →, ›, »), in the
     page's language too; None when the results are on one page."""
-    words = also(NEXT_PAGE_WORDS, lang or page.lang)
+    named = next_page_names(also(NEXT_PAGE_WORDS, lang or page.lang))
     for element in page.interactive():
         if element.role not in ("link", "button"):
             continue
-        if names_next_page(element.name, element.attrs.get("aria-label", ""), words):
+        if names_next_page(element.name, element.attrs.get("aria-label", ""), named):
             return element
     return None
