@@ -56,7 +56,7 @@ LAYERS: list[tuple[str, ...]] = [
         "browser_agent.secrets",
         "browser_agent.sites",
         "browser_agent.storage_state",
-        "browser_agent.text_match",
+        "browser_agent.words",
     ),
 ]
 

@@ -22,7 +22,6 @@ from browser_agent.api.records import (
     step_record,
 )
 from browser_agent.api.skill import Skill
-from browser_agent.errors import UserError
 
 if TYPE_CHECKING:
     from browser_agent.llm.types import LLMClient
@@ -45,22 +44,6 @@ def run_now(work: Coroutine[Any, Any, T]) -> T:
     raise RuntimeError(
         "A *_sync method was called inside a running event loop: await the async one"
     )
-
-
-def checked_start(command: str, url: str | None, settings: Settings, said: str = "url") -> None:
-    """Refuse, with one line, a run the settings do not allow: a start address (``said``
-    names it, ``--url`` on the command line) with a bad port or on a site not allowed,
-    or a command that names one."""
-    from browser_agent.sites.policy import command_urls_refused, openable
-    from browser_agent.sites.ports import checked_port
-
-    if url:
-        try:
-            checked_port(url)
-        except ValueError as exc:
-            raise UserError(f"{said} {url}: {exc}") from None
-        openable(url, settings)
-    command_urls_refused(command, settings)
 
 
 class Agent:
@@ -104,6 +87,7 @@ class Agent:
         from browser_agent.llm.choose import make_llm
         from browser_agent.planner.agent import run_command
         from browser_agent.secrets import unconfigured_in
+        from browser_agent.sites.policy import checked_start
 
         start = url or self.url
         checked_start(command, start, self.settings)

@@ -5,8 +5,6 @@ server. Both can be a bare ``ws://HOST:PORT``, so such an address is asked for C
 from __future__ import annotations
 
 import json
-import urllib.error
-import urllib.request
 from urllib.parse import urlsplit
 
 PROBE_TIMEOUT_S = 3.0
@@ -28,6 +26,9 @@ def cdp_address(endpoint: str) -> str | None:
 
 def _answers_devtools(address: str) -> bool:
     """Whether ``address`` answers Chrome's ``/json/version`` with a debugger URL."""
+    import urllib.error  # http.client and email: loaded only for an endpoint given
+    import urllib.request
+
     try:
         with urllib.request.urlopen(f"{address}/json/version", timeout=PROBE_TIMEOUT_S) as reply:
             answer = json.loads(reply.read(65_536))

@@ -174,7 +174,7 @@ def run(
     started: list[str] = []  # the run's id, once its row is in the store
 
     def load() -> Settings:  # while the browser's driver starts
-        from browser_agent.api.agent import checked_start
+        from browser_agent.sites.policy import checked_start
 
         settings = checked_settings().with_overrides(
             allowed_domains=allow_domain or None, profile=profile, storage_state=storage_state

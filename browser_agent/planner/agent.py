@@ -212,15 +212,14 @@ def _record_end(
     recorder: RunRecorder, agent: Agent, llm: LLMClient, settings: Settings, ending: _Ending
 ) -> None:
     """Keep how the run ended with what it cost (the memory's own calls counted in)."""
-    prompt_tokens = agent.prompt_tokens + agent.memory.usage.prompt_tokens
-    completion_tokens = agent.completion_tokens + agent.memory.usage.completion_tokens
+    llm_calls, prompt_tokens, completion_tokens = agent.totals()
     recorder.finish(
         agent.messages,
         ending.status,
         answer=ending.answer,
         error=ending.error,
         final_url=ending.final_url,
-        llm_calls=agent.llm_calls + agent.memory.usage.llm_calls,
+        llm_calls=llm_calls,
         prompt_tokens=prompt_tokens,
         completion_tokens=completion_tokens,
         cost_usd=run_cost(
@@ -251,14 +250,15 @@ def _result(
     passed_over: list[PassedOver],
 ) -> RunResult:
     """What the caller is told of the run, secrets left out."""
+    llm_calls, prompt_tokens, completion_tokens = agent.totals()
     return RunResult(
         run_id=recorder.run.id,
         status=ending.status,
         answer=recorder.without_secrets(recorder.run.answer or ""),
         steps=recorder.step_count,
-        llm_calls=agent.llm_calls + agent.memory.usage.llm_calls,
-        prompt_tokens=agent.prompt_tokens + agent.memory.usage.prompt_tokens,
-        completion_tokens=agent.completion_tokens + agent.memory.usage.completion_tokens,
+        llm_calls=llm_calls,
+        prompt_tokens=prompt_tokens,
+        completion_tokens=completion_tokens,
         seconds=round(seconds, 2),
         log_path=str(recorder.log_path),
         final_url=recorder.without_secrets(ending.final_url),

@@ -73,12 +73,14 @@ class Agent:
     bare_replies: int = 0  # replies in a row with no tool call (see _bare_reply)
     call_ids: set[str] = field(default_factory=set)  # the ids of the run's calls so far
     refused_finishes: int = 0  # finishes whose end state was unverified (see _finish)
-    memory: ContextMemory | None = None  # None: the memory the settings describe
+    memory: ContextMemory | None = None  # made when the model is first asked (_memory)
     approve: Review | None = None  # approval mode: actions wait for a person's decision
     context: list[dict[str, Any]] = field(default_factory=list)  # sent with the last call
     awaiting_reply: int | None = None  # a rejection whose next reply is kept with it
 
-    def __post_init__(self) -> None:
+    def _memory(self) -> ContextMemory:
+        """The run's context memory and its tools, made when the model is first asked: a
+        routed run that ends in its skill needs neither (nor the token counter's load)."""
         if self.memory is None:
             self.memory = ContextMemory.from_settings(
                 self.settings,
@@ -87,7 +89,17 @@ class Agent:
                 self.recorder.run.id,
                 lambda: self.recorder.secrets,
             )
-        self.tools.functions.update(self.memory.tools())
+            self.tools.functions.update(self.memory.tools())
+        return self.memory
+
+    def totals(self) -> tuple[int, int, int]:
+        """Model calls, prompt and completion tokens of the run, the memory's counted in."""
+        used = self.memory.usage if self.memory is not None else None
+        return (
+            self.llm_calls + (used.llm_calls if used else 0),
+            self.prompt_tokens + (used.prompt_tokens if used else 0),
+            self.completion_tokens + (used.completion_tokens if used else 0),
+        )
 
     async def run(
         self,
@@ -113,6 +125,7 @@ class Agent:
                 return answer
         if on_planning is not None:
             await on_planning()
+        self._memory()  # its tools are offered with the others
         schemas = self.tools.schemas()
         while True:
             reply = await self._ask(schemas)
@@ -207,9 +220,8 @@ class Agent:
         return None
 
     async def _ask(self, schemas: list[dict[str, Any]]) -> LLMReply:
-        assert self.memory is not None  # set in __post_init__
         try:
-            context = await self.memory.fit(self.messages, schemas)
+            context = await self._memory().fit(self.messages, schemas)
             self.context = context
             if self.approve is not None and self.approve.preview is not None:
                 self.approve.preview(redact(context, self.recorder.secrets))
@@ -231,12 +243,7 @@ class Agent:
         give_unique_ids(reply, self.call_ids, self.llm_calls)
         self.prompt_tokens += reply.usage.prompt_tokens
         self.completion_tokens += reply.usage.completion_tokens
-        memory = self.memory.usage if self.memory is not None else None
-        self.recorder.count_calls(
-            self.llm_calls + (memory.llm_calls if memory else 0),
-            self.prompt_tokens + (memory.prompt_tokens if memory else 0),
-            self.completion_tokens + (memory.completion_tokens if memory else 0),
-        )
+        self.recorder.count_calls(*self.totals())
         self.recorder.add_iteration(
             {
                 "iteration": self.llm_calls,
@@ -305,20 +312,8 @@ class Agent:
         started: float,
     ) -> None:
         """Store the step, rewrite the log and show progress."""
-        step = StepRow(
-            run_id=self.recorder.run.id,
-            index=0,
-            tool=call.name,
-            arguments=call.arguments,
-            response=outcome.text,
-            ok=outcome.ok,
-            error=outcome.error,
-            duration_s=round(time.perf_counter() - started, 3),
-            llm_calls=1 if reply else 0,
-            prompt_tokens=reply.usage.prompt_tokens if reply else 0,
-            completion_tokens=reply.usage.completion_tokens if reply else 0,
-            url_after=current_url(active),
-        )
+        step = step_row(self.recorder.run.id, call, outcome, reply, started)
+        step.url_after = current_url(active)
         self.recorder.add_step(step)
         self.recorder.write_log(self.messages)
         if self.on_step:
@@ -348,6 +343,26 @@ class Agent:
 
     def _answer_call(self, call: ToolCall, text: str) -> None:
         self.messages.append(answer_message(call, text))
+
+
+def step_row(
+    run_id: str, call: ToolCall, outcome: Outcome, reply: LLMReply | None, started: float
+) -> StepRow:
+    """The stored step of ``call``, begun at ``started`` (perf_counter), with the tokens of
+    the model's reply that made it (none for a routed skill's)."""
+    return StepRow(
+        run_id=run_id,
+        index=0,
+        tool=call.name,
+        arguments=call.arguments,
+        response=outcome.text,
+        ok=outcome.ok,
+        error=outcome.error,
+        duration_s=round(time.perf_counter() - started, 3),
+        llm_calls=1 if reply else 0,
+        prompt_tokens=reply.usage.prompt_tokens if reply else 0,
+        completion_tokens=reply.usage.completion_tokens if reply else 0,
+    )
 
 
 def current_url(active: BrowserSession) -> str | None:

@@ -31,7 +31,7 @@ from browser_agent.plans.plan import (
     snake,
 )
 from browser_agent.skills.primitive import PRIMITIVES
-from browser_agent.text_match import normal, shows
+from browser_agent.words.text_match import normal, shows
 
 _IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 _STOPWORDS = {

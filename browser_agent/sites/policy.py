@@ -10,6 +10,7 @@ from urllib.parse import urlparse, urlsplit
 
 from browser_agent.errors import ActionError, UserError
 from browser_agent.sites.allow_list import ANY_SITE
+from browser_agent.sites.ports import checked_port
 
 WEB_SCHEMES = ("http", "https")
 EMPTY_PAGE = "about:blank"
@@ -111,3 +112,16 @@ def _site_name(url: str) -> bool:
     dashes, or an IP address)."""
     host = urlsplit(url).hostname or ""
     return bool(host) and all(c.isalnum() or c in ".-:" for c in host)
+
+
+def checked_start(command: str, url: str | None, settings: SiteRules, said: str = "url") -> None:
+    """Refuse, with one line, a run the settings do not allow: a start address (``said``
+    names it, ``--url`` on the command line) with a bad port or on a site not allowed,
+    or a command that names one."""
+    if url:
+        try:
+            checked_port(url)
+        except ValueError as exc:
+            raise UserError(f"{said} {url}: {exc}") from None
+        openable(url, settings)
+    command_urls_refused(command, settings)

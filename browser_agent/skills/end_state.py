@@ -2,7 +2,7 @@
 
 One checker for every site and every caller (the planner's finish, a skill's end, a
 verifying replay, a watch, the pytest plugin). The command is read as end states
-(:mod:`browser_agent.asks`), one per clause, and each is checked against the final page:
+(:mod:`browser_agent.words.asks`), one per clause, and each is checked against the final page:
 
 - *open X*: the page is X's own: a title part or heading names X, give or take the site's
   name; not a form holding X (search results, an editor), not "X does not exist", not a
@@ -46,12 +46,12 @@ from urllib.parse import urldefrag
 from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Page
 
-from browser_agent.asks import QUOTED, Ask, asks, quoted
 from browser_agent.browser.session import session
 from browser_agent.errors import ActionError, BrowserError
 from browser_agent.secrets import placeholders
 from browser_agent.skills.page_seen import Seen, read_page
-from browser_agent.text_match import normal, shows
+from browser_agent.words.asks import QUOTED, Ask, asks, quoted
+from browser_agent.words.text_match import normal, shows
 
 # "search for X", "search the docs for X": X runs to the end of its clause.
 _SEARCH = re.compile(

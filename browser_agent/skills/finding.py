@@ -45,7 +45,7 @@ from browser_agent.skills.naming import (
 from browser_agent.skills.run_state import repair_scope, skill_run
 from browser_agent.skills.selectors import ANY_ROLE
 from browser_agent.skills.targets import SkillNotApplicable, SkillStale, StepHeld, Target
-from browser_agent.text_match import names_next_page
+from browser_agent.words.text_match import names_next_page
 
 
 async def find(

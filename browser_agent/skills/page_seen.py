@@ -11,9 +11,9 @@ from urllib.parse import unquote_plus
 from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Page
 
-from browser_agent.asks import quoted
 from browser_agent.dom.library import settled_evaluate
-from browser_agent.text_match import normal
+from browser_agent.words.asks import quoted
+from browser_agent.words.text_match import normal
 
 # What a page shows, read in one evaluation per frame: its title, headings, visible text,
 # the values its visible fields hold (a password or hidden field is never read), the items

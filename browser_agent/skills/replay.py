@@ -13,7 +13,6 @@ from urllib.parse import urlsplit
 
 from playwright.async_api import Browser, Route
 
-from browser_agent.asks import asks
 from browser_agent.browser.awaiting import paced
 from browser_agent.browser.session import BrowserSession, browser_session
 from browser_agent.browser.tracing import tracing_started, tracing_stopped
@@ -38,6 +37,7 @@ from browser_agent.skills.made_state import Maker, makers
 from browser_agent.skills.run_state import holding_from
 from browser_agent.skills.stored import load_skill, made_code
 from browser_agent.skills.targets import StepHeld
+from browser_agent.words.asks import asks
 
 if TYPE_CHECKING:
     from browser_agent.store.models import Skill

@@ -9,7 +9,7 @@ import re
 from browser_agent.llm.offline.languages import also
 from browser_agent.llm.offline.page import TEXT_ROLES, Element, Page
 from browser_agent.llm.offline.words import content_words, covers
-from browser_agent.text_match import NEXT_PAGE_WORDS, names_next_page, next_page_names
+from browser_agent.words.text_match import NEXT_PAGE_WORDS, names_next_page, next_page_names
 
 #: The name or id a site's search field goes by in its form, whatever its label's language.
 _SEARCH_KEYS = frozenset({"q", "s", "query", "search", "keywords", "term"})

@@ -11,7 +11,6 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from browser_agent.asks import read_clause
 from browser_agent.llm.offline.form_tasks import Order
 from browser_agent.llm.offline.tasks import (
     ONLY,
@@ -30,6 +29,7 @@ from browser_agent.llm.offline.tasks import (
 )
 from browser_agent.llm.offline.verbs import read_verb, settle
 from browser_agent.llm.offline.words import QUOTES, content_words, items, mask_quotes, unquote
+from browser_agent.words.asks import read_clause
 
 CAN_DO = (
     "I can open a site or a named page, search, sort, add a product to the cart, log in, "

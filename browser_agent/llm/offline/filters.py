@@ -12,13 +12,13 @@ import re
 from dataclasses import dataclass
 from urllib.parse import parse_qsl, urlsplit
 
-from browser_agent.asks import Ask
 from browser_agent.llm.offline.form_tasks import FILTER_PARTS, Narrow, Order, Save
 from browser_agent.llm.offline.outcome import Action, Blocked, Done, Outcome, Situation, choose
 from browser_agent.llm.offline.page import CHOICE_ROLES, TEXT_ROLES, Element, Option, Page
 from browser_agent.llm.offline.resolve import find_fill, resolve
 from browser_agent.llm.offline.tasks import Assign
 from browser_agent.llm.offline.words import words
+from browser_agent.words.asks import Ask
 
 #: How a site's comparison options are named, for each comparison a command asks.
 COMPARISONS: dict[str, tuple[str, ...]] = {

@@ -1,7 +1,7 @@
 """Reading everyday application work, whatever the site: create / add / new / publish X
 (titled, named, called…) with fields, edit / change / update X to add or set Y, add Y to X,
 remove / delete / archive X, and "its history" after a clause that named X. The thing
-named and its values are read by :func:`browser_agent.asks.read_clause`, as the end-state
+named and its values are read by :func:`browser_agent.words.asks.read_clause`, as the end-state
 check reads them; this module adds which field each value goes to and the steps a person
 takes (see :mod:`browser_agent.llm.offline.form_tasks`)."""
 
@@ -10,7 +10,6 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
-from browser_agent.asks import quoted, read_clause
 from browser_agent.llm.offline.filters import filter_tasks
 from browser_agent.llm.offline.form_tasks import (
     ASSIGN_KEYS,
@@ -24,6 +23,7 @@ from browser_agent.llm.offline.form_tasks import (
 )
 from browser_agent.llm.offline.tasks import VIEW_LINKS, Dismiss, Press, Reach, Task
 from browser_agent.llm.offline.words import QUOTES, items, unquote
+from browser_agent.words.asks import quoted, read_clause
 
 #: The verbs that make a thing (``open`` and ``start`` only before "a new").
 _CREATE_WORDS = frozenset({"create", "add", "new", "publish", "post", "make", "open", "start"})
