@@ -22,7 +22,6 @@ from typing import TYPE_CHECKING, Any
 from browser_agent.secrets import placeholders
 
 if TYPE_CHECKING:
-    from browser_agent.store.models import Skill
     from browser_agent.store.rows import SkillRow
 
 # The primitives whose ``text`` argument is typed into a field.
@@ -30,7 +29,7 @@ TYPING = frozenset({"enter_text", "enter_text_and_click", "bulk_enter_text"})
 _NUMBER = re.compile(r"-?\d+")
 
 
-def example_arguments(skill: Skill | SkillRow, start_url: str | None) -> dict[str, str]:
+def example_arguments(skill: SkillRow, start_url: str | None) -> dict[str, str]:
     """The arguments the skill was learnt with (secrets as their ``{NAME}`` placeholders)."""
     arguments = json.loads(skill.example_args or "{}")
     if start_url:

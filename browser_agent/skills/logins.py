@@ -33,7 +33,6 @@ from browser_agent.store.skill_use import current_skills, loads
 
 if TYPE_CHECKING:
     from browser_agent.skills.replay import Relogin
-    from browser_agent.store.models import Skill
 
 #: Runs the login skill (its row, loaded function and arguments); whether it finished.
 RunLogin = Callable[[SkillRow, SkillFunction, dict[str, str]], Awaitable[bool]]
@@ -41,7 +40,7 @@ RunLogin = Callable[[SkillRow, SkillFunction, dict[str, str]], Awaitable[bool]]
 _PASSWORD_FIELD = "input[type=password i]:visible"
 
 
-def password_targets(skill: Skill | SkillRow) -> list[str]:
+def password_targets(skill: SkillRow) -> list[str]:
     """The selectors of the password fields ``skill`` types into."""
     targets = loads(skill.selectors)
     return [
@@ -53,7 +52,7 @@ def password_targets(skill: Skill | SkillRow) -> list[str]:
     ]
 
 
-def is_login_skill(skill: Skill | SkillRow) -> bool:
+def is_login_skill(skill: SkillRow) -> bool:
     """Whether ``skill`` logs in: one of its steps types into a password field."""
     return bool(password_targets(skill))
 
@@ -91,7 +90,7 @@ async def on_login_page(page: Page, login: SkillRow) -> bool:
     return False
 
 
-async def landed_on_login(store: Store, skill: Skill | SkillRow) -> SkillRow | None:
+async def landed_on_login(store: Store, skill: SkillRow) -> SkillRow | None:
     """The site's login skill when ``skill`` (not a login itself) is on its login page;
     None outside a browser session (no page to be on)."""
     if is_login_skill(skill):
@@ -149,7 +148,7 @@ def relogin(store: Store) -> Relogin:
     site's login page, log in again with the site's login skill, leaving the profile as it
     was. Whether it did."""
 
-    async def again(skill: Skill | SkillRow) -> bool:
+    async def again(skill: SkillRow) -> bool:
         login = await landed_on_login(store, skill)
         return login is not None and (await renew_login(store, login, keep=False))[0]
 

@@ -29,7 +29,6 @@ from browser_agent.store.skill_use import templates_of
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from browser_agent.store.models import Skill
     from browser_agent.store.rows import SkillRow
 
 # A command that makes something starts with one of these.
@@ -47,7 +46,7 @@ class Maker:
     own parameter ``typed``: its loaded ``function`` and the ``arguments`` it runs with
     (fresh ones for what it only types, see skills.fresh)."""
 
-    skill: Skill | SkillRow
+    skill: SkillRow
     typed: str
     param: str
     function: SkillFunction
@@ -74,8 +73,8 @@ def _verb(template: str) -> str:
 
 
 def makers(
-    skill: Skill | SkillRow,
-    candidates: Iterable[Skill | SkillRow],
+    skill: SkillRow,
+    candidates: Iterable[SkillRow],
     workspace: Path | None,
     start_url: str | None = None,
 ) -> list[Maker]:
@@ -105,7 +104,7 @@ def makers(
     return sorted(found, key=lambda maker: len(json.loads(maker.skill.example_args or "{}")))
 
 
-def _named_kinds(skill: Skill | SkillRow, workspace: Path | None) -> dict[str, set[str]]:
+def _named_kinds(skill: SkillRow, workspace: Path | None) -> dict[str, set[str]]:
     """The kinds of the parameters ``skill`` uses to name something on the page."""
     typed = typed_only(made_code(skill, workspace))
     named: dict[str, set[str]] = {}
@@ -117,7 +116,7 @@ def _named_kinds(skill: Skill | SkillRow, workspace: Path | None) -> dict[str, s
 
 
 def _making(
-    other: Skill | SkillRow, named: dict[str, set[str]], workspace: Path | None
+    other: SkillRow, named: dict[str, set[str]], workspace: Path | None
 ) -> tuple[str, str] | None:
     """The parameter ``other`` types to make a thing of one of the ``named`` kinds, and
     the named parameter it is for; None when it makes none of them."""

@@ -40,14 +40,13 @@ from browser_agent.skills.targets import StepHeld
 from browser_agent.words.asks import asks
 
 if TYPE_CHECKING:
-    from browser_agent.store.models import Skill
     from browser_agent.store.rows import SkillRow
 
 NEEDS_SECRET = "needs a secret (a password) that is never stored"
 
 #: Asked when a replay of the skill failed: log in again if it stopped on its site's login
 #: page because the kept session expired (see skills.logins); whether it did.
-Relogin = Callable[["Skill | SkillRow"], Awaitable[bool]]
+Relogin = Callable[["SkillRow"], Awaitable[bool]]
 
 
 @dataclass
@@ -89,7 +88,7 @@ def relative(url: str) -> str:
     return parts.path + (f"?{parts.query}" if parts.query else "")
 
 
-def lacking_secret(skill: Skill | SkillRow, secrets: Mapping[str, str]) -> str | None:
+def lacking_secret(skill: SkillRow, secrets: Mapping[str, str]) -> str | None:
     """Why the skill cannot be replayed for want of a secret, naming it; None if it can."""
     arguments = example_arguments(skill, None)
     if any(value == "" for value in arguments.values()):  # masked when it was learnt
@@ -101,7 +100,7 @@ def lacking_secret(skill: Skill | SkillRow, secrets: Mapping[str, str]) -> str |
 
 
 async def replay(
-    skill: Skill | SkillRow,
+    skill: SkillRow,
     settings: Settings,
     browser: Browser | None = None,
     *,
@@ -111,7 +110,7 @@ async def replay(
     trace_path: Path | None = None,
     pace: float = 0.0,
     relogin: Relogin | None = None,
-    candidates: Sequence[Skill | SkillRow] = (),
+    candidates: Sequence[SkillRow] = (),
     speculated: Mapping[int, str] | None = None,
     listed: Mapping[str, Sequence[str]] | None = None,
 ) -> Replay:
@@ -182,7 +181,7 @@ async def replay(
     return outcome
 
 
-def plan_readings(skill: Skill | SkillRow) -> tuple[int, dict[str, list[str]]]:
+def plan_readings(skill: SkillRow) -> tuple[int, dict[str, list[str]]]:
     """From the skill's plan, read once: the step its replays hold back from (its last step
     that acts on an element, when its command removes what it names: a replay would remove
     the thing, or one the site listed beside it; else 0), and the other names the site
@@ -307,11 +306,11 @@ def _only_on_example(fresh: Replay, site: Mapping[str, Any]) -> Replay:
 
 
 async def _on_made_state(
-    skill: Skill | SkillRow,
+    skill: SkillRow,
     function: SkillFunction,
     example: dict[str, str],
     found: Sequence[Maker],
-    run: Callable[[SkillFunction, dict[str, str], Skill | SkillRow], Awaitable[Replay]],
+    run: Callable[[SkillFunction, dict[str, str], SkillRow], Awaitable[Replay]],
 ) -> Replay | None:
     """The skill replayed on a thing a maker made for it with a fresh name (by the first
     maker that made one); None when none did."""
@@ -362,7 +361,7 @@ async def _on_the_example(
 async def _session_run(
     function: SkillFunction,
     arguments: dict[str, str],
-    skill: Skill | SkillRow,
+    skill: SkillRow,
     settings: Settings,
     browser: Browser | None,
     secrets: Mapping[str, str],
@@ -441,7 +440,7 @@ async def _run(
     function: SkillFunction,
     arguments: dict[str, str],
     active: BrowserSession,
-    skill: Skill | SkillRow,
+    skill: SkillRow,
     screenshot_dir: Path | None,
     pace: float = 0.0,
 ) -> Replay:
@@ -483,7 +482,7 @@ async def _run(
     return Replay(True, final_url=final)
 
 
-async def _screenshot(page, directory: Path | None, skill: Skill | SkillRow) -> str | None:  # type: ignore[no-untyped-def]
+async def _screenshot(page, directory: Path | None, skill: SkillRow) -> str | None:  # type: ignore[no-untyped-def]
     if directory is None:
         return None
     directory.mkdir(parents=True, exist_ok=True)

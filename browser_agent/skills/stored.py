@@ -39,7 +39,6 @@ from browser_agent.skills.check_key import mark_name, user_key
 from browser_agent.skills.loader import SkillFunction, SkillLoadError, module_function, source_hash
 
 if TYPE_CHECKING:
-    from browser_agent.store.models import Skill
     from browser_agent.store.rows import SkillRow
 
 REFUSED = "refused"
@@ -71,7 +70,7 @@ def _made(name: str, plan: str) -> str:
         raise SkillRefused(f"its plan makes no code ({type(exc).__name__}: {exc})") from None
 
 
-def _checked_mark(skill: Skill | SkillRow, workspace: Path) -> Path | None:
+def _checked_mark(skill: SkillRow, workspace: Path) -> Path | None:
     """Where this workspace notes that this exact row (every byte of its name, plan, code
     and hash) was checked by this release, named under the person's key so that no one
     else can make it; None when there is no key to trust (every row is checked in full)."""
@@ -82,7 +81,7 @@ def _checked_mark(skill: Skill | SkillRow, workspace: Path) -> Path | None:
     return workspace / CHECKED / mark_name(key, row.encode("utf-8"))
 
 
-def made_code(skill: Skill | SkillRow, workspace: Path | None = None, *, note: bool = True) -> str:
+def made_code(skill: SkillRow, workspace: Path | None = None, *, note: bool = True) -> str:
     """The module made from the skill's stored plan, once the row's code and hash are
     found to be exactly it; SkillRefused (the reason in one line) otherwise. With
     ``workspace``, a row this release checked there before, under the person's key, is
@@ -107,9 +106,7 @@ def made_code(skill: Skill | SkillRow, workspace: Path | None = None, *, note: b
     return code
 
 
-def refusal(
-    skill: Skill | SkillRow, workspace: Path | None = None, *, note: bool = True
-) -> str | None:
+def refusal(skill: SkillRow, workspace: Path | None = None, *, note: bool = True) -> str | None:
     """Why the skill is refused, in one line; None when it checks (marked as checked in
     ``workspace`` unless ``note`` is False, see made_code)."""
     try:
@@ -119,7 +116,7 @@ def refusal(
     return None
 
 
-def load_skill(skill: Skill | SkillRow, workspace: Path | None = None) -> SkillFunction:
+def load_skill(skill: SkillRow, workspace: Path | None = None) -> SkillFunction:
     """The async function of a stored skill, from the module its plan makes; SkillRefused
     when the row does not check, SkillLoadError when the module does not load."""
     code = made_code(skill, workspace)

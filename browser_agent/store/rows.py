@@ -116,7 +116,9 @@ class DecisionRow:
 
 @dataclass
 class SkillRow:
-    """One version of a harvested skill. JSON columns hold lists and objects as text."""
+    """One version of a harvested skill. JSON columns hold lists and objects as text. The
+    store's table (store.models.Skill) is made from these fields, so code that reads a
+    skill takes a SkillRow and may be given either."""
 
     name: str = field(metadata=INDEX)
     module_path: str  # relative to the workspace (see store.paths)

@@ -16,8 +16,6 @@ from browser_agent.store.rows import SkillRow, columns
 if TYPE_CHECKING:
     from sqlalchemy import Engine
 
-    from browser_agent.store.models import Skill
-
 
 def current_skills(
     db: Store | Engine, status: str | None = None, limit: int | None = None
@@ -82,7 +80,7 @@ def site_of(url: str) -> str:
     return f"{parts.scheme}://{parts.netloc}{parts.path or '/'}" if parts.netloc else ""
 
 
-def same_site(skill: SkillRow | Skill, url: str | None) -> bool:
+def same_site(skill: SkillRow, url: str | None) -> bool:
     """Whether ``skill`` was learnt on the page ``url`` starts from (any page, when either
     is unknown). A skill whose first step opens an address built from its own values (the
     page /wiki/NAME of the name it is given) was learnt on that site, whichever page of it."""
@@ -97,7 +95,7 @@ def _origin(url: str) -> str:
     return f"{parts.scheme}://{parts.netloc}"
 
 
-def _named_start(skill: SkillRow | Skill) -> bool:
+def _named_start(skill: SkillRow) -> bool:
     """Whether the skill's first step opens an address built from its own values (the
     page it is given), not the page it starts from."""
     plan = loads(skill.plan or "{}")
@@ -108,7 +106,7 @@ def _named_start(skill: SkillRow | Skill) -> bool:
     return isinstance(url, dict) and url.get("kind") == "url"
 
 
-def templates_of(skill: Skill | SkillRow) -> list[str]:
+def templates_of(skill: SkillRow) -> list[str]:
     """The command templates a skill answers (an empty list when the column is unreadable)."""
     templates = loads(skill.command_templates)
     if not isinstance(templates, list):

@@ -99,14 +99,14 @@ def merge(*sources: Healed) -> Healed:
     return merged
 
 
-def stored_healed(skill: Skill | SkillRow) -> Healed:
+def stored_healed(skill: SkillRow) -> Healed:
     """The healed selectors a skill's runs collected (an empty map when there are none)."""
     value = loads(skill.healed)
     return value if isinstance(value, dict) else {}
 
 
 def write_healed_version(
-    skill: Skill | SkillRow,
+    skill: SkillRow,
     healed: Healed,
     expected_end: str,
     settings: Settings,

@@ -223,13 +223,13 @@ async def validate_skills(
     return report
 
 
-def chosen_skills(engine: Engine, names: Sequence[str], all_skills: bool) -> list[Skill | SkillRow]:
+def chosen_skills(engine: Engine, names: Sequence[str], all_skills: bool) -> list[SkillRow]:
     """The current versions of the named skills, or of every skill not retired."""
     if all_skills:
         return [s for s in current_skills(engine) if s.status != "retired"]
     if not names:
         raise CannotValidate("Name the skills to validate, or use --all.")
-    chosen: list[Skill | SkillRow] = []
+    chosen: list[SkillRow] = []
     for name in names:
         skill = skill_by_name(engine, name)
         if skill is None:
