@@ -12,7 +12,6 @@ import pytest
 from playwright.async_api import Browser
 from sqlalchemy import Engine
 
-from browser_agent.browser.dialogs import command_accepts_dialogs
 from browser_agent.browser.session import BrowserSession, browser_session
 from browser_agent.harvest.harvester import harvest
 from browser_agent.llm.types import FunctionClient, LLMReply
@@ -21,6 +20,7 @@ from browser_agent.settings import Settings
 from browser_agent.skills.primitive import click, enter_text, open_url
 from browser_agent.store.db import open_store
 from browser_agent.store.skill_use import current_skills
+from browser_agent.words.confirms import command_accepts_dialogs
 from tests.scripted import Script, mmid
 from tests.test_runtime_guards import pages  # noqa: F401 (the served tests/pages)
 

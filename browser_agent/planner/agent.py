@@ -14,7 +14,6 @@ from typing import TYPE_CHECKING
 
 from playwright.async_api import Browser, Page
 
-from browser_agent.browser.dialogs import command_accepts_dialogs
 from browser_agent.browser.session import BrowserSession, browser_session
 from browser_agent.browser.tracing import RunTrace
 from browser_agent.errors import BrowserError, NoBrowser, UserError, one_line
@@ -38,6 +37,7 @@ from browser_agent.store.connection import Store
 from browser_agent.store.rows import StepRow
 from browser_agent.store.run_store import open_run_store
 from browser_agent.store.skill_use import current_skills
+from browser_agent.words.confirms import command_accepts_dialogs
 
 if TYPE_CHECKING:
     from sqlalchemy import Engine
