@@ -252,3 +252,25 @@ def test_a_circle_and_an_upward_import_are_found() -> None:
         "browser_agent.settings -> browser_agent.browser.session",
         "browser_agent.store.db -> browser_agent.cli",
     ]
+
+
+#: What makes an ORM query or opens an ORM session.
+ORM_QUERIES = ("sqlmodel.Session", "sqlmodel.select", "sqlmodel.delete", "sqlmodel.col")
+
+
+def orm_queries_outside_the_store() -> list[str]:
+    """Each module outside ``browser_agent.store`` that imports what queries through the
+    ORM, as ``module -> name``."""
+    return sorted(
+        f"{name} -> {imported}"
+        for name, path in modules().items()
+        if not (name == "browser_agent.store" or name.startswith("browser_agent.store."))
+        for imported in imported_names(_parse(path.read_text(encoding="utf-8")))
+        if imported in ORM_QUERIES or imported.startswith("sqlalchemy.orm")
+    )
+
+
+def test_orm_queries_are_made_in_the_store_alone() -> None:
+    """The store's tables are queried through the ORM only by ``store/``'s modules: every
+    other layer asks a store function, so a table's queries live beside it."""
+    assert orm_queries_outside_the_store() == []

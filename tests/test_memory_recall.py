@@ -8,10 +8,10 @@ import re
 from playwright.async_api import Browser
 
 from browser_agent.llm.types import FunctionClient, LLMReply, ToolCall
-from browser_agent.memory.manager import entries
 from browser_agent.planner.agent import run_command
 from browser_agent.settings import Settings
 from browser_agent.store.db import open_store
+from browser_agent.store.memory_models import entries
 
 COMMAND = "Write ten short biographies, then answer what you wrote about the first"
 PEOPLE = [

@@ -110,28 +110,17 @@ class Agent:
     async def harvest(self, *run_ids: str, verify: bool = True) -> list[HarvestInfo]:
         """Harvest these runs (every succeeded run when none is named) into skills, each
         new skill or version verified by a replay; runs harvested before are passed over."""
-        from sqlmodel import Session, col, select
-
         from browser_agent.harvest.harvester import harvest
         from browser_agent.store.db import open_store
-        from browser_agent.store.models import Run
         from browser_agent.store.run_logs import log_file
+        from browser_agent.store.run_rows import run_row, succeeded_runs
 
-        engine = open_store(self.settings)
         with self._store() as store:
             ids = [self._run_id(store, run_id) for run_id in run_ids]
-        with Session(engine) as db:
-            if ids:
-                runs = [db.get(Run, run_id) for run_id in ids]
-            else:
-                chosen = select(Run).where(Run.status == "succeeded")
-                runs = list(db.exec(chosen.order_by(col(Run.started_at))))
-        logs = [
-            log_file(engine, run, self.settings.workspace)
-            for run in runs
-            if run is not None and run.log_path
-        ]
-        results = await harvest(logs, self.settings, engine, verify=verify)
+            runs = [run_row(store, run_id) for run_id in ids] if ids else succeeded_runs(store)
+            workspace = self.settings.workspace
+            logs = [log_file(store, run, workspace) for run in runs if run and run.log_path]
+        results = await harvest(logs, self.settings, open_store(self.settings), verify=verify)
         return [harvest_record(result) for result in results]
 
     def harvest_sync(self, *run_ids: str, verify: bool = True) -> list[HarvestInfo]:

@@ -34,12 +34,10 @@ if TYPE_CHECKING:
 def _sources(items: list[str], all_runs: bool) -> list[Path]:
     """Log files for run ids and paths; with --all, every successful run's log. UserError
     naming the items that are neither a file nor a run."""
-    from sqlmodel import Session, select  # the store loads only when a command uses it
-
     from browser_agent.settings import load_settings
-    from browser_agent.store.db import open_store
-    from browser_agent.store.models import Run
     from browser_agent.store.run_logs import log_file
+    from browser_agent.store.run_rows import succeeded_runs
+    from browser_agent.store.run_store import open_run_store
 
     settings = load_settings()
     paths, missing = [], []
@@ -59,11 +57,12 @@ def _sources(items: list[str], all_runs: bool) -> list[Path]:
             "(browser-agent runs lists them)"
         )
     if all_runs:
-        engine = open_store(settings)
-        with Session(engine) as db:
-            runs = db.exec(select(Run).where(Run.status == "succeeded").order_by(Run.started_at))
-            found = [run for run in runs if run.log_path]
-        paths += [log_file(engine, run, settings.workspace) for run in found]
+        store = open_run_store(settings)
+        try:
+            runs = [run for run in succeeded_runs(store) if run.log_path]
+            paths += [log_file(store, run, settings.workspace) for run in runs]
+        finally:
+            store.close()
     return paths
 
 
@@ -71,19 +70,19 @@ def _run_log(run_id: str, settings: Settings) -> Path | None:
     """A run's chat log: in this workspace's ``logs/``, else the store's copy of a run made
     on another machine (written here), else the path where it would be; None when there
     is no such run."""
-    from sqlmodel import Session
-
-    from browser_agent.store.db import open_store
-    from browser_agent.store.models import Run
     from browser_agent.store.run_logs import log_file
+    from browser_agent.store.run_rows import run_row
+    from browser_agent.store.run_store import open_run_store
 
     path = settings.logs_dir / f"{run_id}.json"
     if path.exists():
         return path
-    engine = open_store(settings)
-    with Session(engine) as db:
-        run = db.get(Run, run_id)
-    return log_file(engine, run, settings.workspace) if run else None
+    store = open_run_store(settings)
+    try:
+        run = run_row(store, run_id)
+        return log_file(store, run, settings.workspace) if run else None
+    finally:
+        store.close()
 
 
 def harvest_command(

@@ -53,10 +53,9 @@ def list_memories(
 ) -> None:
     """List remembered entries: chat context, short-term and long-term memory."""
     # the store (SQLModel) loads only when a memory command runs
-    from browser_agent.memory.manager import entries
     from browser_agent.settings import load_settings
     from browser_agent.store.db import open_store
-    from browser_agent.store.memory_models import KINDS
+    from browser_agent.store.memory_models import KINDS, entries
 
     if kind is not None and kind not in KINDS:
         raise typer.BadParameter(f"use one of {', '.join(KINDS)}", param_hint="--kind")
@@ -70,9 +69,9 @@ def search(
     as_json: Annotated[bool, typer.Option("--json", help=JSON_HELP)] = False,
 ) -> None:
     """Show the memories that contain TEXT."""
-    from browser_agent.memory.manager import entries
     from browser_agent.settings import load_settings
     from browser_agent.store.db import open_store
+    from browser_agent.store.memory_models import entries
 
     rows = entries(open_store(load_settings()), contains=text)
     _print(rows, f"No memory contains {text!r}.", as_json)
@@ -88,9 +87,9 @@ def clear(
     """Forget everything remembered across runs."""
     if not yes:
         raise UserError("This deletes every memory: run again with --yes to do it.")
-    from browser_agent.memory.manager import clear_entries
     from browser_agent.settings import load_settings
     from browser_agent.store.db import open_store
+    from browser_agent.store.memory_models import clear_entries
 
     count = clear_entries(open_store(load_settings()))
     if as_json:

@@ -17,12 +17,11 @@ from dataclasses import asdict, dataclass, field
 
 from playwright.async_api import Browser
 from sqlalchemy import Engine
-from sqlalchemy.exc import IntegrityError
-from sqlmodel import Session
 
 from browser_agent.errors import BrowserAgentError
 from browser_agent.secrets import configured, key, masked_command
 from browser_agent.settings import Settings
+from browser_agent.store.batch_jobs import keep_job_once, stored_job
 from browser_agent.store.models import BatchJob
 
 RUN, VALIDATE = "run", "validate"
@@ -94,9 +93,8 @@ def job_ids(batch_id: str, count: int) -> list[str]:
 
 def recorded(engine: Engine, job_id: str) -> JobResult | None:
     """The result already written for ``job_id``, or None."""
-    with Session(engine) as db:
-        row = db.get(BatchJob, job_id)
-        return None if row is None else _result(row)
+    row = stored_job(engine, job_id)
+    return None if row is None else _result(row)
 
 
 def record_once(
@@ -116,16 +114,8 @@ def record_once(
         detail=json.dumps(result.detail),
         worker=result.worker,
     )
-    try:
-        with Session(engine) as db:
-            db.add(row)
-            db.commit()
-    except IntegrityError:
-        stored = recorded(engine, job_id)
-        if stored is None:
-            raise
-        return stored
-    return result
+    stored = keep_job_once(engine, row)
+    return result if stored is None else _result(stored)
 
 
 def _result(row: BatchJob) -> JobResult:

@@ -38,7 +38,6 @@ from browser_agent.console.browse import (
     decisions_of,
     find_runs,
     iterations,
-    run_with_steps,
     set_retired,
     skill_view,
     totals_of,
@@ -58,6 +57,7 @@ from browser_agent.llm.prices import cost_of_run, shown_cost
 from browser_agent.llm.types import LLMClient
 from browser_agent.settings import Settings
 from browser_agent.store.run_logs import log_file
+from browser_agent.store.run_steps import run_with_steps
 from browser_agent.store.skills import runs_of
 
 RUN_STATUSES = ("running", "succeeded", "unverified", "failed", "interrupted", "abandoned")

@@ -11,17 +11,16 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from sqlalchemy import Engine
-from sqlmodel import Session, col, select
 
 from browser_agent.llm.prices import run_cost, shown_cost
 from browser_agent.store.connection import Store
 from browser_agent.store.decisions import decisions
 from browser_agent.store.health import Health, health_of
-from browser_agent.store.models import Run, Skill, Step, Validation
+from browser_agent.store.models import Skill, Validation
 from browser_agent.store.rows import DecisionRow, RunRow
 from browser_agent.store.run_rows import recent_runs, run_totals
-from browser_agent.store.run_steps import steps_of
 from browser_agent.store.skills import skill_by_name, update_skill, versions_of
+from browser_agent.store.validations import replays_of
 
 RUNS_SHOWN = 200
 CHECKS_SHOWN = 50  # a skill's latest checks on its page
@@ -75,15 +74,6 @@ def totals_of(
 def decisions_of(engine: Engine, run_id: str) -> list[DecisionRow]:
     """The person's decisions on the run's proposed actions, in order."""
     return decisions(Store.of(engine), run_id=run_id)
-
-
-def run_with_steps(engine: Engine, run_id: str) -> tuple[Run, Sequence[Step]] | None:
-    """A run and its steps in order; None when no run has that id."""
-    with Session(engine) as db:
-        run = db.get(Run, run_id)
-        if run is None:
-            return None
-        return run, steps_of(db, run_id)
 
 
 @dataclass
@@ -162,20 +152,8 @@ def skill_view(engine: Engine, name: str, window: int = 20) -> SkillView | None:
     problem = refusal(skill)
     source = None if problem else skill.source  # the code that runs: what its plan makes
     health = health_of(engine, skill, window)
-    checks = checks_of(engine, name)
+    checks = replays_of(engine, name, CHECKS_SHOWN)
     return SkillView(skill, versions_of(engine, name), source, problem, checks, health)
-
-
-def checks_of(engine: Engine, name: str) -> Sequence[Validation]:
-    """The latest replays that judged the skill ``name`` (any version), newest first."""
-    with Session(engine) as db:
-        query = (
-            select(Validation)
-            .where(Validation.skill_name == name)
-            .order_by(col(Validation.checked_at).desc(), col(Validation.id).desc())
-            .limit(CHECKS_SHOWN)
-        )
-        return db.exec(query).all()
 
 
 def set_retired(engine: Engine, name: str, retired: bool) -> Skill | None:

@@ -19,7 +19,6 @@ from dataclasses import dataclass, field
 from typing import Annotated
 
 from sqlalchemy import Engine
-from sqlmodel import Session, col, delete, select
 
 from browser_agent.llm.types import LLMClient, LLMReply
 from browser_agent.memory.messages import clip_text, text_tokens
@@ -28,7 +27,7 @@ from browser_agent.memory.tokens import TokenCounter
 from browser_agent.memory.usage import MemoryUsage
 from browser_agent.secrets import redact
 from browser_agent.settings import Settings
-from browser_agent.store.memory_models import MemoryEntry
+from browser_agent.store.memory_models import MemoryEntry, add_entries, entries
 from browser_agent.tools import tool_schema
 
 ENTRY_SHARE = 8  # one chat-context line takes at most 1/8 of the chat context
@@ -152,16 +151,11 @@ class MemoryManager:
         return _memories(reply, tool)
 
     def _add(self, kind: str, texts: list[str]) -> None:
-        with Session(self.engine) as db:
-            db.add_all(self._entry(kind, text) for text in texts)
-            db.commit()
+        add_entries(self.engine, [self._entry(kind, text) for text in texts])
 
     def _move(self, old: list[MemoryEntry], kind: str, texts: list[str]) -> None:
         """Replace ``old`` entries by new ones of ``kind``, in one transaction."""
-        with Session(self.engine) as db:
-            db.exec(delete(MemoryEntry).where(col(MemoryEntry.id).in_([e.id for e in old])))
-            db.add_all(self._entry(kind, text) for text in texts)
-            db.commit()
+        add_entries(self.engine, [self._entry(kind, text) for text in texts], replacing=old)
 
     def _entry(self, kind: str, text: str) -> MemoryEntry:
         text = redact(text, self.secrets())
@@ -180,30 +174,6 @@ def recall_tool(manager: MemoryManager) -> Callable[..., Awaitable[str]]:
         return await manager.recall(hint)
 
     return recall
-
-
-def entries(
-    engine: Engine, kind: str | None = None, contains: str | None = None, limit: int | None = None
-) -> list[MemoryEntry]:
-    """Stored memories, oldest first; of one kind, or containing a text, when asked."""
-    query = select(MemoryEntry).order_by(col(MemoryEntry.id))
-    if kind is not None:
-        query = query.where(MemoryEntry.kind == kind)
-    if contains:
-        query = query.where(col(MemoryEntry.text).icontains(contains))
-    if limit is not None:
-        query = query.limit(limit)
-    with Session(engine) as db:
-        return list(db.exec(query).all())
-
-
-def clear_entries(engine: Engine) -> int:
-    """Delete every memory; returns how many there were."""
-    with Session(engine) as db:
-        count = len(db.exec(select(MemoryEntry.id)).all())
-        db.exec(delete(MemoryEntry))
-        db.commit()
-    return count
 
 
 def _oldest_share(chat: list[MemoryEntry], ratio: float) -> list[MemoryEntry]:

@@ -107,3 +107,10 @@ def run_row(store: Store, run_id: str) -> RunRow | None:
     names = ", ".join(f'"{name}"' for name in _RUN_COLUMNS)
     rows = store.execute(f"SELECT {names} FROM run WHERE id = :id", id=run_id).rows
     return RunRow.read(rows[0]) if rows else None
+
+
+def succeeded_runs(store: Store) -> list[RunRow]:
+    """Every run that succeeded, in the order they started (what ``harvest --all`` reads)."""
+    names = ", ".join(f'"{name}"' for name in _RUN_COLUMNS)
+    sql = f"SELECT {names} FROM run WHERE status = 'succeeded' ORDER BY started_at, id"
+    return [RunRow.read(row) for row in store.execute(sql).rows]

@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 from sqlalchemy import Engine
-from sqlalchemy.exc import IntegrityError
-from sqlmodel import Session, select
 
 from browser_agent.failure_kinds import BROKEN
 from browser_agent.skills.replay import Replay, relative
 from browser_agent.store.health import OK, VALIDATION, record
 from browser_agent.store.models import Skill, Validation, utcnow
 from browser_agent.store.skills import update_skill
+from browser_agent.store.validations import keep_validation
 
 
 def start_url_for(skill: Skill, base_url: str | None) -> str | None:
@@ -51,14 +50,7 @@ def record_replay(
         **outcome.findings(),
     )
     kind = OK if outcome.passed else outcome.kind or BROKEN
-    try:
-        with Session(engine) as db:
-            db.add(row)
-            db.commit()
-    except IntegrityError:  # kept by an earlier attempt of the job, or another problem
-        if job_id is None or not _kept(engine, job_id):
-            raise
-    else:  # in the window once, as the row
+    if keep_validation(engine, row):  # in the window once, as the row
         error = None if outcome.passed else failure(outcome)
         record(engine, skill.id, VALIDATION, kind, window=window, step=outcome.step, error=error)
     broken = kind == BROKEN
@@ -70,9 +62,3 @@ def record_replay(
         last_validated_at=utcnow(),
         broken_step=None if outcome.passed else outcome.step,
     )
-
-
-def _kept(engine: Engine, job_id: str) -> bool:
-    """True when a replay of the job ``job_id`` is stored."""
-    with Session(engine) as db:
-        return db.exec(select(Validation.id).where(Validation.job_id == job_id)).first() is not None

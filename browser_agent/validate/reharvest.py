@@ -17,7 +17,6 @@ from urllib.parse import urlsplit
 
 from playwright.async_api import Browser
 from sqlalchemy import Engine
-from sqlmodel import Session, select
 
 from browser_agent.harvest.harvester import (
     NEW_VERSION,
@@ -37,6 +36,7 @@ from browser_agent.skills.runtime import repairing
 from browser_agent.store.connection import Store
 from browser_agent.store.models import Run, Skill
 from browser_agent.store.run_logs import log_file
+from browser_agent.store.run_steps import succeeded_after
 from browser_agent.store.skill_use import current_skills, loads, mark_stale
 from browser_agent.store.skills import make_current, runs_of, update_skill, versions_of
 from browser_agent.validate.healed import Healed, merge, stored_healed, write_healed_version
@@ -94,15 +94,9 @@ def newer_runs(engine: Engine, skill: Skill) -> list[Run]:
     newest first."""
     templates = loads(skill.command_templates)
     kept = [t for t in templates if isinstance(t, str)] if isinstance(templates, list) else []
-    with Session(engine) as db:
-        runs = db.exec(
-            select(Run)
-            .where(Run.status == "succeeded", Run.started_at > skill.created_at)
-            .order_by(Run.started_at.desc())
-        ).all()
     return [
         run
-        for run in runs
+        for run in succeeded_after(engine, skill.created_at)
         if run.log_path and any(match_text(run.command, t) is not None for t in kept)
     ]
 
