@@ -20,6 +20,14 @@ depends_on = None
 
 
 def upgrade() -> None:
+    _runs()
+    _skills()
+    _validations()
+    _memories()
+
+
+def _runs() -> None:
+    """Runs and their steps."""
     op.create_table(
         "run",
         sa.Column("id", sa.String(), nullable=False),
@@ -62,6 +70,9 @@ def upgrade() -> None:
     )
     op.create_index("ix_step_run_id", "step", ["run_id"])
 
+
+def _skills() -> None:
+    """Harvested skills, a row per version."""
     op.create_table(
         "skill",
         sa.Column("id", sa.Integer(), nullable=False),
@@ -94,6 +105,9 @@ def upgrade() -> None:
     op.create_index("ix_skill_shape", "skill", ["shape"])
     op.create_index("ix_skill_status", "skill", ["status"])
 
+
+def _validations() -> None:
+    """Replays of skills by the validator."""
     op.create_table(
         "validation",
         sa.Column("id", sa.Integer(), nullable=False),
@@ -113,6 +127,9 @@ def upgrade() -> None:
     )
     op.create_index("ix_validation_skill_id", "validation", ["skill_id"])
 
+
+def _memories() -> None:
+    """The memory across runs."""
     op.create_table(
         "memoryentry",
         sa.Column("id", sa.Integer(), nullable=False),
