@@ -265,6 +265,32 @@ async def test_a_setting_typed_but_not_saved_is_not_done_and_once_saved_is(
     assert kept == [(value,)]
 
 
+async def test_a_setting_chosen_in_a_drop_down_is_done_once_saved_and_not_by_being_offered(
+    trac: Running, settings: Settings, browser: Browser
+) -> None:
+    """Trac's date format is chosen in a drop-down that offers every format: the option
+    offered is not the page saying it, chosen and not saved is not done, and saved (the
+    page's fresh load gives it back chosen) is."""
+    command = 'set the date format to "ISO 8601 format"'
+    settings = settings.with_overrides(storage_state=trac.storage_state)
+    async with browser_session(settings, browser) as active:
+        await open_url(f"{trac.url}/prefs/localization")
+        page = active.current_page()
+        offered = await end_state(page, ["ISO 8601 format"], command=command)
+        assert not offered.shown, offered.said()
+        await page.select_option("select[name=lc_time]", "iso8601")
+        chosen = await end_state(page, ["ISO 8601 format"], command=command)
+        assert not chosen.shown and "it was not saved" in chosen.said(), chosen.said()
+        async with page.expect_navigation():
+            await page.click("input[type=submit][value='Save changes']")
+        saved = await end_state(page, ["ISO 8601 format"], command=command)
+        assert saved.shown, saved.said()
+    kept = trac_rows(
+        trac, "SELECT value FROM session_attribute WHERE sid = 'admin' AND name = 'lc_time'"
+    )
+    assert kept == [("iso8601",)]
+
+
 @pytest.mark.parametrize(
     ("path", "title", "done"),
     [

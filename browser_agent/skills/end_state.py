@@ -338,12 +338,13 @@ def _unsaid(ask: Ask, seen: Seen, hidden: set[str]) -> list[str]:
 
 
 def _held_only(ask: Ask, seen: Seen, hidden: set[str]) -> list[str]:
-    """The values of a *create* or *edit* clause that the page shows only in its fields
-    (none when it shows them all, or does not hold one of them at all)."""
+    """The values of a *create* or *edit* clause that the page shows only in its fields,
+    typed or chosen in a drop-down (none when it shows them all, or does not hold one of
+    them at all)."""
     if ask.kind not in ("create", "edit"):
         return []
     unsaid = _unsaid(ask, seen, hidden)
-    if all(any(shows(held, value) for held in seen.typed) for value in unsaid):
+    if all(any(shows(held, value) for held in [*seen.typed, *seen.chosen]) for value in unsaid):
         return unsaid
     return []
 
@@ -374,7 +375,7 @@ async def _given_back(seen: Seen, values: list[str]) -> bool:
         waited = 0.0
         while True:
             fresh = await read_page(page)
-            kept = [*fresh.own, *fresh.typed]
+            kept = [*fresh.own, *fresh.typed, *fresh.chosen]
             if all(any(shows(text, value) for text in kept) for value in values):
                 return True
             if waited >= GIVEN_BACK_S:

@@ -15,8 +15,9 @@ from browser_agent.dom.library import settled_evaluate
 from browser_agent.words.asks import quoted
 from browser_agent.words.text_match import normal
 
-# What a page shows, read in one evaluation per frame: its title, headings, visible text,
-# the values its visible fields hold (a password or hidden field is never read), the items
+# What a page shows, read in one evaluation per frame: its title, headings, visible text
+# (a drop-down's options left out: offered, not said), the values its visible fields hold
+# and the options they show chosen (a password or hidden field is never read), the items
 # it lists (links, rows, list items), whether it asks for a password, and its HTTP status.
 _READ_PAGE = """() => {
   const fields = [], typed = [], chosen = [], headings = [], listed = [];
@@ -50,6 +51,9 @@ _READ_PAGE = """() => {
     if (el.tagName === 'SELECT') {
       for (const option of el.selectedOptions) fields.push(option.text, option.value);
       if (shown(el)) for (const option of el.selectedOptions) chosen.push(option.text);
+      // its options are choices offered, not what the page says: the chosen ones are held
+      const offered = el.innerText || '';
+      if (offered.trim()) texts[0] = texts[0].replace(offered, ' ');
     } else {
       fields.push(el.value || '');
       const pressed = ['submit', 'button', 'reset', 'image'].includes(type);
@@ -84,7 +88,8 @@ _READ_PAGE = """() => {
 class Seen:
     """What a page shows, every frame together, each text already :func:`normal`:
     ``own`` what the page itself says (title, headings, text), ``texts`` that plus its
-    fields and address, ``typed`` what its visible text fields hold."""
+    fields and address, ``typed`` what its visible text fields hold, ``chosen`` the
+    options its visible drop-downs show chosen."""
 
     address: str
     status: int = 0
@@ -93,7 +98,7 @@ class Seen:
     own: list[str] = field(default_factory=list)
     texts: list[str] = field(default_factory=list)
     typed: list[str] = field(default_factory=list)
-    chosen: list[str] = field(default_factory=list)  # the options its visible lists show
+    chosen: list[str] = field(default_factory=list)
     held: list[str] = field(default_factory=list)
     listed: list[str] = field(default_factory=list)
     password: bool = False
