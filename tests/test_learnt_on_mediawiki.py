@@ -15,7 +15,9 @@ found again. Skipped where MediaWiki is not installed
 from __future__ import annotations
 
 import random
+import sqlite3
 from collections.abc import Iterator
+from contextlib import closing
 from pathlib import Path
 
 import pytest
@@ -126,6 +128,35 @@ async def test_only_the_page_named_is_the_end_of_opening_it(
         await open_url(wiki.url + path)
         said = await end_state(active.current_page(), [], command=f'open the wiki page "{title}"')
     assert said.shown is done, said.said()
+
+
+async def test_a_setting_chosen_in_a_drop_down_is_done_once_saved(
+    wiki: Running, settings: Settings, browser: Browser
+) -> None:
+    """MediaWiki's preferences draw their drop-downs (a combobox showing the option chosen,
+    its options a listbox): neither is what the page says. Chosen and not saved is not
+    done; saved, the fresh load of the page gives it back chosen, and the wiki keeps it."""
+    command = 'set the thumbnail size to "180px"'
+    settings = settings.with_overrides(storage_state=wiki.storage_state)
+    async with browser_session(settings, browser) as active:
+        await open_url(f"{wiki.url}/index.php?title=Special:Preferences#mw-prefsection-rendering")
+        page = active.current_page()
+        await page.locator("#mw-input-wpthumbsize .oo-ui-dropdownWidget-handle").click()
+        await page.locator(".oo-ui-menuOptionWidget:visible", has_text="180px").click()
+        chosen = await end_state(page, ["180px"], command=command)
+        assert not chosen.shown and "it was not saved" in chosen.said(), chosen.said()
+        async with page.expect_navigation():
+            await page.get_by_role("button", name="Save").click()
+        saved = await end_state(page, ["180px"], command=command)
+        assert saved.shown, saved.said()
+    kept = wiki_rows(wiki, "SELECT up_value FROM user_properties WHERE up_property = 'thumbsize'")
+    assert kept == [("2",)]  # the third size offered
+
+
+def wiki_rows(wiki: Running, sql: str) -> list[tuple]:
+    """Rows of the wiki's own database."""
+    with closing(sqlite3.connect(wiki.home / "data" / "wiki.sqlite", timeout=30)) as db:
+        return db.execute(sql).fetchall()
 
 
 async def test_the_same_results_by_another_road_are_the_same_end(

@@ -339,12 +339,13 @@ def _unsaid(ask: Ask, seen: Seen, hidden: set[str]) -> list[str]:
 
 def _held_only(ask: Ask, seen: Seen, hidden: set[str]) -> list[str]:
     """The values of a *create* or *edit* clause that the page shows only in its fields,
-    typed or chosen in a drop-down (none when it shows them all, or does not hold one of
-    them at all)."""
+    typed or chosen in a drop-down, on whichever of its tabs (none when it shows them all,
+    or does not hold one of them at all)."""
     if ask.kind not in ("create", "edit"):
         return []
     unsaid = _unsaid(ask, seen, hidden)
-    if all(any(shows(held, value) for held in [*seen.typed, *seen.chosen]) for value in unsaid):
+    fields = [*seen.typed, *seen.chosen, *seen.fields]
+    if all(any(shows(held, value) for held in fields) for value in unsaid):
         return unsaid
     return []
 
@@ -365,9 +366,10 @@ GIVEN_BACK_S = 4.0
 
 async def _given_back(seen: Seen, values: list[str]) -> bool:
     """Whether a fresh load of the final page's address (a tab of its own, a GET) shows
-    or holds every one of ``values``, which the final page holds only in its fields: the
-    application kept them, as an editor that saves in place does ("Update", "Publish"
-    leave the form on screen). A form that was not sent, or was refused, loads again
+    or holds every one of ``values`` (in any of its fields, on whichever of its tabs),
+    which the final page holds only in its fields: the application kept them, as an
+    editor or a settings page that saves in place does ("Update", "Publish", "Save" leave
+    the form on screen). A form that was not sent, or was refused, loads again
     empty or as it was. The fresh page is read until they show, up to GIVEN_BACK_S (an
     editor may fill its fields by script after the page's load)."""
 
@@ -375,7 +377,7 @@ async def _given_back(seen: Seen, values: list[str]) -> bool:
         waited = 0.0
         while True:
             fresh = await read_page(page)
-            kept = [*fresh.own, *fresh.typed, *fresh.chosen]
+            kept = [*fresh.own, *fresh.typed, *fresh.chosen, *fresh.fields]
             if all(any(shows(text, value) for text in kept) for value in values):
                 return True
             if waited >= GIVEN_BACK_S:

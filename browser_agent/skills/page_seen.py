@@ -42,6 +42,19 @@ _READ_PAGE = """() => {
     typed.push(held);
     if (held.trim()) texts[0] = texts[0].replace(held, ' ');
   }
+  // A drop-down of the page's own making (a combobox that is no field, as widget kits draw
+  // them) shows the option chosen as its text: chosen, as a native drop-down's is.
+  // The options it offers (a listbox) are not what the page says, as a native one's are not.
+  for (const el of all('[role=combobox], [aria-haspopup=listbox]')) {
+    if (['INPUT', 'TEXTAREA', 'SELECT'].includes(el.tagName)) continue;
+    const held = el.innerText || '';
+    chosen.push(held);
+    if (held.trim()) texts[0] = texts[0].replace(held, ' ');
+  }
+  for (const el of roots.flatMap((root) => [...root.querySelectorAll('[role=listbox]')])) {
+    const offered = el.innerText || '';
+    if (offered.trim()) texts[0] = texts[0].replace(offered, ' ');
+  }
   const controls = roots.flatMap((root) => [...root.querySelectorAll('input, textarea, select')]);
   let password = false;
   for (const el of controls) {
@@ -89,7 +102,7 @@ class Seen:
     """What a page shows, every frame together, each text already :func:`normal`:
     ``own`` what the page itself says (title, headings, text), ``texts`` that plus its
     fields and address, ``typed`` what its visible text fields hold, ``chosen`` the
-    options its visible drop-downs show chosen."""
+    options its visible drop-downs show chosen (native ones, and comboboxes a page draws)."""
 
     address: str
     status: int = 0
@@ -99,6 +112,7 @@ class Seen:
     texts: list[str] = field(default_factory=list)
     typed: list[str] = field(default_factory=list)
     chosen: list[str] = field(default_factory=list)
+    fields: list[str] = field(default_factory=list)  # what every field holds, shown or not
     held: list[str] = field(default_factory=list)
     listed: list[str] = field(default_factory=list)
     password: bool = False
@@ -125,6 +139,7 @@ async def read_page(page: Page) -> Seen:
         seen.headings += [normal(text) for text in read["headings"]]
         seen.own += [title, *seen.headings, normal(read["text"])]
         seen.texts += [title, normal(read["text"]), *fields]
+        seen.fields += fields
         seen.typed += [normal(str(value)) for value in read["typed"]]
         seen.chosen += [normal(str(value)) for value in read["chosen"]]
         seen.held += [title, *fields, *map(normal, quoted(read["text"]))]
