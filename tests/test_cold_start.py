@@ -89,6 +89,8 @@ def test_a_routed_run_loads_no_model_client_and_no_orm(tmp_path: Path) -> None:
         "rich",  # it answers in JSON: nothing is drawn on a terminal
         "browser_agent.cli.harvest",  # only the command it runs is built
         "browser_agent.skills.replay",  # replays are validation's; its login was not renewed
+        "browser_agent.memory.context",  # no model was asked: no history to fit
+        "browser_agent.cli.info",  # the version is read only for --version
     ):
         assert module not in imported, module
     assert (tmp_path / "workspace" / "browser_agent.db").is_file()

@@ -14,7 +14,6 @@ import typer
 
 from browser_agent.cli.checked_settings import checked_settings
 from browser_agent.cli.group import OneLineErrors
-from browser_agent.cli.info import package_version
 from browser_agent.names import ENV_PREFIX
 
 # Every command in the order ``--help`` lists them: (name, module, attribute, help of a
@@ -87,6 +86,8 @@ def named_command(arguments: list[str]) -> str | None:
 def _print_version(asked: bool) -> None:
     """``--version``: print ``browser-agent X.Y.Z`` and stop."""
     if asked:
+        from browser_agent.cli.info import package_version  # its module loads only here
+
         typer.echo(f"browser-agent {package_version('browser-agent')}")
         raise typer.Exit()
 

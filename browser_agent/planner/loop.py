@@ -11,7 +11,7 @@ import json
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from playwright.async_api import Page
 
@@ -19,7 +19,6 @@ from browser_agent.browser.session import BrowserSession
 from browser_agent.browser.tracing import step_group
 from browser_agent.errors import BrowserError
 from browser_agent.llm.types import LLMClient, LLMError, LLMReply, ToolCall
-from browser_agent.memory.context import ContextMemory
 from browser_agent.planner.approval import Review
 from browser_agent.planner.finishing import (
     MAX_REFUSED_FINISHES,
@@ -42,6 +41,9 @@ from browser_agent.skills.primitive import OBSERVATION_ONLY, SAME_VIEW, get_dom
 from browser_agent.skills.runtime import Target
 from browser_agent.skills.stored import load_skill
 from browser_agent.store.rows import StepRow
+
+if TYPE_CHECKING:
+    from browser_agent.memory.context import ContextMemory
 
 MAX_CONSECUTIVE_FAILURES = 5
 LOOP_REPEATS = 3
@@ -82,6 +84,8 @@ class Agent:
         """The run's context memory and its tools, made when the model is first asked: a
         routed run that ends in its skill needs neither (nor the token counter's load)."""
         if self.memory is None:
+            from browser_agent.memory.context import ContextMemory  # loads with the model
+
             self.memory = ContextMemory.from_settings(
                 self.settings,
                 self.llm,
