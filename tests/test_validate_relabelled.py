@@ -213,13 +213,13 @@ async def test_a_run_waits_for_the_control_as_an_earlier_run_healed_it_too(
     healed the step to, so it does not wait out the action timeout at every run until the
     version naming the link is written (the wait itself is the real one, watched)."""
     asked: list[list[str]] = []  # the selectors each wait was for (no time is measured)
-    real_wait = finding._wait_visible
+    real_wait = finding.wait_visible
 
     async def watched(page: Any, selectors: list[str], timeout: float) -> None:
         asked.append(list(selectors))
         await real_wait(page, selectors, timeout)
 
-    monkeypatch.setattr(finding, "_wait_visible", watched)
+    monkeypatch.setattr(finding, "wait_visible", watched)
     settings = workspace_settings(tmp_path / "workspace")
     engine = open_store(settings)
     skill = add_version(engine, edit_page_skill(f"{wiki}/wiki/"))

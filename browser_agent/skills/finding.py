@@ -9,16 +9,16 @@ from __future__ import annotations
 import time
 from contextlib import suppress
 from typing import Any
-from urllib.parse import quote, quote_plus
 
 from playwright.async_api import Error as PlaywrightError
-from playwright.async_api import Frame, Locator, Page
+from playwright.async_api import Frame, Page
 
 from browser_agent.browser.locate import Located, frame_for, vouch
 from browser_agent.browser.session import session
 from browser_agent.browser.tracing import step_group
-from browser_agent.dom.library import count_and_run, run_on_element
+from browser_agent.dom.library import count_and_run
 from browser_agent.failure_kinds import SkillLate
+from browser_agent.skills.choosing import choose, is_shown, on_a_later_page, wait_visible
 from browser_agent.skills.command_values import ordinal_value
 from browser_agent.skills.effects import page_says
 from browser_agent.skills.healing import (
@@ -31,7 +31,6 @@ from browser_agent.skills.healing import (
     same_text,
 )
 from browser_agent.skills.naming import (
-    bare,
     by_marks,
     by_name,
     holds,
@@ -45,7 +44,6 @@ from browser_agent.skills.naming import (
 from browser_agent.skills.run_state import repair_scope, skill_run
 from browser_agent.skills.selectors import ANY_ROLE
 from browser_agent.skills.targets import SkillNotApplicable, SkillStale, StepHeld, Target
-from browser_agent.words.text_match import names_next_page
 
 
 async def find(
@@ -61,7 +59,7 @@ async def find(
     Inside ``repairing()`` a selector that no longer fits is healed (or the step helper is
     asked); waiting then ends as soon as the element shows up by any healing stage, so a
     changed page costs no full timeout per step. A name that several visible elements
-    share is decided by what was recorded (see ``_choose``).
+    share is decided by what was recorded (see ``choose``).
     """
     active = session()
     top = active.current_page()
@@ -85,10 +83,10 @@ async def find(
     look = await _look(page, selector)  # the element is usually there, shown and alone
     if look is None or look[0] != 1 or not look[1][-1]:
         look = None  # else: not yet there, several, hidden or not to be found this way
-        if not await _shown(page, selector):  # only then wait, for it or any healing stage
+        if not await is_shown(page, selector):  # only then wait, for it or any healing stage
             selector, waited = await _await_any(page, target, selector, name, healing)
         if (name is not None or selector.startswith("role=")) and not within:
-            selector = await _choose(page, target, selector, expected)  # several of one name
+            selector = await choose(page, target, selector, expected)  # several of one name
     loose = name is not None
     problem = await _mismatch(page, target, selector, expected, waited, loose, look, within)
     reworded = await _reworded(page, target, expected) if problem and loose and not within else None
@@ -100,10 +98,10 @@ async def find(
         )
         problem = await _mismatch(page, target, selector, now, waited, loose)
     if problem and loose and not within and problem.startswith("no visible element"):
-        turned = await _on_a_later_page(top, target, selector, expected)
+        turned = await on_a_later_page(top, target, selector, expected)
         if turned is not None:  # the thing named is listed further on in the results
             page = turned
-            selector = await _choose(page, target, selector, expected)
+            selector = await choose(page, target, selector, expected)
             problem = await _mismatch(page, target, selector, expected, 0.0, loose)
     if problem is None:
         run.found[target.step] = (page, selector)
@@ -123,7 +121,7 @@ async def find(
     found = repair.found
     renamed = role_and_name(found) if repair.renamed else None
     if renamed:  # several may bear the new name: chosen among as the next version will
-        found = await _choose(page, target, found, renamed[1])
+        found = await choose(page, target, found, renamed[1])
     run.found[target.step] = (page, found)
     return _unless_held(target, found)
 
@@ -189,14 +187,14 @@ async def _await_any(
     placed = await placed_submit(page, target) if name is None else None
     extra = [s for s in (marks, texted, address, placed) if s]
     timeout = session().settings.action_timeout_ms
-    await _wait_visible(page, [selector, *stages, *extra], timeout)
-    if marks and not await _shown(page, selector) and await _shown(page, marks):
+    await wait_visible(page, [selector, *stages, *extra], timeout)
+    if marks and not await is_shown(page, selector) and await is_shown(page, marks):
         selector = marks  # the name asked for, with marks added ("count ▼")
-    elif texted and not await _shown(page, selector) and await _alone(page, texted):
+    elif texted and not await is_shown(page, selector) and await _alone(page, texted):
         selector = texted  # the text shown, where an icon's alt is part of the name
-    elif address and not await _shown(page, selector) and await _shown(page, address):
+    elif address and not await is_shown(page, selector) and await is_shown(page, address):
         selector = await _one_address(page, target, address)  # relabelled or not
-    elif placed and not await _shown(page, selector) and await _shown(page, placed):
+    elif placed and not await is_shown(page, selector) and await is_shown(page, placed):
         selector = placed  # the button that sends the form the skill filled
     return selector, timeout / 1000
 
@@ -286,149 +284,12 @@ async def _find_nth(top: Page, target: Target, nth: str) -> str:
     return selector
 
 
-async def _in_reach(element: Locator) -> bool:
-    """Visible and within the page, where a person can see and click it: not placed wholly
-    above or left of it (a menu's fly-out kept at top: -1000em until hovered), which
-    Playwright counts visible though no scrolling brings it into view."""
-    return await element.is_visible() and not await run_on_element(element, "offPage")
-
-
-async def _choose(page: Page | Frame, target: Target, selector: str, name: str) -> str:
-    """The one element to act on when several visible ones have the role and name the
-    command asks for: the one after the recorded nearby text, else the one at the
-    recorded place among its equals. The choice is noted for the skill's answer."""
-    matches = page.locator(selector)
-    try:
-        count = await matches.count()
-        if count < 2:
-            return selector
-        shown = [i for i in range(count) if await _in_reach(matches.nth(i))]
-    except PlaywrightError:
-        return selector
-    if len(shown) < 2:
-        return f"{selector} >> nth={shown[0]}" if shown else selector
-    chosen, how = await _by_address(matches, shown, target, name), ""
-    if chosen is not None:
-        how = "the one whose address is the recorded one's with the name asked for"
-    if chosen is None and target.near:  # the one the recorded text stands closest before
-        wanted = " ".join(target.near.split()).casefold()
-        distances = {}
-        for index in shown:
-            before = " ".join((await run_on_element(matches.nth(index), "before", max=400)).split())
-            found = before.casefold().rfind(wanted)
-            if found >= 0:
-                distances[index] = len(before) - found - len(wanted)
-        if distances:
-            chosen = min(distances, key=lambda index: distances[index])
-            how = f"the one after {target.near!r}"
-    if chosen is None:
-        place = min(target.among, len(shown) - 1)
-        chosen, how = shown[place], f"number {place + 1} in page order, as recorded"
-    skill_run().notes.append(
-        f"{len(shown)} visible {target.role or 'element'}s are named {name!r}; step "
-        f"{target.step} used {how}."
-    )
-    return f"{selector} >> nth={chosen}"
-
-
-async def _by_address(matches: Any, shown: list[int], target: Target, name: str) -> int | None:
-    """Among same-named links, the one whose address is the recorded link's with the name
-    asked for in place of the recorded one ("?_sort_desc=count" for "count" is
-    "?_sort_desc=species" for "species"), or the recorded address itself for the recorded
-    name; None when not exactly one is."""
-    href, old, new = target.attributes.get("href", ""), bare(target.name), bare(name)
-    if target.role != "link" or not href or not old or not new:
-        return None
-    spelled = [(old, new), (quote(old), quote(new)), (quote_plus(old), quote_plus(new))]
-    wanted = {href} if old == new else {href.replace(a, b) for a, b in spelled if a in href}
-    if not wanted:
-        return None
-    same = []
-    for index in shown:
-        with suppress(PlaywrightError):
-            if (await matches.nth(index).get_attribute("href") or "") in wanted:
-                same.append(index)
-    return same[0] if len(same) == 1 else None
-
-
-# How many further pages of results a step turns to for the thing the command names.
-RESULT_PAGES = 4
-
-
-async def _on_a_later_page(
-    top: Page, target: Target, selector: str, name: str
-) -> Page | Frame | None:
-    """The page of results, further on, that lists the element the command named: the
-    site's link to the next page followed (Next, →, ›) up to RESULT_PAGES times, as a
-    person turns pages; None, back where it was, when no page lists it."""
-    start, turned = top.url, 0
-    while turned < RESULT_PAGES:
-        onward = await _next_results(top)
-        if onward is None:
-            break
-        before = top.url
-        try:
-            await onward.click()
-            with suppress(PlaywrightError):  # a page of results a script swapped in
-                await top.wait_for_url(lambda url, was=before: url != was, timeout=5_000)
-            await top.wait_for_load_state()
-        except PlaywrightError:
-            break
-        turned += 1
-        page = await frame_for(top, selector)
-        await _wait_visible(page, [selector], 2_000.0)
-        if await _shown(page, selector):
-            skill_run().notes.append(
-                f"Step {target.step}: {name!r} was listed on page {turned + 1} of the results "
-                "(the site's link to the next page followed)."
-            )
-            return page
-    if turned:
-        with suppress(PlaywrightError):
-            await top.goto(start)
-    return None
-
-
-async def _next_results(page: Page) -> Locator | None:
-    """The visible link to the next page of results, by its word or arrow (never a
-    button: a form's "Next" sends what it holds)."""
-    controls = page.locator("a[href], [role=link]")
-    try:
-        said = await controls.evaluate_all(
-            "els => els.map(e => [(e.innerText || '').trim(), e.getAttribute('aria-label') || '',"
-            " e.getClientRects().length > 0])"
-        )
-    except PlaywrightError:
-        return None
-    for index, (name, label, visible) in enumerate(said):
-        if visible and names_next_page(name, label):
-            return controls.nth(index)
-    return None
-
-
-async def _shown(page: Page | Frame, selector: str) -> bool:
-    """Whether ``selector`` already shows a visible element (no waiting)."""
-    try:
-        return await page.locator(selector).filter(visible=True).count() > 0
-    except PlaywrightError:
-        return False
-
-
 async def _alone(page: Page | Frame, selector: str) -> bool:
     """Whether ``selector`` matches exactly one element now (no waiting)."""
     try:
         return await page.locator(selector).count() == 1
     except PlaywrightError:
         return False
-
-
-async def _wait_visible(page: Page | Frame, selectors: list[str], timeout: float) -> None:
-    """Wait until one of ``selectors`` shows a visible element (or the timeout passes)."""
-    union = page.locator(selectors[0]).filter(visible=True)
-    for selector in selectors[1:]:
-        union = union.or_(page.locator(selector).filter(visible=True))
-    with suppress(PlaywrightError):  # timed out, or a selector this page cannot parse
-        await union.first.wait_for(state="visible", timeout=timeout)
 
 
 async def _look(page: Page | Frame, selector: str) -> tuple[int, Any] | None:
