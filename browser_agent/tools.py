@@ -11,6 +11,7 @@ from __future__ import annotations
 import inspect
 from collections.abc import Callable
 from typing import (
+    TYPE_CHECKING,
     Annotated,
     Any,
     NotRequired,
@@ -23,8 +24,10 @@ from typing import (
 
 from pydantic import Field, TypeAdapter
 from pydantic.json_schema import GenerateJsonSchema, JsonSchemaValue
-from pydantic_core import core_schema
 from typing_extensions import TypedDict
+
+if TYPE_CHECKING:
+    from pydantic_core import core_schema  # pydantic's own: only named in a signature
 
 
 def tool_schema(fn: Callable[..., Any]) -> dict[str, Any]:
