@@ -22,7 +22,7 @@ import pytest
 from typer.testing import CliRunner
 
 from browser_agent.cli.app import app
-from browser_agent.harvest.tokens import without_tokens
+from browser_agent.harvest.without_tokens import without_tokens
 from browser_agent.plans.plan import ElementRecord, Param, PlannedStep, SkillPlan
 from browser_agent.settings import Settings
 from browser_agent.sites.request_tokens import is_token, refused_url, strip_tokens

@@ -34,8 +34,8 @@ from browser_agent.store.health import (
     WATCH,
     Outcome,
     health_of,
+    keep_outcome,
     outcomes_of,
-    record,
     state_of,
 )
 from browser_agent.store.skill_use import current_skills
@@ -152,6 +152,6 @@ def test_the_window_keeps_the_newest_outcomes(workspace: Settings) -> None:
     engine = open_store(workspace)
     skill = the_skill(workspace)
     for n in range(7):
-        record(engine, skill.id, "run", OK if n % 2 else LATE, window=5, step=n)
+        keep_outcome(engine, skill.id, "run", OK if n % 2 else LATE, window=5, step=n)
     kept = outcomes_of(engine, [skill.id])[skill.id]
     assert [o.step for o in kept] == [6, 5, 4, 3, 2]  # newest first, five of them

@@ -14,7 +14,7 @@ from browser_agent.plans.plan_data import plan_text, read_plan
 from browser_agent.skills.runtime import SkillStale, Target, find, heal_stages, repairing
 from browser_agent.store.models import Skill
 from browser_agent.validate.healed import heal_plan
-from browser_agent.validate.record import start_url_for
+from browser_agent.validate.outcome import start_url_for
 
 SAVE = Target(
     step=3,

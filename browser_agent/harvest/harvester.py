@@ -32,7 +32,7 @@ from browser_agent.harvest.outcomes import (
 from browser_agent.harvest.plan_steps import plan_skill
 from browser_agent.harvest.sameness import module_fingerprint, same_module
 from browser_agent.harvest.sources import SourceKey, source_key
-from browser_agent.harvest.tokens import without_tokens
+from browser_agent.harvest.without_tokens import without_tokens
 from browser_agent.plans.codegen import generate_module, skill_name
 from browser_agent.plans.plan import (
     ByRoleName,
@@ -49,7 +49,7 @@ from browser_agent.skills.replay import Replay, relative, replay
 from browser_agent.skills.stored import load_skill, made_code
 from browser_agent.store.candidates import VERIFICATION, earn_place
 from browser_agent.store.connection import Store
-from browser_agent.store.health import OK, record, recorded_pace
+from browser_agent.store.health import OK, keep_outcome, recorded_pace
 from browser_agent.store.models import HarvestedSource, Skill
 from browser_agent.store.paths import to_store
 from browser_agent.store.routability import waits_for_secret
@@ -453,7 +453,7 @@ async def _verify(
     result.verified_on = made_by if passed else None
     status = "healthy" if passed else "candidate"
     result.skill = update_skill(engine, skill.id, status=status, last_error=error)
-    record(engine, skill.id, VERIFICATION, kind, window=settings.health_window, error=error)
+    keep_outcome(engine, skill.id, VERIFICATION, kind, window=settings.health_window, error=error)
 
 
 def _ends_alike(

@@ -101,7 +101,7 @@ def state_of(status: str, outcomes: Sequence[Outcome]) -> str:
     return HEALTHY
 
 
-def record(
+def keep_outcome(
     db: Store | Engine,
     skill_id: int | None,
     via: str,
@@ -164,7 +164,7 @@ def note_run(
     """A run's use of a skill: counted as ``counted`` (else ``kind``; a failure only when
     broken) and kept in its window as ``kind``."""
     count_use(db, skill_id, counted or kind, error)
-    record(db, skill_id, RUN, kind, window=window, step=step, error=error)
+    keep_outcome(db, skill_id, RUN, kind, window=window, step=step, error=error)
 
 
 def outcomes_of(db: Store | Engine, skill_ids: Iterable[int | None]) -> dict[int, list[Outcome]]:

@@ -25,7 +25,7 @@ from browser_agent.store.errors import StoreError
 from browser_agent.store.routability import waits_for_secret
 from browser_agent.store.rows import SkillRow
 from browser_agent.store.skill_use import current_skills
-from browser_agent.validate.record import start_url_for
+from browser_agent.validate.outcome import start_url_for
 
 if TYPE_CHECKING:
     from _pytest._code.code import TerminalRepr

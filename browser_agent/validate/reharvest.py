@@ -40,7 +40,7 @@ from browser_agent.store.run_steps import succeeded_after
 from browser_agent.store.skill_use import current_skills, loads, mark_stale
 from browser_agent.store.skills import make_current, runs_of, update_skill, versions_of
 from browser_agent.validate.healed import Healed, merge, stored_healed, write_healed_version
-from browser_agent.validate.record import record_replay, start_url_for
+from browser_agent.validate.outcome import record_replay, start_url_for
 
 
 @dataclass

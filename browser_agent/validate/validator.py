@@ -36,7 +36,7 @@ from browser_agent.store.rows import SkillRow
 from browser_agent.store.skill_use import current_skills
 from browser_agent.store.skills import skill_by_name
 from browser_agent.validate.lock import validation_lock
-from browser_agent.validate.record import record_replay
+from browser_agent.validate.outcome import record_replay
 from browser_agent.validate.reharvest import Place, Renewal, heals_in_place, renew
 
 HEALTHY, STALE, SECRET, ERROR = "healthy", "stale", "needs a secret", "error"

@@ -6,7 +6,7 @@ from sqlalchemy import Engine
 
 from browser_agent.failure_kinds import BROKEN
 from browser_agent.skills.replay import Replay, relative
-from browser_agent.store.health import OK, VALIDATION, record
+from browser_agent.store.health import OK, VALIDATION, keep_outcome
 from browser_agent.store.models import Skill, Validation, utcnow
 from browser_agent.store.skills import update_skill
 from browser_agent.store.validations import keep_validation
@@ -52,7 +52,9 @@ def record_replay(
     kind = OK if outcome.passed else outcome.kind or BROKEN
     if keep_validation(engine, row):  # in the window once, as the row
         error = None if outcome.passed else failure(outcome)
-        record(engine, skill.id, VALIDATION, kind, window=window, step=outcome.step, error=error)
+        keep_outcome(
+            engine, skill.id, VALIDATION, kind, window=window, step=outcome.step, error=error
+        )
     broken = kind == BROKEN
     return update_skill(
         engine,
