@@ -160,12 +160,12 @@ def test_a_job_replay_that_cannot_be_kept_for_another_reason_says_so(settings: S
 
     from browser_agent.skills.replay import Replay
     from browser_agent.store.models import Skill
-    from browser_agent.validate.outcome import record_replay
+    from browser_agent.validate.outcome import keep_replay
 
     engine = open_store(settings)
     gone = Skill(id=4711, name="gone", version=1, command_template="x", module="m")
     with pytest.raises(IntegrityError):
-        record_replay(engine, gone, Replay(passed=True), job_id="v2-0001")
+        keep_replay(engine, gone, Replay(passed=True), job_id="v2-0001")
 
 
 async def test_a_secret_is_typed_by_name_and_written_nowhere(

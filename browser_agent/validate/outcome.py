@@ -26,7 +26,7 @@ def failure(outcome: Replay) -> str:
     return f"{where}{outcome.error}"
 
 
-def record_replay(
+def keep_replay(
     engine: Engine,
     skill: Skill,
     outcome: Replay,

@@ -40,7 +40,7 @@ from browser_agent.store.run_steps import succeeded_after
 from browser_agent.store.skill_use import current_skills, loads, mark_stale
 from browser_agent.store.skills import make_current, runs_of, update_skill, versions_of
 from browser_agent.validate.healed import Healed, merge, stored_healed, write_healed_version
-from browser_agent.validate.outcome import record_replay, start_url_for
+from browser_agent.validate.outcome import keep_replay, start_url_for
 
 
 @dataclass
@@ -195,7 +195,7 @@ async def renew(skill: Skill, settings: Settings, engine: Engine, place: Place) 
         return None
     new, source = made
     outcome = await place.replay(new, settings, engine, screenshots=True, candidates=True)
-    record_replay(engine, new, outcome, failed_status="candidate", window=settings.health_window)
+    keep_replay(engine, new, outcome, failed_status="candidate", window=settings.health_window)
     if outcome.passed:
         make_current(engine, new.id)
     return Renewal(new.version, source, outcome.passed, outcome.error)

@@ -36,7 +36,7 @@ from browser_agent.store.rows import SkillRow
 from browser_agent.store.skill_use import current_skills
 from browser_agent.store.skills import skill_by_name
 from browser_agent.validate.lock import validation_lock
-from browser_agent.validate.outcome import record_replay
+from browser_agent.validate.outcome import keep_replay
 from browser_agent.validate.reharvest import Place, Renewal, heals_in_place, renew
 
 HEALTHY, STALE, SECRET, ERROR = "healthy", "stale", "needs a secret", "error"
@@ -138,7 +138,7 @@ async def check_skill(skill: Skill, job: Job) -> Checked:
     if never_loaded(outcome):  # the site is down, not the skill stale: judge nothing
         return Checked(skill.name, skill.version, ERROR, error=outcome.error)
     window = job.settings.health_window
-    kept = record_replay(job.engine, skill, outcome, job_id=job.job_id, window=window)
+    kept = keep_replay(job.engine, skill, outcome, job_id=job.job_id, window=window)
     checked = Checked(
         skill.name,
         skill.version,
@@ -185,9 +185,7 @@ async def check_candidate(candidate: Skill, job: Job) -> dict:
         return {"version": candidate.version, "error": f"{type(exc).__name__}: {exc}"}
     window, needed = job.settings.health_window, job.settings.candidate_uses
     if not never_loaded(outcome):
-        kept = record_replay(
-            job.engine, candidate, outcome, failed_status="candidate", window=window
-        )
+        kept = keep_replay(job.engine, candidate, outcome, failed_status="candidate", window=window)
         candidate = earn_place(job.engine, kept, needed)
     return {
         "version": candidate.version,
