@@ -26,7 +26,7 @@ from browser_agent.store.run_logs import add_to_log, keep_iteration, keep_iterat
 from browser_agent.store.run_rows import add_step, rewrite_steps, save_run
 
 if TYPE_CHECKING:
-    from sqlalchemy import Engine
+    from browser_agent.store.connection import Db
 
 
 def new_run_id() -> str:
@@ -86,7 +86,7 @@ class RunRecorder:
     @classmethod
     def start(
         cls,
-        db: Store | Engine,
+        db: Db,
         logs_dir: Path,
         command: str,
         start_url: str | None,

@@ -24,8 +24,14 @@ from typing import TYPE_CHECKING, Any
 from browser_agent.store.errors import damaged, damaged_store
 
 if TYPE_CHECKING:
+    from typing import TypeAlias
+
     from sqlalchemy import Engine
 
+
+#: What the store's functions take: the run's own store, or a SQLAlchemy engine that
+#: :meth:`Store.of` makes one (the commands that loaded the ORM pass their engine).
+Db: TypeAlias = "Store | Engine"
 
 #: Run one statement in the current transaction: its rows (as dicts) and its row count.
 Execute = Callable[..., "Result"]
@@ -53,7 +59,7 @@ class Store:
     _kept: Any = field(default=None, repr=False)
 
     @classmethod
-    def of(cls, db: Store | Engine) -> Store:
+    def of(cls, db: Db) -> Store:
         """``db`` as a store: itself, or the connections of a SQLAlchemy engine."""
         if isinstance(db, Store):
             return db

@@ -25,7 +25,7 @@ from browser_agent.store.rows import _json_time, _time, utcnow
 from browser_agent.store.skill_use import loads
 
 if TYPE_CHECKING:
-    from sqlalchemy import Engine
+    from browser_agent.store.connection import Db
 
 HEALTHY, WATCH, BROKEN_STATE = "healthy", "watch", "broken"
 OK = "ok"
@@ -102,7 +102,7 @@ def state_of(status: str, outcomes: Sequence[Outcome]) -> str:
 
 
 def keep_outcome(
-    db: Store | Engine,
+    db: Db,
     skill_id: int | None,
     via: str,
     kind: str,
@@ -134,7 +134,7 @@ def keep_outcome(
         )
 
 
-def count_use(db: Store | Engine, skill_id: int | None, kind: str, error: str | None) -> None:
+def count_use(db: Db, skill_id: int | None, kind: str, error: str | None) -> None:
     """Count one use of a skill at run time: a success, or (only when broken) a failure;
     a skill that did not apply to the command was not used. Added in SQL, so processes
     sharing the store never lose one to another's update."""
@@ -152,7 +152,7 @@ def count_use(db: Store | Engine, skill_id: int | None, kind: str, error: str | 
 
 
 def note_run(
-    db: Store | Engine,
+    db: Db,
     skill_id: int | None,
     kind: str,
     *,
@@ -167,7 +167,7 @@ def note_run(
     keep_outcome(db, skill_id, RUN, kind, window=window, step=step, error=error)
 
 
-def outcomes_of(db: Store | Engine, skill_ids: Iterable[int | None]) -> dict[int, list[Outcome]]:
+def outcomes_of(db: Db, skill_ids: Iterable[int | None]) -> dict[int, list[Outcome]]:
     """The kept outcomes of each skill version, newest first."""
     wanted = sorted({i for i in skill_ids if i is not None})
     found: dict[int, list[Outcome]] = {i: [] for i in wanted}
@@ -197,12 +197,12 @@ def health(status: str, outcomes: Sequence[Outcome], window: int) -> Health:
     return Health(state_of(status, kept), window, kept)
 
 
-def health_of(db: Store | Engine, skill: Any, window: int) -> Health:
+def health_of(db: Db, skill: Any, window: int) -> Health:
     """The health of one skill version (a ``Skill`` or a ``SkillRow``)."""
     return health(skill.status, outcomes_of(db, [skill.id]).get(skill.id, []), window)
 
 
-def recorded_pace(db: Store | Engine, skill: Any) -> float:
+def recorded_pace(db: Db, skill: Any) -> float:
     """The slowest step (seconds) of the runs a skill was learnt from: the site's pace, which
     its steps' deadlines follow. 0 when none is known (a log from elsewhere)."""
     runs = loads(skill.source_runs)
@@ -222,7 +222,7 @@ def recorded_pace(db: Store | Engine, skill: Any) -> float:
     return float(slowest or 0.0)
 
 
-def healths(db: Store | Engine, skills: Sequence[Any], window: int) -> dict[int, Health]:
+def healths(db: Db, skills: Sequence[Any], window: int) -> dict[int, Health]:
     """The health of each skill version, by id, read in one query."""
     kept = outcomes_of(db, [s.id for s in skills])
     return {s.id: health(s.status, kept.get(s.id, []), window) for s in skills if s.id}

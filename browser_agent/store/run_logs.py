@@ -17,19 +17,18 @@ from browser_agent.store.connection import Store
 from browser_agent.store.paths import from_store
 
 if TYPE_CHECKING:
-    from sqlalchemy import Engine
-
+    from browser_agent.store.connection import Db
     from browser_agent.store.models import Run
     from browser_agent.store.rows import RunRow
 
 
-def keep_log(db: Store | Engine, run_id: str, log: str, meta: str) -> None:
+def keep_log(db: Db, run_id: str, log: str, meta: str) -> None:
     """Write (or replace) the store's copy of a run's chat log and metadata."""
     written = {"log": log, "meta": meta}
     _kept(db, run_id, "log = :log, meta = :meta", written, written)
 
 
-def add_to_log(db: Store | Engine, run_id: str, items: str, log: str, meta: str) -> None:
+def add_to_log(db: Db, run_id: str, items: str, log: str, meta: str) -> None:
     """Add messages to the store's copy of a chat log without sending back those before
     it: ``items`` are the JSON text of the new messages as the log's file writes them (each
     line indented), put before the closing bracket; none, and only ``meta`` is written.
@@ -42,22 +41,20 @@ def add_to_log(db: Store | Engine, run_id: str, items: str, log: str, meta: str)
     _kept(db, run_id, change, {"meta": meta, "added": f",\n{items}\n]"}, new)
 
 
-def keep_iteration(db: Store | Engine, run_id: str, line: str) -> None:
+def keep_iteration(db: Db, run_id: str, line: str) -> None:
     """Add one iteration record (a JSON line) to the store's copy, without sending back
     those before it: a run's records grow with every model call."""
     added = {"iterations": line}
     _kept(db, run_id, "iterations = iterations || :iterations", added, added)
 
 
-def keep_iterations(db: Store | Engine, run_id: str, text: str) -> None:
+def keep_iterations(db: Db, run_id: str, text: str) -> None:
     """Replace the store's copy of a run's iteration records (masked after the fact)."""
     written = {"iterations": text}
     _kept(db, run_id, "iterations = :iterations", written, written)
 
 
-def _kept(
-    db: Store | Engine, run_id: str, change: str, values: dict[str, str], new: dict[str, str]
-) -> None:
+def _kept(db: Db, run_id: str, change: str, values: dict[str, str], new: dict[str, str]) -> None:
     """Apply ``change`` (``SET`` assignments of ``values``) to the run's row in one
     transaction, or make the row with ``new`` (a chat log not written yet is an empty one)."""
     with Store.of(db).transaction() as execute:
@@ -72,7 +69,7 @@ def _kept(
             )
 
 
-def log_file(db: Store | Engine, run: Run | RunRow, workspace: Path) -> Path:
+def log_file(db: Db, run: Run | RunRow, workspace: Path) -> Path:
     """The run's chat log in this workspace: the file it was written to when it is here,
     else the store's copy written to where this workspace keeps the run's log (with its
     metadata beside it). Without either (or unable to write here), the path where it would

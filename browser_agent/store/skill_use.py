@@ -14,12 +14,10 @@ from browser_agent.store.routability import routable_after
 from browser_agent.store.rows import SkillRow, columns
 
 if TYPE_CHECKING:
-    from sqlalchemy import Engine
+    from browser_agent.store.connection import Db
 
 
-def current_skills(
-    db: Store | Engine, status: str | None = None, limit: int | None = None
-) -> list[SkillRow]:
+def current_skills(db: Db, status: str | None = None, limit: int | None = None) -> list[SkillRow]:
     """The current version of every skill (by name), or of those with ``status``, or the
     first ``limit``: the one reader of current skills, with the driver alone, so a routed
     run needs no ORM."""
@@ -36,7 +34,7 @@ def current_skills(
 
 
 def mark_stale(
-    db: Store | Engine,
+    db: Db,
     skill_id: int,
     error: str,
     healed: str,
