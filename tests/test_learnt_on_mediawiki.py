@@ -130,6 +130,9 @@ async def test_only_the_page_named_is_the_end_of_opening_it(
     assert said.shown is done, said.said()
 
 
+PERSON_WAITS = 30_000  # ms
+
+
 async def test_a_setting_chosen_in_a_drop_down_is_done_once_saved(
     wiki: Running, settings: Settings, browser: Browser
 ) -> None:
@@ -141,12 +144,16 @@ async def test_a_setting_chosen_in_a_drop_down_is_done_once_saved(
     async with browser_session(settings, browser) as active:
         await open_url(f"{wiki.url}/index.php?title=Special:Preferences#mw-prefsection-rendering")
         page = active.current_page()
-        await page.locator("#mw-input-wpthumbsize .oo-ui-dropdownWidget-handle").click()
-        await page.locator(".oo-ui-menuOptionWidget:visible", has_text="180px").click()
+        # The person's own clicks wait as long as a busy machine's wiki may take to save.
+        await page.locator("#mw-input-wpthumbsize .oo-ui-dropdownWidget-handle").click(
+            timeout=PERSON_WAITS
+        )
+        option = page.locator(".oo-ui-menuOptionWidget:visible", has_text="180px")
+        await option.click(timeout=PERSON_WAITS)
         chosen = await end_state(page, ["180px"], command=command)
         assert not chosen.shown and "it was not saved" in chosen.said(), chosen.said()
-        async with page.expect_navigation():
-            await page.get_by_role("button", name="Save").click()
+        async with page.expect_navigation(timeout=PERSON_WAITS):
+            await page.get_by_role("button", name="Save").click(timeout=PERSON_WAITS)
         saved = await end_state(page, ["180px"], command=command)
         assert saved.shown, saved.said()
     kept = wiki_rows(wiki, "SELECT up_value FROM user_properties WHERE up_property = 'thumbsize'")
