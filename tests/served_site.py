@@ -7,6 +7,10 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from types import TracebackType
 from typing import Self
 
+# How long a test's own clicks on a real application wait (ms): a busy machine's PHP or
+# Python application may take seconds to save, far beyond a run's short action timeout.
+PERSON_WAITS = 30_000
+
 
 class ServedSite:
     """GET and POST requests go to the site's ``_get`` and ``_post``; ``url`` is its

@@ -33,6 +33,7 @@ from browser_agent.skills.primitive import open_url
 from browser_agent.store.db import open_store
 from browser_agent.store.skill_use import current_skills
 from scripts.apps import Running, Task, load
+from tests.served_site import PERSON_WAITS
 
 TRAC = load("trac")
 TASKS = {task.name: task for task in TRAC.tasks}
@@ -255,8 +256,8 @@ async def test_a_setting_typed_but_not_saved_is_not_done_and_once_saved_is(
         await page.fill("#email", value)
         typed = await end_state(page, [value], command=command)
         assert not typed.shown and "it was not saved" in typed.said(), typed.said()
-        async with page.expect_navigation():
-            await page.click("input[type=submit][value='Save changes']")
+        async with page.expect_navigation(timeout=PERSON_WAITS):
+            await page.click("input[type=submit][value='Save changes']", timeout=PERSON_WAITS)
         saved = await end_state(page, [value], command=command)
         assert saved.shown, saved.said()
     kept = trac_rows(
@@ -281,8 +282,8 @@ async def test_a_setting_chosen_in_a_drop_down_is_done_once_saved_and_not_by_bei
         await page.select_option("select[name=lc_time]", "iso8601")
         chosen = await end_state(page, ["ISO 8601 format"], command=command)
         assert not chosen.shown and "it was not saved" in chosen.said(), chosen.said()
-        async with page.expect_navigation():
-            await page.click("input[type=submit][value='Save changes']")
+        async with page.expect_navigation(timeout=PERSON_WAITS):
+            await page.click("input[type=submit][value='Save changes']", timeout=PERSON_WAITS)
         saved = await end_state(page, ["ISO 8601 format"], command=command)
         assert saved.shown, saved.said()
     kept = trac_rows(

@@ -34,6 +34,7 @@ from browser_agent.skills.end_state import end_state
 from browser_agent.skills.primitive import open_url
 from browser_agent.store.db import open_store
 from scripts.apps import Running, Task, Values, load
+from tests.served_site import PERSON_WAITS
 
 pytestmark = pytest.mark.skipif(
     not Path("/usr/share/mediawiki/maintenance/install.php").exists(),
@@ -130,9 +131,6 @@ async def test_only_the_page_named_is_the_end_of_opening_it(
     assert said.shown is done, said.said()
 
 
-PERSON_WAITS = 30_000  # ms
-
-
 async def test_a_setting_chosen_in_a_drop_down_is_done_once_saved(
     wiki: Running, settings: Settings, browser: Browser
 ) -> None:
@@ -144,7 +142,6 @@ async def test_a_setting_chosen_in_a_drop_down_is_done_once_saved(
     async with browser_session(settings, browser) as active:
         await open_url(f"{wiki.url}/index.php?title=Special:Preferences#mw-prefsection-rendering")
         page = active.current_page()
-        # The person's own clicks wait as long as a busy machine's wiki may take to save.
         await page.locator("#mw-input-wpthumbsize .oo-ui-dropdownWidget-handle").click(
             timeout=PERSON_WAITS
         )
