@@ -24,6 +24,7 @@ from browser_agent.browser.driver import playwright_driver
 from browser_agent.browser.endpoint import cdp_address
 from browser_agent.browser.navigation_guard import guard_navigations
 from browser_agent.browser.profiles import keep_profile, starting_state
+from browser_agent.dom.library import holding_script
 from browser_agent.errors import BrowserError, NoBrowser
 from browser_agent.settings import Settings, mask_url
 from browser_agent.sites.boundary import Boundary
@@ -70,6 +71,7 @@ class BrowserSession:
         context = await browser.new_context(
             viewport={"width": 1280, "height": 900}, storage_state=state
         )
+        await context.add_init_script(script=holding_script())  # read pages cheaply
         created = cls.around(await context.new_page(), settings)
         if not settings.allowed_domains:
             created.boundary = Boundary() if boundary is None else boundary

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import secrets
 from functools import cache
 from importlib import resources
 from typing import Any
@@ -21,6 +22,48 @@ _COUNT = "browserAgentMatches"
 def page_library() -> str:
     """Source of page_library.js: one function expression taking (target?, arg)."""
     return resources.files("browser_agent.dom").joinpath("page_library.js").read_text("utf-8")
+
+
+#: The window property where a document keeps the library once it has it: named anew by
+#: each process, so no page can take the name first, and read-only, so none can replace it.
+_HELD = json.dumps(f"__browserAgentLibrary{secrets.token_hex(8)}")
+#: What the page answers when it does not hold the library yet.
+_MISSING = "browserAgentMissing"
+
+
+@cache
+def holding_script() -> str:
+    """A script that gives the document it runs in the library, read-only; a session's
+    context runs it in each new document, so reading a page sends a few words, not the
+    library's 40 kB that the page would compile again."""
+    return _holding("(" + page_library() + ")")
+
+
+def _holding(library: str) -> str:
+    """A statement keeping ``library`` on the page where it does not hold one already."""
+    return f"try {{ Object.defineProperty(window, {_HELD}, {{ value: {library} }}); }} catch {{}}"
+
+
+@cache
+def _called(held: bool) -> str:
+    """``(first, second) => library(first, second)``: by the library the page holds when
+    ``held`` (else what it answers when it has none), or else by the library sent along,
+    which the page then keeps."""
+    if held:
+        missing = json.dumps({_MISSING: True})
+        return (
+            f"(first, second) => typeof window[{_HELD}] === 'function' ? "
+            f"window[{_HELD}](first, second) : {missing}"
+        )
+    return (
+        f"(first, second) => {{ const library = ({page_library()}); {_holding('library')} "
+        "return library(first, second); }"
+    )
+
+
+def _missing(result: Any) -> bool:
+    """Whether the page answered that it does not hold the library."""
+    return isinstance(result, dict) and _MISSING in result
 
 
 #: Words of Playwright's error when a navigation replaced the page during an evaluation.
@@ -58,7 +101,11 @@ async def run_on_page(page: Page | Frame, op: str, **options: Any) -> Any:
     """Run one page-level operation of the library (observe, watch, changes). A page that
     a navigation replaced meanwhile is waited for and asked again: the operation is about
     the page as it is now, and the page it was sent to is gone."""
-    return await settled_evaluate(page, page_library(), {"op": op, **options})
+    arg = {"op": op, **options}
+    result = await settled_evaluate(page, _called(held=True), arg)
+    if _missing(result):  # a document loaded before the session, or outside one
+        result = await settled_evaluate(page, _called(held=False), arg)
+    return result
 
 
 async def read_page(page: Page | Frame, op: str, **options: Any) -> Any:
@@ -82,11 +129,12 @@ def kept_moving(url: str) -> str:
 
 
 @cache
-def _on_the_element() -> str:
-    """The library applied to the one element its locator matches, else the match count."""
+def _on_the_element(held: bool) -> str:
+    """The library (as in :func:`_called`) applied to the one element its locator
+    matches, else the match count."""
     count = json.dumps(_COUNT)
     return (
-        f"(elements, arg) => elements.length === 1 ? ({page_library()})(elements[0], arg) "
+        f"(elements, arg) => elements.length === 1 ? ({_called(held)})(elements[0], arg) "
         f": {{{count}: elements.length}}"
     )
 
@@ -105,7 +153,10 @@ async def run_on_element(locator: Locator, op: str, **options: Any) -> Any:
 async def count_and_run(locator: Locator, op: str, **options: Any) -> tuple[int, Any]:
     """How many elements ``locator`` matches now and, when it is exactly one, what ``op``
     gives on it (else None), in one round trip."""
-    result = await locator.evaluate_all(_on_the_element(), {"op": op, **options})
+    arg = {"op": op, **options}
+    result = await locator.evaluate_all(_on_the_element(held=True), arg)
+    if _missing(result):
+        result = await locator.evaluate_all(_on_the_element(held=False), arg)
     if isinstance(result, dict) and _COUNT in result:
         return result[_COUNT], None
     return 1, result
