@@ -159,6 +159,23 @@ async def test_a_popup_that_takes_the_focus_is_closed_and_the_text_typed_again(
     assert said.startswith("Typed 'ace' into <input id=\"nickname\">, but the field did not keep")
 
 
+async def test_an_editor_that_refuses_text_put_in_at_once_is_typed_into_key_by_key(
+    pages: str, page_session: BrowserSession
+) -> None:
+    await open_url(f"{pages}/typed-by-keys.html")
+    said = await enter_text("#note", "hello there")
+    assert said.startswith("Text 'hello there' entered"), said
+    assert await page_session.page.locator("#note").inner_text() == "hello there"
+
+
+async def test_a_field_named_by_its_label_that_keeps_nothing_is_said_so(
+    pages: str, page_session: BrowserSession
+) -> None:
+    await open_url(f"{pages}/typed-by-keys.html")
+    said = await enter_text("#code-label", "x9")  # the label's field is what is read
+    assert "but the field did not keep it" in said, said
+
+
 async def test_a_partly_covered_button_is_clicked_where_it_shows(
     pages: str, page_session: BrowserSession
 ) -> None:

@@ -4,6 +4,7 @@
 //   find     - the same numbering; every actionable element with its line and texts
 //   describe - opening tag with identifying attributes of one element
 //   identity - [tag, role, name, is password] of one element, to check it is the same
+//   held     - what a field holds: its value, or an editor box's text
 //   inspect  - identity plus opening tag and visibility, in one round trip
 //   options  - [value, label] of each option of a <select>
 //   suggests - whether a field offers suggestions as one types (an autocomplete)
@@ -869,6 +870,20 @@
     case "suggests":
       return target.getAttribute("autocomplete") === "off" || target.hasAttribute("list") ||
         target.hasAttribute("aria-autocomplete") || target.getAttribute("role") === "combobox";
+    case "held": {
+      // What a field holds now, in one round trip: ["value", its value] for an input,
+      // text area or list (a label's control for its label, as Playwright reads it), or
+      // ["editor", its text as a person reads it] for an editor box; null for neither.
+      const FIELDS = ["INPUT", "TEXTAREA", "SELECT"];
+      let el = target;
+      if (!FIELDS.includes(el.tagName) && !el.isContentEditable) {
+        const label = el.closest("label");
+        if (label && label.control) el = label.control;
+      }
+      if (FIELDS.includes(el.tagName)) return ["value", String(el.value)];
+      if (!el.isContentEditable) return null;
+      return ["editor", el.innerText.replace(/\u00a0/g, " ").replace(/\n+$/, "")];
+    }
     case "identity": {
       const role = roleOf(target);
       return [target.tagName.toLowerCase(), role || "", nameOf(target), isPassword(target)];

@@ -13,7 +13,7 @@ from browser_agent.browser.held import editor_text, held_value, same_text
 from browser_agent.browser.locate import Located, locate
 from browser_agent.browser.session import BrowserSession, session
 from browser_agent.browser.values import field_value
-from browser_agent.dom.library import run_on_element, run_on_page
+from browser_agent.dom.library import count_and_run, run_on_element, run_on_page
 from browser_agent.errors import ActionError
 from browser_agent.secrets import filled
 from browser_agent.skills.primitive._common import Selector, attempt
@@ -40,10 +40,12 @@ async def fill(
     page = active.current_page()
     await run_on_page(page, "guard")
     await attempt(target.locator.fill(value), f"type into {target.tag}", selector)
-    if not await _holds(target, value) and await _is_editor(target):
+    holds = await _holds(target, value)
+    if not holds and await _is_editor(target):
         await _type_in_editor(target, value, selector)
+        holds = await _holds(target, value)
     interrupted = ""
-    if not await _holds(target, value):  # a popup took the focus and the text with it
+    if not holds:  # a popup took the focus and the text with it
         closer = await run_on_page(page, "interruption", look=True)
         if closer:
             await attempt(page.locator("[data-browser-agent-close]").click(), "close the popup")
@@ -70,16 +72,15 @@ async def fill(
 
 async def _holds(target: Located, value: str) -> bool:
     """Whether the field (or editor box) holds ``value`` now (true for what has no value
-    to read, as a field the page replaced as it was typed into)."""
-    if await target.locator.count() != 1:
-        return True
+    to read, as a field the page replaced as it was typed into), in one round trip."""
     try:
-        text = await editor_text(target.locator)
-        if text is not None:
-            return same_text(text, value)
-        return await target.locator.input_value() == value
-    except PlaywrightError:  # not an input, textarea, select or editor: nothing to compare
+        count, held = await count_and_run(target.locator, "held")
+    except PlaywrightError:
         return True
+    if count != 1 or held is None:  # gone, or not a field: nothing to compare
+        return True
+    kind, text = held
+    return same_text(text, value) if kind == "editor" else text == value
 
 
 async def _type_in_editor(target: Located, value: str, selector: str) -> None:
