@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, field
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from browser_agent.failure_kinds import BROKEN, LATE, NOT_APPLICABLE, SAID
 from browser_agent.store.connection import Store
@@ -197,12 +197,26 @@ def health(status: str, outcomes: Sequence[Outcome], window: int) -> Health:
     return Health(state_of(status, kept), window, kept)
 
 
-def health_of(db: Db, skill: Any, window: int) -> Health:
-    """The health of one skill version (a ``Skill`` or a ``SkillRow``)."""
+class SkillVersion(Protocol):
+    """What health reads of a skill version: a ``SkillRow``, or the ORM ``Skill`` made
+    from it (store.models), which has the same fields."""
+
+    @property
+    def id(self) -> int | None: ...
+
+    @property
+    def status(self) -> str: ...
+
+    @property
+    def source_runs(self) -> str: ...
+
+
+def health_of(db: Db, skill: SkillVersion, window: int) -> Health:
+    """The health of one skill version."""
     return health(skill.status, outcomes_of(db, [skill.id]).get(skill.id, []), window)
 
 
-def recorded_pace(db: Db, skill: Any) -> float:
+def recorded_pace(db: Db, skill: SkillVersion) -> float:
     """The slowest step (seconds) of the runs a skill was learnt from: the site's pace, which
     its steps' deadlines follow. 0 when none is known (a log from elsewhere)."""
     runs = loads(skill.source_runs)
@@ -222,7 +236,7 @@ def recorded_pace(db: Db, skill: Any) -> float:
     return float(slowest or 0.0)
 
 
-def healths(db: Db, skills: Sequence[Any], window: int) -> dict[int, Health]:
+def healths(db: Db, skills: Sequence[SkillVersion], window: int) -> dict[int, Health]:
     """The health of each skill version, by id, read in one query."""
     kept = outcomes_of(db, [s.id for s in skills])
     return {s.id: health(s.status, kept.get(s.id, []), window) for s in skills if s.id}
