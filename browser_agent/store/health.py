@@ -197,7 +197,7 @@ def health(status: str, outcomes: Sequence[Outcome], window: int) -> Health:
     return Health(state_of(status, kept), window, kept)
 
 
-class SkillVersion(Protocol):
+class StoredVersion(Protocol):
     """What health reads of a skill version: a ``SkillRow``, or the ORM ``Skill`` made
     from it (store.models), which has the same fields."""
 
@@ -211,12 +211,12 @@ class SkillVersion(Protocol):
     def source_runs(self) -> str: ...
 
 
-def health_of(db: Db, skill: SkillVersion, window: int) -> Health:
+def health_of(db: Db, skill: StoredVersion, window: int) -> Health:
     """The health of one skill version."""
     return health(skill.status, outcomes_of(db, [skill.id]).get(skill.id, []), window)
 
 
-def recorded_pace(db: Db, skill: SkillVersion) -> float:
+def recorded_pace(db: Db, skill: StoredVersion) -> float:
     """The slowest step (seconds) of the runs a skill was learnt from: the site's pace, which
     its steps' deadlines follow. 0 when none is known (a log from elsewhere)."""
     runs = loads(skill.source_runs)
@@ -236,7 +236,7 @@ def recorded_pace(db: Db, skill: SkillVersion) -> float:
     return float(slowest or 0.0)
 
 
-def healths(db: Db, skills: Sequence[SkillVersion], window: int) -> dict[int, Health]:
+def healths(db: Db, skills: Sequence[StoredVersion], window: int) -> dict[int, Health]:
     """The health of each skill version, by id, read in one query."""
     kept = outcomes_of(db, [s.id for s in skills])
     return {s.id: health(s.status, kept.get(s.id, []), window) for s in skills if s.id}
