@@ -492,6 +492,8 @@ def main() -> None:
                 bench_app(load(name), args.fresh, tasks, args.seed, llm, reports)
             except Exception as exc:  # noqa: BLE001 - the other apps' figures still count
                 print(f"{name}: stopped: {type(exc).__name__}: {exc}", flush=True)
+                # its tasks that never began are not figures: only those that ran count
+                reports[:] = [r for r in reports if r.app != name or r.first]
     print(f"\n{len(reports)} tasks, {args.fresh} fresh instances per phase, "
           f"{time.monotonic() - started:.0f} s\n")  # fmt: skip
     print(table(reports))
