@@ -45,6 +45,17 @@ TASKS = {task.name: task for task in WIKI.tasks}
 
 
 @pytest.fixture
+def settings(settings: Settings) -> Settings:
+    """The suite's settings, with actions that wait as long as the product's default lets
+    them: MediaWiki may take seconds to answer a form on a busy machine (a login hashes the
+    password; a save writes the page), and the suite's 1.5 s is for its own pages' errors."""
+    return settings.with_overrides(action_timeout_ms=DEFAULT_ACTION_MS)
+
+
+DEFAULT_ACTION_MS = Settings.model_fields["action_timeout_ms"].default
+
+
+@pytest.fixture
 def wiki() -> Iterator[Running]:
     with WIKI.start() as app:
         yield app
