@@ -7,7 +7,8 @@ library's whole source. Two reads: a cheap one (``interruption``, which only loo
 watch that is not there) shows the cost of the call itself; ``observe`` (the planner's
 view of the page) shows it beside real work. Prints the median wall ms per read and the
 CPU ms per read of Playwright's driver and Chromium together (psutil, a dev dependency),
-and the ratio sent / held. Run:
+and the ratio sent / held (CPU counts in clock ticks of 10 ms: a batch needs enough reads
+to count). Run:
     .venv/bin/python scripts/bench_page_reads.py [--reads 50] [--batches 7]
 """
 
@@ -80,9 +81,14 @@ async def main(reads: int, batches: int) -> None:
                     print(f"{op:<14} {way:<11} {wall:7.2f} {cpu:7.2f}")
                 (held_wall, held_cpu), (sent_wall, sent_cpu) = medians.values()
                 print(
-                    f"{op:<14} {'sent / held':<11} {sent_wall / held_wall:6.2f}x"
-                    f" {sent_cpu / held_cpu:6.2f}x"
+                    f"{op:<14} {'sent / held':<11} {ratio(sent_wall, held_wall):>7}"
+                    f" {ratio(sent_cpu, held_cpu):>7}"
                 )
+
+
+def ratio(over: float, under: float) -> str:
+    """``over / under`` as a factor; "-" when too few reads gave ``under`` no clock tick."""
+    return f"{over / under:.2f}x" if under > 0 else "-"
 
 
 if __name__ == "__main__":

@@ -99,4 +99,4 @@ def test_the_benchmark_times_a_read_by_the_held_library_and_by_the_sent_one() ->
         ["observe", "held"],
         ["observe", "sent"],
     ]
-    assert all(float(cell) > 0 for row in rows if row[1] == "held" for cell in row[2:])
+    assert all(float(row[2]) > 0 for row in rows if len(row) == 4)  # each read took time
