@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 from playwright.async_api import Browser, Page
 
+from browser_agent.browser.held import held_value
 from browser_agent.browser.session import BrowserSession
 from browser_agent.dom.library import count_and_run, run_on_page
 from browser_agent.settings import Settings
@@ -78,6 +79,10 @@ async def test_a_page_opened_outside_a_session_is_read_by_sending_the_library(
                         ["a", "link", "Onward", False],
                     )
                 assert await held_names(page) == 1  # kept for the reads that follow
+        page = await context.new_page()  # a read that waits for its element, first
+        await page.set_content("<label>Name <input value='Ada'></label>")
+        assert await held_value(page.get_by_text("Name")) == "Ada"  # the label's field
+        assert await held_names(page) == 1
     finally:
         await context.close()
 

@@ -150,6 +150,16 @@ async def run_on_element(locator: Locator, op: str, **options: Any) -> Any:
     return result
 
 
+async def run_on_located(locator: Locator, op: str, **options: Any) -> Any:
+    """Run one element-level operation on the element ``locator`` resolves to, waiting for
+    it as ``Locator.evaluate`` does (PlaywrightError when it never comes)."""
+    arg = {"op": op, **options}
+    result = await locator.evaluate(_called(held=True), arg)
+    if _missing(result):
+        result = await locator.evaluate(_called(held=False), arg)
+    return result
+
+
 async def count_and_run(locator: Locator, op: str, **options: Any) -> tuple[int, Any]:
     """How many elements ``locator`` matches now and, when it is exactly one, what ``op``
     gives on it (else None), in one round trip."""
