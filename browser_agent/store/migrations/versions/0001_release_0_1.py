@@ -1,22 +1,13 @@
 """The schema of release 0.1: runs, steps, skills, validations, memories.
 
-Revision ID: 0001
-Revises:
-Create Date: 2026-11-30
-
 Stores made by release 0.1 (with ``create_all``, before migrations) are stamped with
 this revision when first opened, then upgraded.
 """
 
-from __future__ import annotations
-
 import sqlalchemy as sa
 from alembic import op
 
-revision = "0001"
-down_revision = None
-branch_labels = None
-depends_on = None
+revision, down_revision = "0001", None
 
 
 def upgrade() -> None:

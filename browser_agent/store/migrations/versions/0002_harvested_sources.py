@@ -1,19 +1,9 @@
-"""Harvested sources: each log the harvester read, and what came of it.
-
-Revision ID: 0002
-Revises: 0001
-Create Date: 2026-11-30
-"""
-
-from __future__ import annotations
+"""Harvested sources: each log the harvester read, and what came of it."""
 
 import sqlalchemy as sa
 from alembic import op
 
-revision = "0002"
-down_revision = "0001"
-branch_labels = None
-depends_on = None
+revision, down_revision = "0002", "0001"
 
 
 def upgrade() -> None:

@@ -3,13 +3,7 @@
 With its source in the store, a skill loads in a moved or copied workspace and on a
 worker with no shared folder. The module files that exist are read into the new
 columns; on SQLite, paths inside the database's folder (the workspace) become relative.
-
-Revision ID: 0003
-Revises: 0002
-Create Date: 2026-11-30
 """
-
-from __future__ import annotations
 
 import hashlib
 from pathlib import Path
@@ -19,10 +13,7 @@ from alembic import op
 
 from browser_agent.store.paths import from_store, to_store
 
-revision = "0003"
-down_revision = "0002"
-branch_labels = None
-depends_on = None
+revision, down_revision = "0003", "0002"
 
 
 def upgrade() -> None:

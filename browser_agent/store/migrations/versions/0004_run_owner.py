@@ -2,21 +2,12 @@
 
 A run left running by a process that no longer exists (killed, or the machine restarted)
 is then marked abandoned when the store is next opened on its host.
-
-Revision ID: 0004
-Revises: 0003
-Create Date: 2026-12-01
 """
-
-from __future__ import annotations
 
 import sqlalchemy as sa
 from alembic import op
 
-revision = "0004"
-down_revision = "0003"
-branch_labels = None
-depends_on = None
+revision, down_revision = "0004", "0003"
 
 
 def upgrade() -> None:

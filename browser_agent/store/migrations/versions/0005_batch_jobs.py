@@ -1,19 +1,9 @@
-"""Batch jobs: each job's result of a batch or a distributed validation, once per job id.
-
-Revision ID: 0005
-Revises: 0004
-Create Date: 2026-12-01
-"""
-
-from __future__ import annotations
+"""Batch jobs: each job's result of a batch or a distributed validation, once per job id."""
 
 import sqlalchemy as sa
 from alembic import op
 
-revision = "0005"
-down_revision = "0004"
-branch_labels = None
-depends_on = None
+revision, down_revision = "0005", "0004"
 
 
 def upgrade() -> None:

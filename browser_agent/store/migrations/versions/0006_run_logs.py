@@ -1,19 +1,9 @@
-"""Run logs: a run's chat log and metadata kept in the store, for runs made elsewhere.
-
-Revision ID: 0006
-Revises: 0005
-Create Date: 2026-12-01
-"""
-
-from __future__ import annotations
+"""Run logs: a run's chat log and metadata kept in the store, for runs made elsewhere."""
 
 import sqlalchemy as sa
 from alembic import op
 
-revision = "0006"
-down_revision = "0005"
-branch_labels = None
-depends_on = None
+revision, down_revision = "0006", "0005"
 
 
 def upgrade() -> None:

@@ -1,19 +1,9 @@
-"""Validation jobs: a distributed validation's replay is kept once under its job id.
-
-Revision ID: 0007
-Revises: 0006
-Create Date: 2026-12-01
-"""
-
-from __future__ import annotations
+"""Validation jobs: a distributed validation's replay is kept once under its job id."""
 
 import sqlalchemy as sa
 from alembic import op
 
-revision = "0007"
-down_revision = "0006"
-branch_labels = None
-depends_on = None
+revision, down_revision = "0007", "0006"
 
 
 def upgrade() -> None:

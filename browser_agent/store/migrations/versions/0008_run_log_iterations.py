@@ -1,19 +1,9 @@
-"""Run logs: a run's iteration records (each model call) kept in the store with its log.
-
-Revision ID: 0008
-Revises: 0007
-Create Date: 2026-12-01
-"""
-
-from __future__ import annotations
+"""Run logs: a run's iteration records (each model call) kept in the store with its log."""
 
 import sqlalchemy as sa
 from alembic import op
 
-revision = "0008"
-down_revision = "0007"
-branch_labels = None
-depends_on = None
+revision, down_revision = "0008", "0007"
 
 
 def upgrade() -> None:

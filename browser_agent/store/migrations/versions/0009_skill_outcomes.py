@@ -1,19 +1,9 @@
-"""Skill health: the outcome of each run and validation of a skill version, with its kind.
-
-Revision ID: 0009
-Revises: 0008
-Create Date: 2026-12-01
-"""
-
-from __future__ import annotations
+"""Skill health: the outcome of each run and validation of a skill version, with its kind."""
 
 import sqlalchemy as sa
 from alembic import op
 
-revision = "0009"
-down_revision = "0008"
-branch_labels = None
-depends_on = None
+revision, down_revision = "0009", "0008"
 
 
 def upgrade() -> None:

@@ -2,21 +2,12 @@
 
 Skills stored before have no plan and are refused until harvested again (see
 skills.stored): their code alone cannot be trusted to be what a plan makes.
-
-Revision ID: 0010
-Revises: 0009
-Create Date: 2026-12-02
 """
-
-from __future__ import annotations
 
 import sqlalchemy as sa
 from alembic import op
 
-revision = "0010"
-down_revision = "0009"
-branch_labels = None
-depends_on = None
+revision, down_revision = "0010", "0009"
 
 
 def upgrade() -> None:

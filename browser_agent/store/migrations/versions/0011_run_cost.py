@@ -2,21 +2,12 @@
 
 Runs stored before have no cost kept (null): they show the cost the configured prices
 give, and none otherwise.
-
-Revision ID: 0011
-Revises: 0010
-Create Date: 2026-12-02
 """
-
-from __future__ import annotations
 
 import sqlalchemy as sa
 from alembic import op
 
-revision = "0011"
-down_revision = "0010"
-branch_labels = None
-depends_on = None
+revision, down_revision = "0011", "0010"
 
 
 def upgrade() -> None:

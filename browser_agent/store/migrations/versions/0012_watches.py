@@ -1,19 +1,9 @@
-"""Watches: commands checked on a schedule, and the outcome of each check.
-
-Revision ID: 0012
-Revises: 0011
-Create Date: 2026-12-03
-"""
-
-from __future__ import annotations
+"""Watches: commands checked on a schedule, and the outcome of each check."""
 
 import sqlalchemy as sa
 from alembic import op
 
-revision = "0012"
-down_revision = "0011"
-branch_labels = None
-depends_on = None
+revision, down_revision = "0012", "0011"
 
 
 def upgrade() -> None:

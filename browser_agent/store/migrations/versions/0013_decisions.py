@@ -1,20 +1,11 @@
 """Decisions: each approval, rejection or correction of a proposed action, with its note
 and the context it was made on (the feedback ``browser-agent feedback export`` writes).
-
-Revision ID: 0013
-Revises: 0012
-Create Date: 2026-12-03
 """
-
-from __future__ import annotations
 
 import sqlalchemy as sa
 from alembic import op
 
-revision = "0013"
-down_revision = "0012"
-branch_labels = None
-depends_on = None
+revision, down_revision = "0013", "0012"
 
 
 def upgrade() -> None:

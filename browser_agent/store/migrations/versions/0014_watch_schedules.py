@@ -4,21 +4,12 @@ said as a diff of it), and watch ids never given again once a watch is removed.
 On SQLite the watch table is made anew with AUTOINCREMENT (without it, SQLite gives the
 highest id again after that watch is removed), its rows copied in with their ids.
 PostgreSQL's sequences never give an id twice.
-
-Revision ID: 0014
-Revises: 0013
-Create Date: 2026-12-04
 """
-
-from __future__ import annotations
 
 import sqlalchemy as sa
 from alembic import op
 
-revision = "0014"
-down_revision = "0013"
-branch_labels = None
-depends_on = None
+revision, down_revision = "0014", "0013"
 
 _COLUMNS = (
     "name, command, every_s, next_at, id, start_url, until, notify, keep_going, status, "

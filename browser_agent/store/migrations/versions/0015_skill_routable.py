@@ -1,23 +1,14 @@
 """Whether a skill may do a whole command is a field of its own, set when its health is
 written (see store.routability); skills stored before get it once, read from their status,
 completeness, plan and last error as routing read them until now.
-
-Revision ID: 0015
-Revises: 0014
-Create Date: 2026-12-05
 """
-
-from __future__ import annotations
 
 import sqlalchemy as sa
 from alembic import op
 
 from browser_agent.store.routability import routable_after
 
-revision = "0015"
-down_revision = "0014"
-branch_labels = None
-depends_on = None
+revision, down_revision = "0015", "0014"
 
 
 def upgrade() -> None:
