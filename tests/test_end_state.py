@@ -28,12 +28,13 @@ from browser_agent.llm.types import FunctionClient, LLMReply, ToolCall
 from browser_agent.planner.agent import run_command
 from browser_agent.plans.plan import ByRoleName, ElementRecord, Param, PlannedStep
 from browser_agent.settings import Settings
-from browser_agent.skills.end_state import command_values, end_state, search_terms
+from browser_agent.skills.end_state import end_state
 from browser_agent.skills.fresh import fresh_arguments, typed_only
 from browser_agent.skills.primitive import open_url
 from browser_agent.store.db import open_store
 from browser_agent.store.models import Run
 from browser_agent.store.skills import add_version, skill_by_name
+from browser_agent.words.values import command_values, search_terms
 from tests.scripted import calls_in_order, finish
 from tests.stored_rows import clicking, opening, planned_skill
 

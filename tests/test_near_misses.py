@@ -23,8 +23,9 @@ from browser_agent.llm.offline import OfflinePlanner
 from browser_agent.llm.types import FunctionClient
 from browser_agent.planner.agent import run_command
 from browser_agent.settings import Settings
-from browser_agent.skills.end_state import command_values, end_state, search_terms
+from browser_agent.skills.end_state import end_state
 from browser_agent.store.db import open_store
+from browser_agent.words.values import command_values, search_terms
 from tests.scripted import Script, calls_in_order, finish, mmid
 
 

@@ -10,7 +10,8 @@ from browser_agent.browser.session import BrowserSession
 from browser_agent.errors import BrowserAgentError, BrowserError
 from browser_agent.llm.types import ToolCall
 from browser_agent.planner.tool_calls import answer_message
-from browser_agent.skills.end_state import command_values, end_state, search_terms
+from browser_agent.skills.end_state import end_state
+from browser_agent.words.values import command_values, search_terms
 
 TERMINATE = "##TERMINATE##"
 MAX_REFUSED_FINISHES = 1  # an unverified finish said back; the next one ends the run

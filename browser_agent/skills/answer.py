@@ -15,8 +15,9 @@ from playwright.async_api import Page
 from browser_agent.browser.locate import frame_for
 from browser_agent.browser.session import session
 from browser_agent.browser.tracing import step_group
-from browser_agent.skills.end_state import EndNotShown, end_state, skill_values
+from browser_agent.skills.end_state import EndNotShown, end_state
 from browser_agent.skills.run_state import skill_run
+from browser_agent.words.values import skill_values
 
 # A command that starts with one of these removes what it names: its end is done when
 # what it named is gone from the page it was on, not when the page shows its name.

@@ -37,9 +37,8 @@ unverified. Secrets and their ``{NAME}`` placeholders are never looked for.
 
 from __future__ import annotations
 
-import itertools
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from urllib.parse import urldefrag
 
@@ -48,20 +47,10 @@ from playwright.async_api import Page
 
 from browser_agent.browser.session import session
 from browser_agent.errors import ActionError, BrowserError
-from browser_agent.secrets import placeholders
+from browser_agent.skills.end_tables import filtered_by, rows_named, sorted_by
 from browser_agent.skills.page_seen import Seen, read_page
-from browser_agent.words.asks import QUOTED, Ask, asks, quoted
+from browser_agent.words.asks import Ask, asks
 from browser_agent.words.text_match import normal, shows
-
-# "search for X", "search the docs for X": X runs to the end of its clause.
-_SEARCH = re.compile(
-    r"\bsearch(?:\s+(?:the\s+|a\s+)?[\w-]+(?:\s+[\w-]+)?)?\s+for\s+(?P<term>.+)", re.IGNORECASE
-)
-_CLAUSE_END = re.compile(
-    r"[,;.!?]\s|[,;.!?]$|\s+(?:and|then)\s+|\s+(?:on|in|at)\s+(?:the\s+)?"
-    r"(?:site|shop|store|website)\b",
-    re.IGNORECASE,
-)
 
 
 class EndNotShown(ActionError):
@@ -124,52 +113,6 @@ class EndState:
             f"the final page {self.url} does not show {names} (not in its title, text, "
             "fields or address)."
         )
-
-
-def command_values(command: str, used: Iterable[str] = ()) -> list[str]:
-    """The values a command gives, as an end state shows them: its quoted parts, and what
-    the run typed or chose that is words of the command (a search term given unquoted)."""
-    values = quoted(command)
-    said = normal(command)
-    values += [value for value in used if shows(said, normal(value))]
-    return _distinct(values)
-
-
-def search_terms(command: str, typed: Iterable[str] = ()) -> list[str]:
-    """The terms ``command`` searches for (quoted, or the words up to the clause's end) that
-    the run did not type: those its final page must hold."""
-    said = [normal(text) for text in typed]
-    terms = []
-    for match in _SEARCH.finditer(command):
-        term = match["term"].strip()
-        said_quoted = QUOTED.match(term)
-        if said_quoted:
-            term = next(g for g in said_quoted.groups() if g)
-        else:
-            end = _CLAUSE_END.search(term)
-            term = term[: end.start()] if end else term
-        if not any(shows(text, normal(term)) for text in said):
-            terms.append(term.strip())
-    return _distinct(terms)
-
-
-def skill_values(values: Mapping[str, object]) -> list[str]:
-    """The values a skill was given (its parameters, a list's items one by one)."""
-    found: list[str] = []
-    for value in values.values():
-        items = value if isinstance(value, list) else [value]
-        found += [str(item) for item in items if isinstance(item, str | int)]
-    return _distinct(found)
-
-
-def _distinct(values: Iterable[str]) -> list[str]:
-    """Values worth looking for, once each: no secret placeholder, none empty."""
-    kept: dict[str, str] = {}
-    for value in values:
-        if placeholders(value) or not normal(value):
-            continue
-        kept.setdefault(normal(value), value.strip())
-    return list(kept.values())
 
 
 # Words that, beside X in a title or heading, make it another page than X's own: a form
@@ -391,106 +334,13 @@ async def _given_back(seen: Seen, values: list[str]) -> bool:
         return False
 
 
-_NUMBER = re.compile(r"-?\d[\d,]*(?:\.\d+)?")
-
-
-def _sorted(ask: Ask, seen: Seen) -> tuple[str, str] | None:
-    """*sort by C*: a table with a column headed C lists its rows in that order (numbers
-    or dates by their value, words by their letters, as the cells show them); None on a
-    page with no such column (its values are then looked for as any clause's are)."""
-    cells = _column(ask, seen)
-    if cells is None:
-        return None
-    shown = [cell for cell in cells if cell]
-    keys = [_order_key(cell) for cell in shown]
-    if len(keys) < 2:
-        return "", ""
-    # words as the site's own collation may order them: byte by byte, or case aside
-    orders = [shown, [cell.casefold() for cell in shown]] if None in keys else [keys]
-    ok = {
-        "ascending": any(all(a <= b for a, b in itertools.pairwise(o)) for o in orders),  # type: ignore[operator]
-        "descending": any(all(a >= b for a, b in itertools.pairwise(o)) for o in orders),  # type: ignore[operator]
-    }
-    if ok.get(ask.view, ok["ascending"] or ok["descending"]):
-        return "", ""
-    order = f", {ask.view}" if ask.view else ""
-    listed = ", ".join(cells[:4])
-    return "", f"does not list its {ask.target!r} column in order{order} ({listed}…)"
-
-
-def _column(ask: Ask, seen: Seen) -> list[str] | None:
-    """The cells of the first table column headed as the clause names it (None: no such
-    column, or no row)."""
-    column = normal(ask.target)
-    for table in seen.tables:
-        headers = [normal(str(header)) for header in table["headers"]]
-        if column in headers:
-            at = headers.index(column)
-            cells = [str(row[at]).strip() for row in table["rows"] if len(row) > at]
-            return cells or None
-    return None
-
-
-def _filtered(ask: Ask, seen: Seen) -> tuple[str, str] | None:
-    """*show the X where C is V* (greater than, less than): every row of a table with a
-    column headed C holds such a value there; None on a page with no such column."""
-    cells = _column(ask, seen)
-    if cells is None or not ask.values:
-        return None
-    wanted = ask.values[0]
-    if ask.view == "equal":
-        other = [cell for cell in cells if normal(cell) != normal(wanted)]
-    else:
-        limit, greater = _order_key(wanted), ask.view == "greater"
-        if not isinstance(limit, float):
-            return None
-        keys = [(cell, _order_key(cell)) for cell in cells]
-        other = [
-            cell
-            for cell, key in keys
-            if not isinstance(key, float) or (key <= limit if greater else key >= limit)
-        ]
-    if other:
-        return "", f"lists rows whose {ask.target!r} is {other[0]!r}, not only {wanted!r}"
-    return "", ""
-
-
-# Words of a clause that name no value a row holds.
-_FUNCTION_WORDS = frozenset({"the", "and", "all", "for", "from", "with", "its", "their", "show"})
-
-
-def _rows_named(clause: str, seen: Seen) -> str:
-    """Why a table of the page is not the rows a clause names by their cells' values
-    ("the kestrel sightings at the lagoon": species kestrel, site lagoon): a word of the
-    clause that is a whole cell of a table's column must be in every row of it; "" when
-    it is, or when no word of the clause is a cell."""
-    words = {word for word in normal(clause).split() if len(word) > 2} - _FUNCTION_WORDS
-    for table in seen.tables:
-        rows = [[normal(str(cell)) for cell in row] for row in table["rows"] if row]
-        named = {word for word in words if any(word in row for row in rows)}
-        for word in sorted(named):
-            other = next((row for row in rows if word not in row), None)
-            if other is not None:
-                shown = ", ".join(cell for cell in other if cell)[:80]
-                return f"lists rows without {word!r} ({shown})"
-    return ""
-
-
-def _order_key(cell: str) -> float | str | None:
-    """A cell as it sorts: its number (a price, a count), or an ISO date as text."""
-    if re.fullmatch(r"\d{4}-\d\d-\d\d.*", cell):
-        return cell
-    found = _NUMBER.search(cell)
-    return float(found.group(0).replace(",", "")) if found else None
-
-
 def _check(ask: Ask, seen: Seen, hidden: set[str], before: Seen | None) -> tuple[str, str] | None:
     """One clause's end state on the page: (why it is wrong, why it is unconfirmed); None
     when the page offers nothing to judge it by."""
     if ask.kind == "sort":
-        return _sorted(ask, seen)
+        return sorted_by(ask, seen)
     if ask.kind == "filter":
-        return _filtered(ask, seen)
+        return filtered_by(ask, seen)
     if ask.kind in ("open", "view"):
         return _page_of(ask, seen)
     if ask.kind == "login":
@@ -546,7 +396,7 @@ async def end_state(
             wrong, unconfirmed = wrong or judged[0], unconfirmed or judged[1]
     for ask in clauses:  # "show the kestrel sightings at the lagoon": only such rows
         if ask.kind == "values" and not ask.values:
-            unconfirmed = unconfirmed or _rows_named(ask.clause, seen)
+            unconfirmed = unconfirmed or rows_named(ask.clause, seen)
     missing: tuple[str, ...] = ()
     unchecked = [  # clauses of no kind that give values ("confirm" gives none)
         ask

@@ -19,7 +19,6 @@ from browser_agent.browser.tracing import step_group
 from browser_agent.dom.library import count_and_run
 from browser_agent.failure_kinds import SkillLate
 from browser_agent.skills.choosing import choose, is_shown, on_a_later_page, wait_visible
-from browser_agent.skills.command_values import ordinal_value
 from browser_agent.skills.effects import page_says
 from browser_agent.skills.healing import (
     ask_helper,
@@ -43,6 +42,7 @@ from browser_agent.skills.naming import (
 )
 from browser_agent.skills.run_state import repair_scope, skill_run
 from browser_agent.skills.selectors import ANY_ROLE
+from browser_agent.skills.step_values import ordinal_value
 from browser_agent.skills.targets import SkillNotApplicable, SkillStale, StepHeld, Target
 
 

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 from browser_agent.skills.address import by_address
 from browser_agent.skills.answer import REMOVING, done
-from browser_agent.skills.command_values import ordinal_value, path_items, with_case
 from browser_agent.skills.dialogs import answering_dialogs
 from browser_agent.skills.effects import expect
 from browser_agent.skills.finding import find
@@ -29,6 +28,7 @@ from browser_agent.skills.healing import (
 )
 from browser_agent.skills.naming import by_marks, by_name, by_role, named_by_value
 from browser_agent.skills.run_state import Repair, Repairs, repairing
+from browser_agent.skills.step_values import ordinal_value, path_items, with_case
 from browser_agent.skills.targets import SkillNotApplicable, SkillStale, StepHelper, Target
 
 __all__ = [
