@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 import secrets
+from collections.abc import Awaitable, Callable
 from functools import cache
 from importlib import resources
 from typing import Any
@@ -61,9 +62,16 @@ def _called(held: bool) -> str:
     )
 
 
-def _missing(result: Any) -> bool:
-    """Whether the page answered that it does not hold the library."""
-    return isinstance(result, dict) and _MISSING in result
+async def _by_the_library(
+    evaluate: Callable[[str], Awaitable[Any]], script: Callable[[bool], str]
+) -> Any:
+    """``evaluate`` the ``script`` that calls the library the page holds; where the page
+    answers that it holds none (a document loaded before the session, or outside one),
+    the script that sends the library along, which the page then keeps."""
+    result = await evaluate(script(True))
+    if isinstance(result, dict) and _MISSING in result:
+        result = await evaluate(script(False))
+    return result
 
 
 #: Words of Playwright's error when a navigation replaced the page during an evaluation.
@@ -102,10 +110,7 @@ async def run_on_page(page: Page | Frame, op: str, **options: Any) -> Any:
     a navigation replaced meanwhile is waited for and asked again: the operation is about
     the page as it is now, and the page it was sent to is gone."""
     arg = {"op": op, **options}
-    result = await settled_evaluate(page, _called(held=True), arg)
-    if _missing(result):  # a document loaded before the session, or outside one
-        result = await settled_evaluate(page, _called(held=False), arg)
-    return result
+    return await _by_the_library(lambda script: settled_evaluate(page, script, arg), _called)
 
 
 async def read_page(page: Page | Frame, op: str, **options: Any) -> Any:
@@ -154,19 +159,16 @@ async def run_on_located(locator: Locator, op: str, **options: Any) -> Any:
     """Run one element-level operation on the element ``locator`` resolves to, waiting for
     it as ``Locator.evaluate`` does (PlaywrightError when it never comes)."""
     arg = {"op": op, **options}
-    result = await locator.evaluate(_called(held=True), arg)
-    if _missing(result):
-        result = await locator.evaluate(_called(held=False), arg)
-    return result
+    return await _by_the_library(lambda script: locator.evaluate(script, arg), _called)
 
 
 async def count_and_run(locator: Locator, op: str, **options: Any) -> tuple[int, Any]:
     """How many elements ``locator`` matches now and, when it is exactly one, what ``op``
     gives on it (else None), in one round trip."""
     arg = {"op": op, **options}
-    result = await locator.evaluate_all(_on_the_element(held=True), arg)
-    if _missing(result):
-        result = await locator.evaluate_all(_on_the_element(held=False), arg)
+    result = await _by_the_library(
+        lambda script: locator.evaluate_all(script, arg), _on_the_element
+    )
     if isinstance(result, dict) and _COUNT in result:
         return result[_COUNT], None
     return 1, result
