@@ -9,7 +9,8 @@ To change a table: edit the model, add a revision module after the newest (alemb
 ``command.revision(config, autogenerate=True)`` with
 :func:`browser_agent.store.migrate.alembic_config` drafts one), and set
 :data:`HEAD_REVISION` to it. On SQLite, altering a column needs alembic's batch mode
-(``with op.batch_alter_table(...)``), which copies the table.
+(``with op.batch_alter_table(...)``), which copies the table. A revision that makes a
+table names its columns a kind at a time (:mod:`.columns`).
 """
 
 from __future__ import annotations

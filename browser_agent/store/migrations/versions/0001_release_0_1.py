@@ -7,6 +7,8 @@ this revision when first opened, then upgraded.
 import sqlalchemy as sa
 from alembic import op
 
+from browser_agent.store.migrations.columns import TIME, optional, required
+
 revision, down_revision = "0001", None
 
 
@@ -21,21 +23,11 @@ def _runs() -> None:
     """Runs and their steps."""
     op.create_table(
         "run",
-        sa.Column("id", sa.String(), nullable=False),
-        sa.Column("command", sa.String(), nullable=False),
-        sa.Column("start_url", sa.String(), nullable=True),
-        sa.Column("status", sa.String(), nullable=False),
-        sa.Column("answer", sa.String(), nullable=True),
-        sa.Column("error", sa.String(), nullable=True),
-        sa.Column("model", sa.String(), nullable=False),
-        sa.Column("started_at", sa.DateTime(timezone=True), nullable=False),
-        sa.Column("finished_at", sa.DateTime(timezone=True), nullable=True),
-        sa.Column("steps", sa.Integer(), nullable=False),
-        sa.Column("llm_calls", sa.Integer(), nullable=False),
-        sa.Column("prompt_tokens", sa.Integer(), nullable=False),
-        sa.Column("completion_tokens", sa.Integer(), nullable=False),
-        sa.Column("final_url", sa.String(), nullable=True),
-        sa.Column("log_path", sa.String(), nullable=False),
+        *required(sa.String(), "id", "command", "status", "model", "log_path"),
+        *optional(sa.String(), "start_url", "answer", "error", "final_url"),
+        *required(TIME, "started_at"),
+        *optional(TIME, "finished_at"),
+        *required(sa.Integer(), "steps", "llm_calls", "prompt_tokens", "completion_tokens"),
         sa.PrimaryKeyConstraint("id"),
     )
     op.create_index("ix_run_started_at", "run", ["started_at"])
@@ -43,19 +35,11 @@ def _runs() -> None:
 
     op.create_table(
         "step",
-        sa.Column("id", sa.Integer(), nullable=False),
-        sa.Column("run_id", sa.String(), nullable=False),
-        sa.Column("index", sa.Integer(), nullable=False),
-        sa.Column("tool", sa.String(), nullable=False),
-        sa.Column("arguments", sa.String(), nullable=False),
-        sa.Column("response", sa.String(), nullable=False),
-        sa.Column("ok", sa.Boolean(), nullable=False),
-        sa.Column("error", sa.String(), nullable=True),
-        sa.Column("duration_s", sa.Float(), nullable=False),
-        sa.Column("llm_calls", sa.Integer(), nullable=False),
-        sa.Column("prompt_tokens", sa.Integer(), nullable=False),
-        sa.Column("completion_tokens", sa.Integer(), nullable=False),
-        sa.Column("url_after", sa.String(), nullable=True),
+        *required(sa.Integer(), "id", "index", "llm_calls", "prompt_tokens", "completion_tokens"),
+        *required(sa.String(), "run_id", "tool", "arguments", "response"),
+        *required(sa.Boolean(), "ok"),
+        *optional(sa.String(), "error", "url_after"),
+        *required(sa.Float(), "duration_s"),
         sa.ForeignKeyConstraint(["run_id"], ["run.id"]),
         sa.PrimaryKeyConstraint("id"),
     )
@@ -66,29 +50,14 @@ def _skills() -> None:
     """Harvested skills, a row per version."""
     op.create_table(
         "skill",
-        sa.Column("id", sa.Integer(), nullable=False),
-        sa.Column("name", sa.String(), nullable=False),
-        sa.Column("version", sa.Integer(), nullable=False),
-        sa.Column("current", sa.Boolean(), nullable=False),
-        sa.Column("status", sa.String(), nullable=False),
-        sa.Column("module_path", sa.String(), nullable=False),
-        sa.Column("shape", sa.String(), nullable=False),
-        sa.Column("command_templates", sa.String(), nullable=False),
-        sa.Column("signature", sa.String(), nullable=False),
-        sa.Column("docstring", sa.String(), nullable=False),
-        sa.Column("example_args", sa.String(), nullable=False),
-        sa.Column("start_url", sa.String(), nullable=False),
-        sa.Column("expected_end", sa.String(), nullable=False),
-        sa.Column("complete", sa.Boolean(), nullable=False),
-        sa.Column("selectors", sa.String(), nullable=False),
-        sa.Column("source_runs", sa.String(), nullable=False),
-        sa.Column("healed", sa.String(), nullable=False),
-        sa.Column("uses", sa.Integer(), nullable=False),
-        sa.Column("successes", sa.Integer(), nullable=False),
-        sa.Column("failures", sa.Integer(), nullable=False),
-        sa.Column("last_error", sa.String(), nullable=True),
-        sa.Column("last_validated_at", sa.DateTime(timezone=True), nullable=True),
-        sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
+        *required(sa.Integer(), "id", "version", "uses", "successes", "failures"),
+        *required(sa.String(), "name", "status", "module_path", "shape", "command_templates"),
+        *required(sa.String(), "signature", "docstring", "example_args", "start_url"),
+        *required(sa.String(), "expected_end", "selectors", "source_runs", "healed"),
+        *required(sa.Boolean(), "current", "complete"),
+        *optional(sa.String(), "last_error"),
+        *optional(TIME, "last_validated_at"),
+        *required(TIME, "created_at"),
         sa.PrimaryKeyConstraint("id"),
     )
     op.create_index("ix_skill_current", "skill", ["current"])
@@ -101,18 +70,13 @@ def _validations() -> None:
     """Replays of skills by the validator."""
     op.create_table(
         "validation",
-        sa.Column("id", sa.Integer(), nullable=False),
-        sa.Column("skill_id", sa.Integer(), nullable=False),
-        sa.Column("skill_name", sa.String(), nullable=False),
-        sa.Column("version", sa.Integer(), nullable=False),
-        sa.Column("passed", sa.Boolean(), nullable=False),
-        sa.Column("step", sa.Integer(), nullable=True),
-        sa.Column("selector", sa.String(), nullable=True),
-        sa.Column("error", sa.String(), nullable=True),
-        sa.Column("screenshot", sa.String(), nullable=True),
-        sa.Column("final_url", sa.String(), nullable=True),
-        sa.Column("seconds", sa.Float(), nullable=False),
-        sa.Column("checked_at", sa.DateTime(timezone=True), nullable=False),
+        *required(sa.Integer(), "id", "skill_id", "version"),
+        *required(sa.String(), "skill_name"),
+        *required(sa.Boolean(), "passed"),
+        *optional(sa.Integer(), "step"),
+        *optional(sa.String(), "selector", "error", "screenshot", "final_url"),
+        *required(sa.Float(), "seconds"),
+        *required(TIME, "checked_at"),
         sa.ForeignKeyConstraint(["skill_id"], ["skill.id"]),
         sa.PrimaryKeyConstraint("id"),
     )
@@ -123,12 +87,10 @@ def _memories() -> None:
     """The memory across runs."""
     op.create_table(
         "memoryentry",
-        sa.Column("id", sa.Integer(), nullable=False),
-        sa.Column("kind", sa.String(), nullable=False),
-        sa.Column("text", sa.String(), nullable=False),
-        sa.Column("tokens", sa.Integer(), nullable=False),
-        sa.Column("run_id", sa.String(), nullable=True),
-        sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
+        *required(sa.Integer(), "id", "tokens"),
+        *required(sa.String(), "kind", "text"),
+        *optional(sa.String(), "run_id"),
+        *required(TIME, "created_at"),
         sa.PrimaryKeyConstraint("id"),
     )
     op.create_index("ix_memoryentry_created_at", "memoryentry", ["created_at"])

@@ -3,21 +3,19 @@
 import sqlalchemy as sa
 from alembic import op
 
+from browser_agent.store.migrations.columns import TIME, optional, required
+
 revision, down_revision = "0002", "0001"
 
 
 def upgrade() -> None:
     op.create_table(
         "harvestedsource",
-        sa.Column("id", sa.Integer(), nullable=False),
-        sa.Column("key", sa.String(), nullable=False),
-        sa.Column("run_id", sa.String(), nullable=True),
-        sa.Column("path", sa.String(), nullable=False),
-        sa.Column("outcome", sa.String(), nullable=False),
-        sa.Column("detail", sa.String(), nullable=True),
-        sa.Column("skill_name", sa.String(), nullable=True),
-        sa.Column("skill_version", sa.Integer(), nullable=True),
-        sa.Column("harvested_at", sa.DateTime(timezone=True), nullable=False),
+        *required(sa.Integer(), "id"),
+        *required(sa.String(), "key", "path", "outcome"),
+        *optional(sa.String(), "run_id", "detail", "skill_name"),
+        *optional(sa.Integer(), "skill_version"),
+        *required(TIME, "harvested_at"),
         sa.PrimaryKeyConstraint("id"),
     )
     op.create_index("ix_harvestedsource_key", "harvestedsource", ["key"], unique=True)

@@ -3,23 +3,19 @@
 import sqlalchemy as sa
 from alembic import op
 
+from browser_agent.store.migrations.columns import TIME, optional, required
+
 revision, down_revision = "0005", "0004"
 
 
 def upgrade() -> None:
     op.create_table(
         "batchjob",
-        sa.Column("job_id", sa.String(), nullable=False),
-        sa.Column("batch_id", sa.String(), nullable=False),
-        sa.Column("kind", sa.String(), nullable=False),
-        sa.Column("command", sa.String(), nullable=False),
-        sa.Column("status", sa.String(), nullable=False),
-        sa.Column("run_id", sa.String(), nullable=True),
-        sa.Column("llm_calls", sa.Integer(), nullable=False),
-        sa.Column("seconds", sa.Float(), nullable=False),
-        sa.Column("detail", sa.String(), nullable=False),
-        sa.Column("worker", sa.String(), nullable=True),
-        sa.Column("finished_at", sa.DateTime(timezone=True), nullable=False),
+        *required(sa.String(), "job_id", "batch_id", "kind", "command", "status", "detail"),
+        *optional(sa.String(), "run_id", "worker"),
+        *required(sa.Integer(), "llm_calls"),
+        *required(sa.Float(), "seconds"),
+        *required(TIME, "finished_at"),
         sa.PrimaryKeyConstraint("job_id"),
     )
     op.create_index("ix_batchjob_batch_id", "batchjob", ["batch_id"])

@@ -3,15 +3,16 @@
 import sqlalchemy as sa
 from alembic import op
 
+from browser_agent.store.migrations.columns import required
+
 revision, down_revision = "0006", "0005"
 
 
 def upgrade() -> None:
     op.create_table(
         "runlog",
-        sa.Column("run_id", sa.String(), nullable=False),
-        sa.Column("log", sa.Text(), nullable=False),
-        sa.Column("meta", sa.Text(), nullable=False),
+        *required(sa.String(), "run_id"),
+        *required(sa.Text(), "log", "meta"),
         sa.ForeignKeyConstraint(["run_id"], ["run.id"]),
         sa.PrimaryKeyConstraint("run_id"),
     )

@@ -3,19 +3,19 @@
 import sqlalchemy as sa
 from alembic import op
 
+from browser_agent.store.migrations.columns import TIME, optional, required
+
 revision, down_revision = "0009", "0008"
 
 
 def upgrade() -> None:
     op.create_table(
         "skilloutcome",
-        sa.Column("id", sa.Integer(), nullable=False),
-        sa.Column("skill_id", sa.Integer(), nullable=False),
-        sa.Column("via", sa.String(), nullable=False),
-        sa.Column("kind", sa.String(), nullable=False),
-        sa.Column("step", sa.Integer(), nullable=True),
-        sa.Column("error", sa.String(), nullable=True),
-        sa.Column("at", sa.DateTime(timezone=True), nullable=False),
+        *required(sa.Integer(), "id", "skill_id"),
+        *required(sa.String(), "via", "kind"),
+        *optional(sa.Integer(), "step"),
+        *optional(sa.String(), "error"),
+        *required(TIME, "at"),
         sa.ForeignKeyConstraint(["skill_id"], ["skill.id"]),
         sa.PrimaryKeyConstraint("id"),
     )

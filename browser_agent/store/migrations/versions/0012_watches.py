@@ -3,26 +3,20 @@
 import sqlalchemy as sa
 from alembic import op
 
+from browser_agent.store.migrations.columns import TIME, optional, required
+
 revision, down_revision = "0012", "0011"
 
 
 def upgrade() -> None:
     op.create_table(
         "watch",
-        sa.Column("name", sa.String(), nullable=False),
-        sa.Column("command", sa.String(), nullable=False),
-        sa.Column("every_s", sa.Integer(), nullable=False),
-        sa.Column("next_at", sa.DateTime(timezone=True), nullable=False),
-        sa.Column("id", sa.Integer(), nullable=False),
-        sa.Column("start_url", sa.String(), nullable=True),
-        sa.Column("until", sa.String(), nullable=True),
-        sa.Column("notify", sa.String(), nullable=True),
-        sa.Column("keep_going", sa.Boolean(), nullable=False),
-        sa.Column("status", sa.String(), nullable=False),
-        sa.Column("checks", sa.Integer(), nullable=False),
-        sa.Column("last_at", sa.DateTime(timezone=True), nullable=True),
-        sa.Column("last_status", sa.String(), nullable=True),
-        sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
+        *required(sa.String(), "name", "command", "status"),
+        *required(sa.Integer(), "every_s", "id", "checks"),
+        *required(TIME, "next_at", "created_at"),
+        *optional(sa.String(), "start_url", "until", "notify", "last_status"),
+        *required(sa.Boolean(), "keep_going"),
+        *optional(TIME, "last_at"),
         sa.PrimaryKeyConstraint("id"),
     )
     op.create_index("ix_watch_name", "watch", ["name"], unique=True)
@@ -30,20 +24,13 @@ def upgrade() -> None:
     op.create_index("ix_watch_status", "watch", ["status"], unique=False)
     op.create_table(
         "watchcheck",
-        sa.Column("watch_id", sa.Integer(), nullable=False),
-        sa.Column("status", sa.String(), nullable=False),
-        sa.Column("id", sa.Integer(), nullable=False),
-        sa.Column("at", sa.DateTime(timezone=True), nullable=False),
-        sa.Column("run_id", sa.String(), nullable=True),
-        sa.Column("answer", sa.Text(), nullable=False),
-        sa.Column("extracted", sa.String(), nullable=False),
-        sa.Column("final_url", sa.String(), nullable=True),
-        sa.Column("llm_calls", sa.Integer(), nullable=False),
-        sa.Column("seconds", sa.Float(), nullable=False),
-        sa.Column("changed", sa.String(), nullable=True),
-        sa.Column("held", sa.Boolean(), nullable=False),
-        sa.Column("notified", sa.String(), nullable=True),
-        sa.Column("error", sa.String(), nullable=True),
+        *required(sa.Integer(), "watch_id", "id", "llm_calls"),
+        *required(sa.String(), "status", "extracted"),
+        *required(TIME, "at"),
+        *optional(sa.String(), "run_id", "final_url", "changed", "notified", "error"),
+        *required(sa.Text(), "answer"),
+        *required(sa.Float(), "seconds"),
+        *required(sa.Boolean(), "held"),
         sa.ForeignKeyConstraint(["watch_id"], ["watch.id"]),
         sa.PrimaryKeyConstraint("id"),
     )

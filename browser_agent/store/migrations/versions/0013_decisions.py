@@ -5,26 +5,19 @@ and the context it was made on (the feedback ``browser-agent feedback export`` w
 import sqlalchemy as sa
 from alembic import op
 
+from browser_agent.store.migrations.columns import TIME, optional, required
+
 revision, down_revision = "0013", "0012"
 
 
 def upgrade() -> None:
     op.create_table(
         "decision",
-        sa.Column("run_id", sa.String(), nullable=False),
-        sa.Column("step", sa.Integer(), nullable=False),
-        sa.Column("verdict", sa.String(), nullable=False),
-        sa.Column("action", sa.String(), nullable=False),
-        sa.Column("tool", sa.String(), nullable=False),
-        sa.Column("arguments", sa.String(), nullable=False),
-        sa.Column("id", sa.Integer(), nullable=False),
-        sa.Column("corrected_tool", sa.String(), nullable=True),
-        sa.Column("corrected_arguments", sa.String(), nullable=True),
-        sa.Column("note", sa.String(), nullable=False),
-        sa.Column("context", sa.Text(), nullable=False),
-        sa.Column("tools", sa.Text(), nullable=False),
-        sa.Column("followed_by", sa.Text(), nullable=False),
-        sa.Column("decided_at", sa.DateTime(timezone=True), nullable=False),
+        *required(sa.String(), "run_id", "verdict", "action", "tool", "arguments", "note"),
+        *required(sa.Integer(), "step", "id"),
+        *optional(sa.String(), "corrected_tool", "corrected_arguments"),
+        *required(sa.Text(), "context", "tools", "followed_by"),
+        *required(TIME, "decided_at"),
         sa.ForeignKeyConstraint(["run_id"], ["run.id"]),
         sa.PrimaryKeyConstraint("id"),
     )

@@ -9,6 +9,8 @@ PostgreSQL's sequences never give an id twice.
 import sqlalchemy as sa
 from alembic import op
 
+from browser_agent.store.migrations.columns import TIME, optional, required
+
 revision, down_revision = "0014", "0013"
 
 _COLUMNS = (
@@ -20,20 +22,12 @@ _COLUMNS = (
 def _watch_columns() -> list[sa.Column]:
     """The watch table's columns as revision 0012 made them."""
     return [
-        sa.Column("name", sa.String(), nullable=False),
-        sa.Column("command", sa.String(), nullable=False),
-        sa.Column("every_s", sa.Integer(), nullable=False),
-        sa.Column("next_at", sa.DateTime(timezone=True), nullable=False),
-        sa.Column("id", sa.Integer(), nullable=False),
-        sa.Column("start_url", sa.String(), nullable=True),
-        sa.Column("until", sa.String(), nullable=True),
-        sa.Column("notify", sa.String(), nullable=True),
-        sa.Column("keep_going", sa.Boolean(), nullable=False),
-        sa.Column("status", sa.String(), nullable=False),
-        sa.Column("checks", sa.Integer(), nullable=False),
-        sa.Column("last_at", sa.DateTime(timezone=True), nullable=True),
-        sa.Column("last_status", sa.String(), nullable=True),
-        sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
+        *required(sa.String(), "name", "command", "status"),
+        *required(sa.Integer(), "every_s", "id", "checks"),
+        *required(TIME, "next_at", "created_at"),
+        *optional(sa.String(), "start_url", "until", "notify", "last_status"),
+        *required(sa.Boolean(), "keep_going"),
+        *optional(TIME, "last_at"),
     ]
 
 
