@@ -158,7 +158,7 @@ def test_a_job_replay_that_cannot_be_kept_for_another_reason_says_so(settings: S
     the store (here a skill that is not there) is raised, not swallowed."""
     from sqlalchemy.exc import IntegrityError
 
-    from browser_agent.skills.replay import Replay
+    from browser_agent.skills.replay_session import Replay
     from browser_agent.store.models import Skill
     from browser_agent.validate.outcome import keep_replay
 

@@ -45,7 +45,8 @@ from browser_agent.plans.plan_data import plan_text
 from browser_agent.settings import Settings
 from browser_agent.skills.loader import SkillLoadError, source_hash
 from browser_agent.skills.logins import relogin
-from browser_agent.skills.replay import Replay, relative, replay
+from browser_agent.skills.replay import replay
+from browser_agent.skills.replay_session import Replay, relative
 from browser_agent.skills.stored import load_skill, made_code
 from browser_agent.store.candidates import VERIFICATION, earn_place
 from browser_agent.store.connection import Store

@@ -42,11 +42,11 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from urllib.parse import urldefrag
 
-from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Page
 
 from browser_agent.browser.session import session
 from browser_agent.errors import ActionError, BrowserError
+from browser_agent.skills.end_saved import given_back, held_only, saved
 from browser_agent.skills.end_tables import filtered_by, rows_named, sorted_by
 from browser_agent.skills.page_seen import Seen, read_page
 from browser_agent.words.asks import Ask, asks
@@ -274,66 +274,6 @@ def _removed(ask: Ask, seen: Seen, before: Seen | None) -> tuple[str, str]:
     return "", f"does not show {ask.target!r} removed (no notice of it, no list of its kind)"
 
 
-def _unsaid(ask: Ask, seen: Seen, hidden: set[str]) -> list[str]:
-    """*create X with Y*, *edit X to add Y*: X and the Ys the page itself does not show."""
-    values = [normal(value) for value in (ask.target, *ask.values)]
-    return [v for v in values if v and v not in hidden and not any(shows(t, v) for t in seen.own)]
-
-
-def _held_only(ask: Ask, seen: Seen, hidden: set[str]) -> list[str]:
-    """The values of a *create* or *edit* clause that the page shows only in its fields,
-    typed or chosen in a drop-down, on whichever of its tabs (none when it shows them all,
-    or does not hold one of them at all)."""
-    if ask.kind not in ("create", "edit"):
-        return []
-    unsaid = _unsaid(ask, seen, hidden)
-    fields = [*seen.typed, *seen.chosen, *seen.fields]
-    if all(any(shows(held, value) for held in fields) for value in unsaid):
-        return unsaid
-    return []
-
-
-def _saved(ask: Ask, seen: Seen, hidden: set[str]) -> tuple[str, str]:
-    """*create X with Y*, *edit X to add Y*: X and each Y shown by the page itself."""
-    unsaid = _unsaid(ask, seen, hidden)
-    if not unsaid:
-        return "", ""
-    if _held_only(ask, seen, hidden):
-        return "", f"holds {unsaid[0]!r} only in a form's field: it was not saved"
-    return "", f"does not show {unsaid[0]!r} (not in its title, headings or text)"
-
-
-# How long a fresh load of an editor's address is given to show what it holds.
-GIVEN_BACK_S = 4.0
-
-
-async def _given_back(seen: Seen, values: list[str]) -> bool:
-    """Whether a fresh load of the final page's address (a tab of its own, a GET) shows
-    or holds every one of ``values`` (in any of its fields, on whichever of its tabs),
-    which the final page holds only in its fields: the application kept them, as an
-    editor or a settings page that saves in place does ("Update", "Publish", "Save" leave
-    the form on screen). A form that was not sent, or was refused, loads again
-    empty or as it was. The fresh page is read until they show, up to GIVEN_BACK_S (an
-    editor may fill its fields by script after the page's load)."""
-
-    async def shown(page: Page) -> bool:
-        waited = 0.0
-        while True:
-            fresh = await read_page(page)
-            kept = [*fresh.own, *fresh.typed, *fresh.chosen, *fresh.fields]
-            if all(any(shows(text, value) for text in kept) for value in values):
-                return True
-            if waited >= GIVEN_BACK_S:
-                return False
-            await page.wait_for_timeout(500)
-            waited += 0.5
-
-    try:
-        return bool(await session().read_aside(seen.url, shown))
-    except (BrowserError, PlaywrightError):  # no session, or the tab went away
-        return False
-
-
 def _check(ask: Ask, seen: Seen, hidden: set[str], before: Seen | None) -> tuple[str, str] | None:
     """One clause's end state on the page: (why it is wrong, why it is unconfirmed); None
     when the page offers nothing to judge it by."""
@@ -347,7 +287,7 @@ def _check(ask: Ask, seen: Seen, hidden: set[str], before: Seen | None) -> tuple
         return _logged_in(ask, seen)
     if ask.kind == "remove":
         return _removed(ask, seen, before)
-    return _saved(ask, seen, hidden)
+    return saved(ask, seen, hidden)
 
 
 async def end_state(
@@ -388,8 +328,8 @@ async def end_state(
         if ask.kind == "remove":
             before = await _where_it_was(seen, normal(ask.target), acted)
         judged = _check(ask, seen, hidden, before)
-        held = _held_only(ask, seen, hidden)
-        if held and await _given_back(seen, held):
+        held = held_only(ask, seen, hidden)
+        if held and await given_back(seen, held):
             judged = ("", "")  # an editor that saved in place
         if judged is not None:
             checked.append(ask)

@@ -32,7 +32,7 @@ from browser_agent.store.rows import SkillRow
 from browser_agent.store.skill_use import current_skills, loads
 
 if TYPE_CHECKING:
-    from browser_agent.skills.replay import Relogin
+    from browser_agent.skills.replay_session import Relogin
 
 #: Runs the login skill (its row, loaded function and arguments); whether it finished.
 RunLogin = Callable[[SkillRow, SkillFunction, dict[str, str]], Awaitable[bool]]

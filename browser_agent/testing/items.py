@@ -18,7 +18,8 @@ from browser_agent.browser.session import launched_browser
 from browser_agent.errors import BrowserAgentError, BrowserError
 from browser_agent.settings import Settings, SettingsError, load_settings
 from browser_agent.skills.logins import relogin
-from browser_agent.skills.replay import Replay, replay
+from browser_agent.skills.replay import replay
+from browser_agent.skills.replay_session import Replay
 from browser_agent.store.connection import Store
 from browser_agent.store.db import open_store
 from browser_agent.store.errors import StoreError

@@ -5,7 +5,7 @@ from __future__ import annotations
 from sqlalchemy import Engine
 
 from browser_agent.failure_kinds import BROKEN
-from browser_agent.skills.replay import Replay, relative
+from browser_agent.skills.replay_session import Replay, relative
 from browser_agent.store.health import OK, VALIDATION, keep_outcome
 from browser_agent.store.models import Skill, Validation, utcnow
 from browser_agent.store.skills import update_skill

@@ -30,7 +30,8 @@ from browser_agent.harvest.sources import source_key
 from browser_agent.planner.templates import match_text
 from browser_agent.settings import Settings
 from browser_agent.skills.logins import relogin
-from browser_agent.skills.replay import Replay, relative, replay
+from browser_agent.skills.replay import replay
+from browser_agent.skills.replay_session import Replay, relative
 from browser_agent.skills.run_state import Repairs
 from browser_agent.skills.runtime import repairing
 from browser_agent.store.connection import Store

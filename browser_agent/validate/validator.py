@@ -26,7 +26,8 @@ from browser_agent.errors import BrowserAgentError
 from browser_agent.failure_kinds import BROKEN
 from browser_agent.secrets import configured
 from browser_agent.settings import Settings
-from browser_agent.skills.replay import Replay, lacking_secret
+from browser_agent.skills.replay import lacking_secret
+from browser_agent.skills.replay_session import Replay
 from browser_agent.skills.stored import refusal
 from browser_agent.store.candidates import earn_place, passes, waiting
 from browser_agent.store.db import open_store
