@@ -102,3 +102,48 @@ def test_every_package_the_code_imports_is_declared() -> None:
             if not owners & declared:
                 missing.setdefault(name, []).append(str(path.relative_to(ROOT)))
     assert not missing, missing
+
+
+#: The most lines a module, a class and a function may have; the run's own modules
+#: (browser_agent/skills: finding, effects, healing, replay, the end-state check) fewer.
+MOST_LINES = {"module": 600, "class": 300, "function": 80, "run module": 400}
+
+
+def too_long(source: str, name: str, run_module: bool = False) -> list[str]:
+    """The module, classes and functions of ``source`` longer than MOST_LINES allows."""
+    found = []
+    most = MOST_LINES["run module" if run_module else "module"]
+    if source.count("\n") > most:
+        found.append(f"{name}: {source.count(chr(10))} lines")
+    for node in ast.walk(ast.parse(source)):
+        kind = "class" if isinstance(node, ast.ClassDef) else "function"
+        if isinstance(node, (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
+            lines = node.end_lineno - node.lineno + 1
+            if lines > MOST_LINES[kind]:
+                found.append(f"{name}: {kind} {node.name}, {lines} lines")
+    return found
+
+
+def test_no_module_class_or_function_is_longer_than_a_newcomer_reads_at_once() -> None:
+    found = []
+    for path in sorted((ROOT / "browser_agent").rglob("*.py")):
+        name = str(path.relative_to(ROOT))
+        found += too_long(
+            path.read_text(), name, run_module=name.startswith("browser_agent/skills/")
+        )
+    assert not found, found
+
+
+def test_an_over_long_module_class_and_function_are_found() -> None:
+    function = "    def long(self) -> None:\n" + "".join(f"        x{i} = {i}\n" for i in range(81))
+    rest_of_class = "".join(f"    a{i} = {i}\n" for i in range(230))
+    module = "".join(f"y{i} = {i}\n" for i in range(300))
+    source = "class Big:\n" + function + rest_of_class + module
+    assert too_long(source, "big.py") == [
+        "big.py: 613 lines",
+        "big.py: class Big, 313 lines",
+        "big.py: function long, 82 lines",
+    ]
+    run_module = "".join(f"y{i} = {i}\n" for i in range(450))
+    assert too_long(run_module, "skills/x.py") == []
+    assert too_long(run_module, "skills/x.py", run_module=True) == ["skills/x.py: 450 lines"]
