@@ -222,6 +222,21 @@ def test_importing_the_package_loads_no_part_of_the_api() -> None:
         assert f"'{heavy}'" not in loaded, heavy
 
 
+def test_the_package_gives_every_name_of_the_api_and_the_run_result() -> None:
+    """``browser_agent`` lists the API's names itself (importing the API is not cheap), so
+    the two lists are held equal here: each name it gives is the API's own object."""
+    import browser_agent
+    import browser_agent.api
+    from browser_agent.planner.agent import RunResult as PlannerRunResult
+
+    assert set(browser_agent.__all__) == {*browser_agent.api.__all__, "RunResult"}
+    for name in browser_agent.api.__all__:
+        assert getattr(browser_agent, name) is getattr(browser_agent.api, name), name
+    assert browser_agent.RunResult is PlannerRunResult
+    with pytest.raises(AttributeError):
+        browser_agent.NoSuchName  # noqa: B018
+
+
 def test_a_skill_that_cannot_do_its_command_raises_saying_why(
     taught: tuple[Agent, RunResult],
 ) -> None:
