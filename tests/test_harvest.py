@@ -17,7 +17,7 @@ from browser_agent.harvest.calls import LogError
 from browser_agent.harvest.elements import Tag, stable_selector
 from browser_agent.harvest.logs import command_of, parse_messages, read_log
 from browser_agent.harvest.plan_steps import plan_skill
-from browser_agent.planner.router import route, template_pattern
+from browser_agent.planner.router import route
 from browser_agent.plans.codegen import generate_module, skill_name
 from browser_agent.plans.plan import NotHarvestable, Param, looks_generated
 from browser_agent.store.models import Skill
@@ -246,7 +246,16 @@ def test_router_matches_templates_and_reads_arguments() -> None:
     assert route("find road shoes", [skill]) is None
     skill.status, skill.routable = "stale", False
     assert route("find road shoes and sort by rating", [skill]) is None
-    assert template_pattern("a {{literal}} {x}").fullmatch("a {literal} y")
+    braced = Skill(
+        name="label",
+        module_path="x",
+        shape="",
+        status="healthy",
+        routable=True,
+        command_templates=json.dumps(["label the ticket {ticket} as {{urgent}}"]),
+    )  # a template's doubled braces are a literal brace of the command
+    found = route("label the ticket 42 as {urgent}", [braced])
+    assert found is not None and found.arguments == {"ticket": "42"}
 
 
 UNTRUSTED = st.text(min_size=1, max_size=40).filter(lambda s: s.strip() == s and len(s) >= 2)

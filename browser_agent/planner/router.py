@@ -41,22 +41,6 @@ from browser_agent.store.skill_use import same_site, site_of
 MAX_SKILL_TOOLS = 3
 
 
-def template_pattern(template: str) -> re.Pattern[str]:
-    """A strict regex for commands of this template (exact words, single spaces); each
-    {param} captures its value. Routing uses planner.templates instead."""
-    parts = []
-    for token in re.split(r"(\{\{|\}\}|\{\w+\})", template.strip()):
-        if token == "{{":
-            parts.append(re.escape("{"))
-        elif token == "}}":
-            parts.append(re.escape("}"))
-        elif re.fullmatch(r"\{\w+\}", token):
-            parts.append(f"(?P<{token[1:-1]}>.+?)")
-        else:
-            parts.append(r"\s+".join(re.escape(word) for word in token.split(" ")))
-    return re.compile("".join(parts) + r"[.!]?", re.IGNORECASE | re.DOTALL)
-
-
 @dataclass
 class Route:
     """A skill that matches the command, with the arguments read from it (typed as the
