@@ -231,29 +231,28 @@ def test_generated_module_passes_ruff_and_imports(tmp_path: Path) -> None:
     assert imported.returncode == 0, imported.stderr
 
 
-def test_router_matches_templates_and_reads_arguments() -> None:
-    skill = Skill(
-        name="find_sort",
+def routable(name: str, template: str) -> Skill:
+    """A healthy, routable skill of one command template."""
+    return Skill(
+        name=name,
         module_path="x",
         shape="",
         status="healthy",
         routable=True,
-        command_templates=json.dumps(["find {search_term} and sort by {sort_by}"]),
+        command_templates=json.dumps([template]),
     )
+
+
+def test_router_matches_templates_and_reads_arguments() -> None:
+    skill = routable("find_sort", "find {search_term} and sort by {sort_by}")
     found = route("Find  road shoes and sort by price: low to high.", [skill])
     assert found is not None
     assert found.arguments == {"search_term": "road shoes", "sort_by": "price: low to high"}
     assert route("find road shoes", [skill]) is None
     skill.status, skill.routable = "stale", False
     assert route("find road shoes and sort by rating", [skill]) is None
-    braced = Skill(
-        name="label",
-        module_path="x",
-        shape="",
-        status="healthy",
-        routable=True,
-        command_templates=json.dumps(["label the ticket {ticket} as {{urgent}}"]),
-    )  # a template's doubled braces are a literal brace of the command
+    # a template's doubled braces are a literal brace of the command
+    braced = routable("label", "label the ticket {ticket} as {{urgent}}")
     found = route("label the ticket 42 as {urgent}", [braced])
     assert found is not None and found.arguments == {"ticket": "42"}
 
