@@ -123,5 +123,8 @@ def test_the_planner_prompt_describes_the_lines_as_they_are_read() -> None:
         ("button", "Save", None),
         ("text", "Free shipping", None),
         ("textbox", "Email", "ada@example.com"),
+        ("link", "Posts", None),
     ], examples
+    menu = re.search(r'\[\d+\] link "Posts" \([a-z ]+\)', system)
+    assert menu is not None and parse_page(menu.group()).elements[0].states == {"has menu"}
     assert 'kind is "-"' in system and "within 20 lines" in system

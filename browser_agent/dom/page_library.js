@@ -275,6 +275,9 @@
     }
     const expanded = el.getAttribute("aria-expanded");
     if (expanded !== null) states.push(expanded === "true" ? "expanded" : "collapsed");
+    // a menu of its own (ARIA's aria-haspopup): one that opens on pointing at a link that
+    // goes elsewhere when clicked (an administration's fly-out of Posts: Categories, Tags)
+    if (["true", "menu"].includes(el.getAttribute("aria-haspopup"))) states.push("has menu");
     if (el.getAttribute("aria-selected") === "true") states.push("selected");
     if (el.getAttribute("aria-pressed") === "true") states.push("pressed");
     const checked = el.getAttribute("aria-checked");

@@ -1,7 +1,9 @@
-"""Menus that open on click: a control the page does not show may sit inside one (a "+"
-menu of things to create, a "More" menu of page actions, a user menu with "Log in").
-A person opens such a menu and looks again; so does the planner, one menu at a time,
-each at most once per task, and never anything but a menu's own toggle."""
+"""Menus: a control the page does not show may sit inside one (a "+" menu of things to
+create, a "More" menu of page actions, a user menu with "Log in", an administration's
+fly-out under "Posts" with "Categories"). A person opens such a menu and looks again; so
+does the planner, one menu at a time, each at most once per task, and never anything but
+a menu's own toggle: clicked, or pointed at where it is a link that says it has a menu
+(ARIA's aria-haspopup) and goes elsewhere when clicked."""
 
 from __future__ import annotations
 
@@ -28,14 +30,14 @@ _MENU_MARKS = frozenset({"+", "\u2026", "...", "\u22ef", "\u22ee", "\u2630", "\u
 
 
 def is_toggle(element: Element) -> bool:
-    """Whether the element opens a menu rather than going somewhere: a collapsed control,
-    or a mark ("+", an ellipsis) or a menu's name ("More", "Actions") on a button, a text
-    or a link that leads nowhere ("#")."""
+    """Whether the element opens a menu: a collapsed control, a link with a menu opened by
+    pointing at it (see pointed_at), or a mark ("+", an ellipsis) or a menu's name
+    ("More", "Actions") on a button, a text or a link that leads nowhere ("#")."""
     if element.role in TOGGLE_ROLES or not (element.clickable or element.role == "text"):
         return False
     if element.attrs.get("type") == "submit":
         return False
-    if "collapsed" in element.states:
+    if "collapsed" in element.states or pointed_at(element):
         return True
     if element.role == "link" and element.attrs.get("href") != "#":
         return False
@@ -65,9 +67,25 @@ def next_menu(
     return ranked[0] if ranked else None
 
 
+def pointed_at(element: Element) -> bool:
+    """Whether the element is a link that says it has a menu (ARIA's aria-haspopup) and
+    goes elsewhere when clicked: its menu opens by pointing at it (an administration's
+    "Posts" with Categories and Tags). Its line leaves out a target elsewhere on the site,
+    and shows one of "#" or a script, which a click toggles."""
+    href = element.attrs.get("href", "")
+    return (
+        element.role == "link"
+        and "has menu" in element.states
+        and not href.startswith(("#", "javascript:"))
+    )
+
+
 def _kind(element: Element) -> int:
     """How surely the element is a menu's toggle: 0 named as a menu, 1 a mark, 2 only
-    collapsed (a sidebar or a section that folds)."""
+    collapsed (a sidebar or a section that folds) or a link with a menu (its name is a
+    part of the site's, "Users" or "Tools", not a menu's own)."""
+    if pointed_at(element):
+        return 2
     said = content_words(element.name)
     if said and set(said) <= _MENU_WORDS:
         return 0
@@ -81,10 +99,11 @@ def menus_opened(tried: list[str]) -> str:
 
 
 def open_menu(toggle: Element, looking_for: str) -> Action:
-    """The click that opens ``toggle``'s menu, as a step that prepares the task (``looking_for``
-    says what for: 'the link "Log in"', "a control to create an issue")."""
+    """The click that opens ``toggle``'s menu (the pointing, for one opened by pointing at
+    it), as a step that prepares the task (``looking_for`` says what for: 'the link "Log
+    in"', "a control to create an issue")."""
     return Action(
-        "click",
+        "hover" if pointed_at(toggle) else "click",
         {"selector": toggle.selector},
         f"open the menu behind {toggle.describe()} to look for {looking_for}",
         "prepare",

@@ -213,10 +213,13 @@ _BELOW = re.compile(r"\d+ below \(get_dom page=(?P<page>\d+)")
 
 
 def _new_error(view: View, plan: Plan) -> str:
-    """A page that answered the last action with an error message, said as a "could not"."""
+    """A page that answered the last action with an error message, said as a "could not"
+    (an action that only opened a menu is answered by none)."""
     act = view.last_act
     if act is None or not view.looked_since_act or view.page is None:
         return ""
+    if act.marker is not None and act.marker.kind == "menu":  # a menu opened does no task:
+        return ""  # a message shown meanwhile is the page's own (a panel loaded late)
     if act.name == "open_url":  # a page opened answers with its status, not its words
         if act.response and _HTTP_ERROR.search(act.response):
             return f"Could not {_task_of(act, plan)}: {act.response}"

@@ -1,0 +1,177 @@
+"""Menus that open by pointing: a link that says it has a menu (ARIA's aria-haspopup) and
+goes elsewhere when clicked keeps its items off the page until pointed at, as an
+administration's side menu does ("Posts", its Categories and Tags kept at top: -1000em).
+The page's lines say "(has menu)"; the embedded planner points at such a link to look
+for a control the page does not show, and a message the page shows meanwhile is not the
+task's failure. Success is the site's own state."""
+
+from __future__ import annotations
+
+import html
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler
+from pathlib import Path
+from urllib.parse import parse_qs
+
+import pytest
+from playwright.async_api import Browser
+
+from browser_agent.browser.session import BrowserSession
+from browser_agent.harvest.harvester import harvest
+from browser_agent.llm.offline import OfflinePlanner
+from browser_agent.llm.offline.menus import is_toggle, open_menu
+from browser_agent.llm.offline.page import parse_page
+from browser_agent.llm.types import FunctionClient
+from browser_agent.planner.agent import run_command
+from browser_agent.settings import Settings
+from browser_agent.skills.primitive import get_dom, open_url
+from browser_agent.store.db import open_store
+from browser_agent.testing.miniwob_site import start_miniwob_site
+from tests.served_site import ServedSite
+from tests.test_record import no_llm
+
+_STYLE = (
+    "<style>#menu{width:120px} #menu li{position:relative}"
+    " .sub{position:absolute;left:100%;top:-1000em;z-index:9;width:160px;background:#eee}"
+    " #menu li:hover>.sub{top:0}</style>"
+)
+_SECTIONS = {  # the side menu: each section's link, and the items its fly-out holds
+    "Posts": ("/admin/posts", [("All Posts", "/admin/posts"), ("Categories", "/admin/categories")]),
+    "Users": ("/admin/users", [("All Users", "/admin/users"), ("Profile", "/admin/profile")]),
+}
+#: Shown by the dashboard the first time the pointer moves over it, as a panel that loads
+#: late shows its error: the page's own, whatever the pointer was doing.
+_LATE_PANEL = (
+    "<div id=feed></div><script>document.addEventListener('mouseover', () => {"
+    "document.getElementById('feed').textContent = "
+    "'Error: the news feed could not be loaded.'}, {once: true});</script>"
+)
+
+
+@dataclass
+class AdminSite(ServedSite):
+    """A dashboard whose side menu keeps Categories in the fly-out of "Posts"; the
+    categories' page lists them above a form that adds one. Its state: the categories."""
+
+    categories: list[str] = field(default_factory=lambda: ["Field notes"])
+
+    def _page(self, title: str, body: str) -> bytes:
+        items = "".join(
+            f'<li><a href="{href}" aria-haspopup="true">{name}</a><ul class="sub">'
+            + "".join(f'<li><a href="{h}">{n}</a></li>' for n, h in sub)
+            + "</ul></li>"
+            for name, (href, sub) in _SECTIONS.items()
+        )
+        return (
+            f"<!doctype html><html lang=en><title>{title} - Admin</title>{_STYLE}<body>"
+            f'<nav><ul id="menu"><li><a href="/admin/">Dashboard</a></li>{items}</ul></nav>'
+            f"<main><h1>{title}</h1>{body}</main></body></html>"
+        ).encode()
+
+    def _send(self, request: BaseHTTPRequestHandler, body: bytes) -> None:
+        request.send_response(200)
+        request.send_header("Content-Type", "text/html; charset=utf-8")
+        request.end_headers()
+        request.wfile.write(body)
+
+    def _get(self, request: BaseHTTPRequestHandler) -> None:
+        path = request.path.split("?")[0]
+        if path == "/admin/":
+            self._send(request, self._page("Dashboard", "<p>Welcome back.</p>" + _LATE_PANEL))
+        elif path == "/admin/categories":
+            listed = "".join(f"<li>{html.escape(name)}</li>" for name in self.categories)
+            form = (
+                '<h2>Add New Category</h2><form method="post" action="/admin/categories">'
+                '<label for="name">Name</label><input id="name" name="name">'
+                '<button type="submit">Add New Category</button></form>'
+            )
+            self._send(request, self._page("Categories", f"{form}<ul>{listed}</ul>"))
+        elif path in ("/admin/posts", "/admin/users", "/admin/profile"):
+            self._send(request, self._page(path.rsplit("/", 1)[1].capitalize(), "<p>None.</p>"))
+        else:
+            request.send_error(404)
+
+    def _post(self, request: BaseHTTPRequestHandler) -> None:
+        length = int(request.headers.get("Content-Length") or 0)
+        form = parse_qs(request.rfile.read(length).decode())
+        name = form.get("name", [""])[0].strip()
+        if request.path != "/admin/categories" or not name:
+            request.send_error(400)
+            return
+        self.categories.append(name)
+        request.send_response(303)
+        request.send_header("Location", "/admin/categories")
+        request.end_headers()
+
+
+@pytest.fixture
+def admin() -> Iterator[AdminSite]:
+    with AdminSite() as site:
+        yield site
+
+
+async def test_a_control_in_a_menu_opened_by_pointing_is_reached_learnt_and_used_again(
+    admin: AdminSite, settings: Settings, browser: Browser
+) -> None:
+    """Categories shows only while "Posts" is pointed at: the planner points at it, follows
+    Categories and adds the category, though the dashboard showed an error of its own
+    meanwhile; the run is learnt, and the skill adds the next one with no model."""
+    start = f"{admin.url}/admin/"
+    done = await run_command(
+        'add the category "Heron flats"', OfflinePlanner(), settings, start_url=start,
+        browser=browser,
+    )  # fmt: skip
+    assert done.status == "succeeded", done.answer
+    assert admin.categories == ["Field notes", "Heron flats"]
+    assert 'open the menu behind the link "Posts"' in (done.answer or "")
+    # in page order: a part of the site named "Users" is not a user's menu, opened first
+    assert 'the link "Users"' not in (done.answer or ""), done.answer
+    engine = open_store(settings)
+    (learnt,) = await harvest([Path(done.log_path)], settings, engine, browser=browser)
+    assert learnt.skill is not None and learnt.verified, learnt.error or learnt.verify_error
+    assert "hover(" in learnt.skill.source
+    again = await run_command(
+        'add the category "Otter bank"', FunctionClient(no_llm), settings, start_url=start,
+        browser=browser, engine=engine,
+    )  # fmt: skip
+    assert again.status == "succeeded" and again.llm_calls == 0, again.answer
+    assert admin.categories[-1] == "Otter bank"
+
+
+def test_a_link_with_a_menu_is_pointed_at_and_a_toggle_that_folds_is_clicked() -> None:
+    """A link going elsewhere that has a menu opens it by pointing; one to "#" that has a
+    menu and says it is collapsed is a toggle a click opens; a plain link is no menu."""
+    page = parse_page(
+        '[1] link "Posts" (has menu)\n'
+        '[2] link "More" href="#" (collapsed, has menu)\n'
+        '[3] link "Pages"\n'
+    )
+    posts, more, pages = page.elements
+    assert is_toggle(posts) and open_menu(posts, "x").tool == "hover"
+    assert is_toggle(more) and open_menu(more, "x").tool == "click"
+    assert not is_toggle(pages)
+
+
+async def test_items_of_a_menu_with_a_submenu_say_they_have_a_menu(
+    page_session: BrowserSession,
+) -> None:
+    """MiniWoB's click-menu (a jQuery UI menu): each item shown says "(has menu)" exactly
+    when a submenu hangs from it."""
+    said: dict[str, bool] = {}
+    with start_miniwob_site() as miniwob:
+        for seed in range(4):
+            await open_url(miniwob.task_url("click-menu", seed))
+            dom = await get_dom("all_fields")
+            hanging = await page_session.page.eval_on_selector_all(
+                "#menu > li",
+                "items => items.map(i => [i.firstElementChild.textContent, "
+                "i.querySelector('ul') !== null])",
+            )
+            for name, has_submenu in hanging:
+                line = re.search(rf'^\[\d+\] (?:menuitem|-) "{name}"[^\n]*$', dom, re.M)
+                assert line is not None, dom
+                assert ("(has menu)" in line.group()) == has_submenu, line.group()
+                said[name] = has_submenu
+    assert True in said.values() and False in said.values(), said
