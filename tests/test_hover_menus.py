@@ -3,7 +3,8 @@ goes elsewhere when clicked keeps its items off the page until pointed at, as an
 administration's side menu does ("Posts", its Categories and Tags kept at top: -1000em).
 The page's lines say "(has menu)"; the embedded planner points at such a link to look
 for a control the page does not show, and a message the page shows meanwhile is not the
-task's failure. Success is the site's own state."""
+task's failure. A menu pointed at in vain is left out of the skill learnt from the run,
+unless the skill needs it. Success is the site's own state."""
 
 from __future__ import annotations
 
@@ -29,6 +30,7 @@ from browser_agent.settings import Settings
 from browser_agent.skills.primitive import get_dom, open_url
 from browser_agent.store.db import open_store
 from browser_agent.testing.miniwob_site import start_miniwob_site
+from tests.scripted import Script, mmid
 from tests.served_site import ServedSite
 from tests.test_record import no_llm
 
@@ -38,6 +40,7 @@ _STYLE = (
     " #menu li:hover>.sub{top:0}</style>"
 )
 _SECTIONS = {  # the side menu: each section's link, and the items its fly-out holds
+    "New": ("/admin/posts/new", [("Post", "/admin/posts/new"), ("User", "/admin/users/new")]),
     "Posts": ("/admin/posts", [("All Posts", "/admin/posts"), ("Categories", "/admin/categories")]),
     "Users": ("/admin/users", [("All Users", "/admin/users"), ("Profile", "/admin/profile")]),
 }
@@ -56,6 +59,9 @@ class AdminSite(ServedSite):
     categories' page lists them above a form that adds one. Its state: the categories."""
 
     categories: list[str] = field(default_factory=lambda: ["Field notes"])
+    # the categories' form sends only once the pointer has been over "Posts" (a page whose
+    # pointing does more than show a menu)
+    guarded: bool = False
 
     def _page(self, title: str, body: str) -> bytes:
         items = "".join(
@@ -87,8 +93,16 @@ class AdminSite(ServedSite):
                 '<label for="name">Name</label><input id="name" name="name">'
                 '<button type="submit">Add New Category</button></form>'
             )
+            if self.guarded:
+                form += (
+                    "<script>let pointed = false; document.querySelector('#menu a[href="
+                    "\"/admin/posts\"]').addEventListener('mouseover', () => pointed = true);"
+                    "document.forms[0].addEventListener('submit', e => pointed || "
+                    "e.preventDefault());</script>"
+                )
             self._send(request, self._page("Categories", f"{form}<ul>{listed}</ul>"))
-        elif path in ("/admin/posts", "/admin/users", "/admin/profile"):
+        elif path in ("/admin/posts", "/admin/users", "/admin/profile", "/admin/posts/new",
+                      "/admin/users/new"):  # fmt: skip
             self._send(request, self._page(path.rsplit("/", 1)[1].capitalize(), "<p>None.</p>"))
         else:
             request.send_error(404)
@@ -115,9 +129,11 @@ def admin() -> Iterator[AdminSite]:
 async def test_a_control_in_a_menu_opened_by_pointing_is_reached_learnt_and_used_again(
     admin: AdminSite, settings: Settings, browser: Browser
 ) -> None:
-    """Categories shows only while "Posts" is pointed at: the planner points at it, follows
-    Categories and adds the category, though the dashboard showed an error of its own
-    meanwhile; the run is learnt, and the skill adds the next one with no model."""
+    """Categories shows only while "Posts" is pointed at: the planner points at "New" (a
+    menu of things to make: no category), then at "Posts", follows Categories and adds
+    the category, though the dashboard showed an error of its own meanwhile. The run is
+    learnt without the pointing at "New" (the next action was on "Posts", shown before
+    it), and the skill adds the next one with no model."""
     start = f"{admin.url}/admin/"
     done = await run_command(
         'add the category "Heron flats"', OfflinePlanner(), settings, start_url=start,
@@ -131,7 +147,9 @@ async def test_a_control_in_a_menu_opened_by_pointing_is_reached_learnt_and_used
     engine = open_store(settings)
     (learnt,) = await harvest([Path(done.log_path)], settings, engine, browser=browser)
     assert learnt.skill is not None and learnt.verified, learnt.error or learnt.verify_error
-    assert "hover(" in learnt.skill.source
+    assert 'open the menu behind the link "New"' in (done.answer or "")
+    assert learnt.skill.source.count("hover(") == 1 and '"Posts"' in learnt.skill.source
+    assert any("(hover) left out: the next action was on an element" in d for d in learnt.dropped)
     again = await run_command(
         'add the category "Otter bank"', FunctionClient(no_llm), settings, start_url=start,
         browser=browser, engine=engine,
@@ -175,3 +193,45 @@ async def test_items_of_a_menu_with_a_submenu_say_they_have_a_menu(
                 assert ("(has menu)" in line.group()) == has_submenu, line.group()
                 said[name] = has_submenu
     assert True in said.values() and False in said.values(), said
+
+
+async def test_pointing_left_out_that_the_skill_needs_is_taken_again(
+    admin: AdminSite, settings: Settings, browser: Browser
+) -> None:
+    """A model points at "Posts" and then types in a field the page showed before: the
+    pointing reads as a detour and is left out, but the form sends only after it, so the
+    skill without it is not verified; harvested again with every call, it is, and adds
+    the next category with no model."""
+    admin.guarded = True
+    start = f"{admin.url}/admin/categories"
+    script = Script(
+        [
+            ("open_url", lambda _dom: {"url": start}),
+            ("get_dom", lambda _dom: {"content_type": "all_fields"}),
+            ("hover", lambda dom: {"selector": mmid('link "Posts"')(dom)}),
+            ("get_dom", lambda _dom: {"content_type": "all_fields"}),
+            (
+                "enter_text",
+                lambda dom: {"selector": mmid('textbox "Name"')(dom), "text": "Heron flats"},
+            ),  # fmt: skip
+            ("click", lambda dom: {"selector": mmid('button "Add New Category"')(dom)}),
+            ("get_dom", lambda _dom: {"content_type": "all_fields"}),
+        ],
+        answer="Added the category Heron flats.",
+    )
+    done = await run_command(
+        'add the category "Heron flats"', FunctionClient(script), settings, start_url=start,
+        browser=browser,
+    )  # fmt: skip
+    assert done.status == "succeeded", done.answer
+    assert admin.categories[-1] == "Heron flats"
+    engine = open_store(settings)
+    (learnt,) = await harvest([Path(done.log_path)], settings, engine, browser=browser)
+    assert learnt.skill is not None and learnt.verified, learnt.error or learnt.verify_error
+    assert "hover(" in learnt.skill.source
+    again = await run_command(
+        'add the category "Otter bank"', FunctionClient(no_llm), settings, start_url=start,
+        browser=browser, engine=engine,
+    )  # fmt: skip
+    assert again.status == "succeeded" and again.llm_calls == 0, again.answer
+    assert admin.categories[-1] == "Otter bank"

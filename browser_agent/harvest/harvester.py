@@ -10,7 +10,7 @@ HarvestResult.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -20,6 +20,7 @@ from sqlalchemy import Engine
 
 from browser_agent.failure_kinds import BROKEN, LATE
 from browser_agent.harvest.calls import LogError
+from browser_agent.harvest.detours import unused_pointing
 from browser_agent.harvest.logs import read_log
 from browser_agent.harvest.outcomes import (
     ALREADY,
@@ -72,6 +73,9 @@ from browser_agent.store.skills import (
     versions_of,
 )
 from browser_agent.tools import tool_schema
+
+#: Why a call refuted by the replays is left out (see harvest_one).
+ONLY_THE_EXAMPLE = "replays on fresh values showed only the demonstration's values needed it"
 
 
 @dataclass
@@ -237,7 +241,7 @@ def plan_from(
     source: Path,
     command: str | None = None,
     named: frozenset[str] = frozenset(),
-    skipped: frozenset[int] = frozenset(),
+    skipped: Mapping[int, str] | None = None,
 ) -> SkillPlan:
     """Read and plan one log (``command``: what it did, when the log does not say;
     ``named``: values kept as the names of fixed controls; ``skipped``: calls left out, see
@@ -316,17 +320,33 @@ async def harvest_one(
     the source recorded on it. Never raises for a bad log: it says so in the result. A
     skill whose element named by a value did its command only with the demonstration's
     value (not with others the site listed beside it) is retired, and the log harvested
-    again with that element read as a fixed control the command names."""
+    again with that element read as a fixed control the command names. The run's detours
+    (a menu pointed at in vain) are left out; a skill not verified without them is
+    harvested again with every call."""
     options = {"dry_run": dry_run, "verify": verify, "browser": browser}
-    first = await _harvest_plan(source, command, frozenset(), settings, engine, **options)
+    detours = _detours(source, command)  # left out first: the replays decide
+    first = await _harvest_plan(source, command, frozenset(), settings, engine,
+                                skipped=detours, **options)  # fmt: skip
     if first.named:
-        first = await _again(first, source, command, frozenset(first.named), frozenset(),
+        first = await _again(first, source, command, frozenset(first.named), detours,
                              settings, engine, options)  # fmt: skip
-    skipped = frozenset(first.refuted)
-    if skipped and not first.verified and _ends_alike(first, source, command, skipped):
+    skipped = {**detours, **dict.fromkeys(first.refuted, ONLY_THE_EXAMPLE)}
+    if first.refuted and not first.verified and _ends_alike(first, source, command, skipped):
         first = await _again(first, source, command, frozenset(first.named), skipped,
                              settings, engine, options)  # fmt: skip
+    if detours and verify and not first.verified:  # not borne out: every call is taken
+        first = await _again(first, source, command, frozenset(first.named), {},
+                             settings, engine, options)  # fmt: skip
     return first
+
+
+def _detours(source: Path, command: str | None) -> dict[int, str]:
+    """The log's calls a skill need not take (see detours); none when it cannot be read
+    (planning it says why)."""
+    try:
+        return unused_pointing(read_log(source, command).calls)
+    except LogError:
+        return {}
 
 
 async def _again(
@@ -334,7 +354,7 @@ async def _again(
     source: Path,
     command: str | None,
     named: frozenset[str],
-    skipped: frozenset[int],
+    skipped: Mapping[int, str],
     settings: Settings,
     engine: Engine,
     options: dict[str, Any],
@@ -363,7 +383,7 @@ async def _harvest_plan(
     dry_run: bool,
     verify: bool,
     browser: Browser | None,
-    skipped: frozenset[int] = frozenset(),
+    skipped: Mapping[int, str] | None = None,
 ) -> HarvestResult:
     """Plan, write and verify one log's skill (see harvest_one)."""
     try:
@@ -458,7 +478,7 @@ async def _verify(
 
 
 def _ends_alike(
-    first: HarvestResult, source: Path, command: str | None, skipped: frozenset[int]
+    first: HarvestResult, source: Path, command: str | None, skipped: Mapping[int, str]
 ) -> bool:
     """Whether the log planned without the ``skipped`` calls still ends where the first
     skill ends, every action after them kept: a step only the example needed is left out,

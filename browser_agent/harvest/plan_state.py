@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ast
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from browser_agent.dom.page_content import PAGE_END, PAGE_START
@@ -16,10 +17,13 @@ from browser_agent.harvest.elements import (
 )
 from browser_agent.harvest.plan_words import plain
 from browser_agent.plans.plan import RUN_ENDED, Param, PlannedStep
-from browser_agent.skills.primitive import SAME_VIEW
+from browser_agent.skills.primitive import OBSERVATION_ONLY, PRIMITIVES, SAME_VIEW
 
 # Calls that only look at the page.
 OBSERVE = {"get_dom", "find_elements", "get_url", "tell_user"}
+# Calls that act on the page, and how a call's answer says it failed.
+ACTIONS = set(PRIMITIVES) - OBSERVATION_ONLY
+FAILED = re.compile(r"^\s*(error|failed|unable|could not)\b", re.IGNORECASE)
 HREF = re.compile(r"^\[(\d+)\][^\n]*?\shref=(\S+)", re.MULTILINE)
 
 
@@ -45,7 +49,7 @@ class PlanState:
     quoted_only: bool = False  # only quoted values of the command become address parameters
     listed: dict[str, list[str]] = field(default_factory=dict)  # see SkillPlan.listed
     named: frozenset[str] = frozenset()  # see plan_skill
-    skipped: frozenset[int] = frozenset()  # see plan_skill
+    skipped: Mapping[int, str] = field(default_factory=dict)  # see plan_skill
     hrefs: dict[str, str] = field(default_factory=dict)  # mmid -> address, last observed
 
 

@@ -7,6 +7,7 @@ varying page content.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -23,7 +24,7 @@ from browser_agent.harvest.plan_addresses import (
     went_by_get,
 )
 from browser_agent.harvest.plan_params import read_off_page, step_value
-from browser_agent.harvest.plan_state import OBSERVE, PlanState, observe
+from browser_agent.harvest.plan_state import ACTIONS, FAILED, OBSERVE, PlanState, observe
 from browser_agent.harvest.plan_targets import TICK_ROLES, find_target
 from browser_agent.harvest.plan_words import CLAUSE_BREAK, LIST_GAP, PATH_GAP, contradicted
 from browser_agent.plans.plan import (
@@ -41,29 +42,28 @@ from browser_agent.plans.plan import (
 )
 from browser_agent.secrets import MASK
 from browser_agent.sites.request_tokens import refused_url
-from browser_agent.skills.primitive import NOT_REPLAYABLE, OBSERVATION_ONLY, PRIMITIVES
+from browser_agent.skills.primitive import NOT_REPLAYABLE
 
 SELECTOR_ARGS = ("selector", "text_selector", "click_selector")
-ACTIONS = set(PRIMITIVES) - OBSERVATION_ONLY
-_ERROR = re.compile(r"^\s*(error|failed|unable|could not)\b", re.IGNORECASE)
 _APPEARED = re.compile(r"\bnew elements? appeared|elements? (?:were )?added", re.IGNORECASE)
 
 
 def plan_skill(
-    log: ChatLog, named: frozenset[str] = frozenset(), skipped: frozenset[int] = frozenset()
+    log: ChatLog, named: frozenset[str] = frozenset(), skipped: Mapping[int, str] | None = None
 ) -> SkillPlan:
     """The harvestable stretch of a successful run, or NotHarvestable saying why not.
     ``named``: values of the command that name a fixed control (replays refuted reading
     them as a choice among what the site listed), kept as literal names; ``skipped``: the
-    log's calls (indexes) that replays showed only the demonstration's values needed (a
-    page of results turned to find its thing), left out."""
+    log's calls (indexes) left out, each with why (replays showed only the demonstration's
+    values needed it, a page of results turned to find its thing; or it was a detour, see
+    detours)."""
     if log.routed_to:
         raise NotHarvestable(f"{log.path}: done by the skill {log.routed_to}: nothing to learn")
     if not log.succeeded:
         raise NotHarvestable(f"{log.path}: the run did not succeed")
     if not log.calls:
         raise NotHarvestable(f"{log.path}: the run made no tool calls")
-    return build_plan(PlanState(log, named=named, skipped=skipped))
+    return build_plan(PlanState(log, named=named, skipped=skipped or {}))
 
 
 def build_plan(state: PlanState) -> SkillPlan:
@@ -72,13 +72,10 @@ def build_plan(state: PlanState) -> SkillPlan:
     for index, call in enumerate(state.log.calls):
         state.at = index
         if index in state.skipped:
-            state.failed.append(
-                f"call {index + 1} ({call.name}) left out: replays on fresh values showed "
-                "only the demonstration's values needed it"
-            )
+            state.failed.append(f"call {index + 1} ({call.name}) left out: {state.skipped[index]}")
             continue
         reason = _take(state, call)
-        if reason is None and call.name in ACTIONS and _ERROR.match(call.response or ""):
+        if reason is None and call.name in ACTIONS and FAILED.match(call.response or ""):
             state.failed.append(
                 f"call {index + 1} ({call.name}) left out: it failed and the run went on "
                 f"without it ({call.response.strip()[:120]})"
@@ -126,7 +123,7 @@ def _take(state: PlanState, call: Call) -> str | None:
     if call.name in OBSERVE or (call.name == "extract_text" and _acts_after(state)):
         observe(state, call)
         return None
-    if _ERROR.match(call.response):
+    if FAILED.match(call.response):
         return None  # a failed attempt: the model tried again in a later call
     if call.name == "finish":
         return RUN_ENDED
@@ -148,7 +145,7 @@ def _acts_after(state: PlanState) -> bool:
     on the way (what a field holds before adding to it) is speculated to be only a look,
     and the replays on fresh values decide; a read the run ends with is its answer."""
     return any(
-        later.name in ACTIONS and not _ERROR.match(later.response or "")
+        later.name in ACTIONS and not FAILED.match(later.response or "")
         for later in state.log.calls[state.at + 1 :]
     )
 
