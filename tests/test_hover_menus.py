@@ -20,6 +20,8 @@ import pytest
 from playwright.async_api import Browser
 
 from browser_agent.browser.session import BrowserSession
+from browser_agent.harvest.calls import Call
+from browser_agent.harvest.detours import SAME_PAGE, run_detours
 from browser_agent.harvest.harvester import harvest
 from browser_agent.llm.offline import OfflinePlanner
 from browser_agent.llm.offline.menus import is_toggle, open_menu
@@ -132,8 +134,9 @@ async def test_a_control_in_a_menu_opened_by_pointing_is_reached_learnt_and_used
     """Categories shows only while "Posts" is pointed at: the planner points at "New" (a
     menu of things to make: no category), then at "Posts", follows Categories and adds
     the category, though the dashboard showed an error of its own meanwhile. The run is
-    learnt without the pointing at "New" (the next action was on "Posts", shown before
-    it), and the skill adds the next one with no model."""
+    learnt without its detours (the pointing at "New", then a click on "Dashboard" that
+    came back to the dashboard: the next action was on "Posts", shown before each), and
+    the skill adds the next one with no model."""
     start = f"{admin.url}/admin/"
     done = await run_command(
         'add the category "Heron flats"', OfflinePlanner(), settings, start_url=start,
@@ -148,8 +151,12 @@ async def test_a_control_in_a_menu_opened_by_pointing_is_reached_learnt_and_used
     (learnt,) = await harvest([Path(done.log_path)], settings, engine, browser=browser)
     assert learnt.skill is not None and learnt.verified, learnt.error or learnt.verify_error
     assert 'open the menu behind the link "New"' in (done.answer or "")
-    assert learnt.skill.source.count("hover(") == 1 and '"Posts"' in learnt.skill.source
+    # the planner's detours are not the skill's: the menu opened in vain, and the click on
+    # "Dashboard" that came back to the dashboard (the next action used what it showed)
+    assert 'open the link "Dashboard"' in (done.answer or "")
+    assert learnt.skill.source.count("hover(") == 1 and learnt.skill.source.count("click(") == 2
     assert any("(hover) left out: the next action was on an element" in d for d in learnt.dropped)
+    assert any("(click) left out: it led back to the page it was on" in d for d in learnt.dropped)
     again = await run_command(
         'add the category "Otter bank"', FunctionClient(no_llm), settings, start_url=start,
         browser=browser, engine=engine,
@@ -235,3 +242,29 @@ async def test_pointing_left_out_that_the_skill_needs_is_taken_again(
     )  # fmt: skip
     assert again.status == "succeeded" and again.llm_calls == 0, again.answer
     assert admin.categories[-1] == "Otter bank"
+
+
+def test_a_click_is_a_detour_only_when_it_came_back_to_a_page_of_the_same_title() -> None:
+    """A click on a link to the page itself (its title the same after, and no new control,
+    its text aside) whose next action used what the page showed before is a detour; a click
+    to another page is not, though the next action's link (a side menu's) was on the page
+    before too, nor one to the same title with other controls (a list filtered)."""
+
+    def look(title: str, row: str = "Heron", panel: str = "Loading the feed") -> Call:
+        page = (
+            f'Page "{title}" at http://127.0.0.1:1/\n[1] link "Dashboard"\n[2] link "Users"\n'
+            f'[3] link "{row}"\n[4] "{panel}"'
+        )
+        return Call("get_dom", {"content_type": "all_fields"}, page)
+
+    def click(mmid_: str, to: str) -> Call:
+        said = f"Clicked <a>x</a>. Page navigated to http://127.0.0.1:1{to}."
+        return Call("click", {"selector": f"[mmid='{mmid_}']"}, said)
+
+    def calls(title_after: str, row_after: str = "Heron") -> list[Call]:
+        after = look(title_after, row_after, panel="The feed could not be loaded.")
+        return [look("Dashboard"), click("1", "/admin/"), after, click("2", "/u")]
+
+    assert run_detours(calls("Dashboard")) == {1: SAME_PAGE}
+    assert run_detours(calls("Users")) == {}
+    assert run_detours(calls("Dashboard", row_after="Otter")) == {}

@@ -20,7 +20,7 @@ from sqlalchemy import Engine
 
 from browser_agent.failure_kinds import BROKEN, LATE
 from browser_agent.harvest.calls import LogError
-from browser_agent.harvest.detours import unused_pointing
+from browser_agent.harvest.detours import run_detours
 from browser_agent.harvest.logs import read_log
 from browser_agent.harvest.outcomes import (
     ALREADY,
@@ -321,8 +321,8 @@ async def harvest_one(
     skill whose element named by a value did its command only with the demonstration's
     value (not with others the site listed beside it) is retired, and the log harvested
     again with that element read as a fixed control the command names. The run's detours
-    (a menu pointed at in vain) are left out; a skill not verified without them is
-    harvested again with every call."""
+    (a menu pointed at in vain, a link to the page itself) are left out; a skill not
+    verified without them is harvested again with every call."""
     options = {"dry_run": dry_run, "verify": verify, "browser": browser}
     detours = _detours(source, command)  # left out first: the replays decide
     first = await _harvest_plan(source, command, frozenset(), settings, engine,
@@ -344,7 +344,7 @@ def _detours(source: Path, command: str | None) -> dict[int, str]:
     """The log's calls a skill need not take (see detours); none when it cannot be read
     (planning it says why)."""
     try:
-        return unused_pointing(read_log(source, command).calls)
+        return run_detours(read_log(source, command).calls)
     except LogError:
         return {}
 
