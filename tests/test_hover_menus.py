@@ -18,6 +18,7 @@ from urllib.parse import parse_qs
 
 import pytest
 from playwright.async_api import Browser
+from sqlalchemy import Engine
 
 from browser_agent.browser.session import BrowserSession
 from browser_agent.harvest.calls import Call
@@ -128,6 +129,18 @@ def admin() -> Iterator[AdminSite]:
         yield site
 
 
+async def adds_with_no_model(
+    admin: AdminSite, settings: Settings, browser: Browser, engine: Engine, start: str
+) -> None:
+    """The next category is added by the learnt skill, routed with no model call."""
+    again = await run_command(
+        'add the category "Otter bank"', FunctionClient(no_llm), settings, start_url=start,
+        browser=browser, engine=engine,
+    )  # fmt: skip
+    assert again.status == "succeeded" and again.llm_calls == 0, again.answer
+    assert admin.categories[-1] == "Otter bank"
+
+
 async def test_a_control_in_a_menu_opened_by_pointing_is_reached_learnt_and_used_again(
     admin: AdminSite, settings: Settings, browser: Browser
 ) -> None:
@@ -157,12 +170,7 @@ async def test_a_control_in_a_menu_opened_by_pointing_is_reached_learnt_and_used
     assert learnt.skill.source.count("hover(") == 1 and learnt.skill.source.count("click(") == 2
     assert any("(hover) left out: the next action was on an element" in d for d in learnt.dropped)
     assert any("(click) left out: it led back to the page it was on" in d for d in learnt.dropped)
-    again = await run_command(
-        'add the category "Otter bank"', FunctionClient(no_llm), settings, start_url=start,
-        browser=browser, engine=engine,
-    )  # fmt: skip
-    assert again.status == "succeeded" and again.llm_calls == 0, again.answer
-    assert admin.categories[-1] == "Otter bank"
+    await adds_with_no_model(admin, settings, browser, engine, start)
 
 
 def test_a_link_with_a_menu_is_pointed_at_and_a_toggle_that_folds_is_clicked() -> None:
@@ -236,12 +244,7 @@ async def test_pointing_left_out_that_the_skill_needs_is_taken_again(
     (learnt,) = await harvest([Path(done.log_path)], settings, engine, browser=browser)
     assert learnt.skill is not None and learnt.verified, learnt.error or learnt.verify_error
     assert "hover(" in learnt.skill.source
-    again = await run_command(
-        'add the category "Otter bank"', FunctionClient(no_llm), settings, start_url=start,
-        browser=browser, engine=engine,
-    )  # fmt: skip
-    assert again.status == "succeeded" and again.llm_calls == 0, again.answer
-    assert admin.categories[-1] == "Otter bank"
+    await adds_with_no_model(admin, settings, browser, engine, start)
 
 
 def test_a_click_is_a_detour_only_when_it_came_back_to_a_page_of_the_same_title() -> None:
