@@ -12,11 +12,10 @@ import re
 from dataclasses import dataclass
 
 from browser_agent.harvest.calls import Call
-from browser_agent.harvest.elements import observed_elements
+from browser_agent.harvest.elements import observed_elements, selector_mmid
 from browser_agent.harvest.plan_addresses import url_after
 from browser_agent.harvest.plan_state import ACTIONS, FAILED, OBSERVE
 
-_MMID = re.compile(r"mmid\s*=\s*['\"]?(\d+)")
 _TITLE = re.compile(r'^Page "(.*)" at ', re.MULTILINE)
 UNUSED_POINTING = "the next action was on an element the page showed before it"
 SAME_PAGE = "it led back to the page it was on, whose elements the next action used"
@@ -48,8 +47,8 @@ def run_detours(calls: list[Call]) -> dict[int, str]:
             continue
         if pending is not None:
             at, before, why = pending
-            target = _MMID.search(str(call.arguments.get("selector", "")))
-            element = latest.elements.get(target.group(1)) if target else None
+            target = selector_mmid(call.arguments.get("selector"))
+            element = latest.elements.get(target) if target else None
             same = why == UNUSED_POINTING or _same_page(before, latest)
             if element is not None and element in before.elements.values() and same:
                 found[at] = why

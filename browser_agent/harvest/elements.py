@@ -20,6 +20,7 @@ from browser_agent.dom.page_lines import element_lines
 from browser_agent.plans.plan import ElementRecord, looks_generated
 
 _MMID = re.compile(r"""\[\s*mmid\s*=\s*["']?(\d+)["']?\s*\]""")
+_NAMED_MMID = re.compile(r"mmid\s*=\s*['\"]?(\d+)")
 # Text longer than this inside an element is content, not a label to find it by.
 _MAX_TEXT = 200
 
@@ -136,6 +137,12 @@ def _mmid_position(text: str, mmid: str) -> int:
         if match.group(1) == mmid:
             return match.start()
     return -1
+
+
+def selector_mmid(selector: object) -> str | None:
+    """The mmid a call's selector names (``[mmid='12']``, ``mmid=12``), if any."""
+    found = _NAMED_MMID.search(str(selector or ""))
+    return found.group(1) if found else None
 
 
 def observed_elements(dom_text: str) -> dict[str, tuple[str, str]]:

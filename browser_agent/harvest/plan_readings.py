@@ -8,6 +8,7 @@ import re
 from collections import Counter
 from urllib.parse import urlsplit
 
+from browser_agent.harvest.elements import selector_mmid
 from browser_agent.harvest.plan_addresses import address_shape
 from browser_agent.harvest.plan_params import holds_a_value, param_for
 from browser_agent.harvest.plan_state import OBSERVE, PlanState
@@ -28,17 +29,17 @@ NAVIGATION_ROLES = frozenset({"link", "tab", "menuitem"})
 _NUMBER_LIKE = re.compile(r"[\W_]*\d[\W\d_]*")
 
 
-def one_of_several(state: PlanState, mmid: re.Match[str] | None, record: ElementRecord) -> bool:
+def one_of_several(state: PlanState, mmid: str | None, record: ElementRecord) -> bool:
     """Whether the element is one choice among several the page offered: a link, box,
     option or tab; or an element with no role among others of its tag (suggestions,
     tree nodes), not the lone "Submit" a page drew as a div."""
     if record.role in CHOICE_ROLES:
         if record.role in ("radio", "checkbox") and _enables_next_field(state):
             return False
-        return not (mmid is not None and _fixed_part(state, mmid.group(1), record))
-    if record.role or mmid is None or mmid.group(1) not in state.observed:
+        return not (mmid is not None and _fixed_part(state, mmid, record))
+    if record.role or mmid is None or mmid not in state.observed:
         return False
-    tag = state.observed[mmid.group(1)][0]
+    tag = state.observed[mmid][0]
     return sum(1 for role, _name in state.observed.values() if role == tag) > 1
 
 
@@ -68,12 +69,12 @@ def _enables_next_field(state: PlanState) -> bool:
     for call in state.log.calls[state.at + 1 :]:
         if call.name in OBSERVE:
             continue
-        target = re.search(r"mmid\s*=\s*['\"]?(\d+)", str(call.arguments.get("selector", "")))
+        target = selector_mmid(call.arguments.get("selector"))
         text = call.arguments.get("text")
         return (
             call.name == "enter_text"
             and target is not None
-            and target.group(1) in state.disabled
+            and target in state.disabled
             and isinstance(text, str)
             and where_said(text, state.log.command) is not None
         )

@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from browser_agent.harvest.elements import Tag, element_record, tag_for_selector
+from browser_agent.harvest.elements import Tag, element_record, selector_mmid, tag_for_selector
 from browser_agent.harvest.plan_params import param_for
 from browser_agent.harvest.plan_readings import (
     NAVIGATION_ROLES,
@@ -42,7 +42,7 @@ def find_target(
     """Record the element a step's selector argument names, as the skill finds it
     again; a non-empty answer says why the skill ends here."""
     tag = tag or tag_for_selector(response, selector)
-    mmid = re.search(r"mmid\s*=\s*['\"]?(\d+)", selector)
+    mmid = selector_mmid(selector)
     if tag is None:
         if mmid:
             return f"the element {selector} of {step.primitive} is not described in the log"
@@ -51,10 +51,10 @@ def find_target(
         step.targets[key] = ElementRecord(selector=selector, role=ANY_ROLE, name="", tag="")
         step.arguments[key] = selector
         return None
-    role, name = state.observed.get(mmid.group(1), (None, None)) if mmid else (None, None)
+    role, name = state.observed.get(mmid, (None, None)) if mmid else (None, None)
     record = element_record(tag, role, name)
     if record is None and mmid:
-        record = _by_label_before(state, mmid.group(1), tag, role)
+        record = _by_label_before(state, mmid, tag, role)
     if record is None:
         return f"the element of {step.primitive} has nothing stable to find it by"
     if record.role in GENERIC_TAGS:  # a span or div a script made clickable
@@ -67,7 +67,7 @@ def find_target(
         said = None  # a fixed control the command names: its name stays literal
     kind = record.role or "element"
     counted = mmid and said is None and not named
-    position = _position(state, mmid.group(1), record.role) if counted else None
+    position = _position(state, mmid, record.role) if counted else None
     if named:
         pass  # replays showed the command names this very control
     elif said is None and position is None and one_of_several(state, mmid, record):
@@ -84,7 +84,7 @@ def find_target(
         param = param_for(state, noun, description, value, "list" if plural else "str", said)
         step.arguments[key] = ByRoleName(record.role, param)
         if mmid and not plural and param.name not in state.listed:
-            state.listed[param.name] = listed_beside(state, mmid.group(1), record, param)
+            state.listed[param.name] = listed_beside(state, mmid, record, param)
     elif position is not None:
         param = param_for(
             state,
@@ -95,9 +95,9 @@ def find_target(
             position,
         )
         step.arguments[key] = NthOfRole(record.role, param)
-    record.context = {**record.context, **(_context(state, mmid.group(1)) if mmid else {})}
-    if mmid and not _apart_from_toggles(state, step, mmid.group(1), record):
-        _scope_to_form(state, step, mmid.group(1), record)
+    record.context = {**record.context, **(_context(state, mmid) if mmid else {})}
+    if mmid and not _apart_from_toggles(state, step, mmid, record):
+        _scope_to_form(state, step, mmid, record)
     step.targets[key] = record
     step.arguments.setdefault(key, record.selector)
     return None
@@ -108,13 +108,13 @@ def _read_around(
     step: PlannedStep,
     key: str,
     record: ElementRecord,
-    mmid: re.Match[str] | None,
+    mmid: str | None,
 ) -> str:
     """One of several elements of its kind, read as named by a value of the command among
     the site's words (around it, or within its item's own words): the step's argument
     and the reading the replays decide; "" when so read, else why the skill ends here."""
     kind = record.role or "element"
-    href = record.attributes.get("href") or state.hrefs.get(mmid.group(1), "") if mmid else ""
+    href = record.attributes.get("href") or state.hrefs.get(mmid, "") if mmid else ""
     around = named_around(state, record, href)
     if around is None:
         return f"choosing the {kind} {record.name!r} was a choice among page content"
@@ -132,7 +132,7 @@ def _read_around(
         f"words {(before + '…' + after).strip()!r} around it"
     )
     if mmid and param.name not in state.listed:  # the site's other such values
-        names = listed_beside(state, mmid.group(1), record, param)
+        names = listed_beside(state, mmid, record, param)
         state.listed[param.name] = _values_within(names, before, after)
     return ""
 
