@@ -1,6 +1,7 @@
 """scripts/bench_replay.py runs end to end: a routed run (checked to make no LLM call) and
-the hand-written Playwright script, each timed, their CPU split by process; no claim on
-the times themselves."""
+the hand-written Playwright script, each timed, their CPU split by process; and
+scripts/bench_imports.py splits what the routed run loads beyond the script by package.
+No claim on the times themselves."""
 
 from __future__ import annotations
 
@@ -28,3 +29,22 @@ def test_the_benchmark_times_the_routed_run_and_the_script_by_hand() -> None:
     for line, label in zip(lines[-2:], ("routed run", "hand-written"), strict=True):
         assert line.startswith(label)
         assert all(float(cell) > 0 for cell in line[len(label) :].split())  # each one sampled
+
+
+def test_the_import_benchmark_splits_what_the_routed_run_loads_beyond_the_script() -> None:
+    done = subprocess.run(
+        [sys.executable, str(SCRIPT.with_name("bench_imports.py")), "--runs", "1"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    lines = done.stdout.splitlines()
+    assert lines[1].startswith("the hand-written script's") and float(lines[1].split()[-1]) > 0
+    assert lines[2].startswith("the routed run's")
+    beyond = float(lines[2].split()[-1])
+    packages = {line.split()[0]: float(line.split()[-1]) for line in lines[3:-1]}
+    assert "browser_agent" in packages and "typer" in packages  # the command's own code
+    parts = sum(packages.values()) + float(lines[-1].split()[-1])
+    assert abs(parts - beyond) < 1.0  # every module counted once (rows rounded to 0.1 ms)
