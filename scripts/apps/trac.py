@@ -1,4 +1,5 @@
-"""Trac (PyPI, SQLite, Python): an issue tracker with a wiki, served by its own tracd.
+"""Trac (PyPI, SQLite, Python): an issue tracker with a wiki, served by its own tracd
+(started by ``trac_server.py``, which keeps Trac's collection after each request short).
 
 The admin logs in by HTTP basic auth at /login once; Trac then keeps the login in its
 ``trac_auth`` cookie, which the storage state holds. The new look is the admin's
@@ -142,7 +143,8 @@ def start() -> Iterator[Running]:
         port = free_port()
         url = f"http://127.0.0.1:{port}"
         server = spawn(
-            [str(bin_dir / "tracd"), "-s", "-b", "127.0.0.1", "-p", str(port),
+            [str(bin_dir / "python"), "-I", str(Path(__file__).with_name("trac_server.py")),
+             "-s", "-b", "127.0.0.1", "-p", str(port),
              f"--basic-auth=*,{home / 'htpasswd'},Trac", str(env)],
             home / "tracd.log",
         )  # fmt: skip
