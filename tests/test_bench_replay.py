@@ -9,19 +9,24 @@ import subprocess
 import sys
 from pathlib import Path
 
-SCRIPT = Path(__file__).resolve().parent.parent / "scripts" / "bench_replay.py"
+SCRIPTS = Path(__file__).resolve().parent.parent / "scripts"
 
 
-def test_the_benchmark_times_the_routed_run_and_the_script_by_hand() -> None:
+def ran(script: str, *args: str) -> list[str]:
+    """The lines ``scripts/<script>`` printed, run to its end; it must succeed."""
     done = subprocess.run(
-        [sys.executable, str(SCRIPT), "--runs", "1", "--by-process"],
+        [sys.executable, str(SCRIPTS / script), *args],
         capture_output=True,
         text=True,
         timeout=120,
         check=False,
     )
     assert done.returncode == 0, done.stdout + done.stderr
-    lines = done.stdout.splitlines()
+    return done.stdout.splitlines()
+
+
+def test_the_benchmark_times_the_routed_run_and_the_script_by_hand() -> None:
+    lines = ran("bench_replay.py", "--runs", "1", "--by-process")
     assert any(line.startswith("routed run (browser-agent run)") for line in lines)
     assert any(line.startswith("hand-written Playwright") for line in lines)
     assert any(line.startswith("ratio product / hand-written") for line in lines)
@@ -32,15 +37,7 @@ def test_the_benchmark_times_the_routed_run_and_the_script_by_hand() -> None:
 
 
 def test_the_import_benchmark_splits_what_the_routed_run_loads_beyond_the_script() -> None:
-    done = subprocess.run(
-        [sys.executable, str(SCRIPT.with_name("bench_imports.py")), "--runs", "1"],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
-    assert done.returncode == 0, done.stdout + done.stderr
-    lines = done.stdout.splitlines()
+    lines = ran("bench_imports.py", "--runs", "1")
     assert lines[1].startswith("the hand-written script's") and float(lines[1].split()[-1]) > 0
     assert lines[2].startswith("the routed run's")
     beyond = float(lines[2].split()[-1])
