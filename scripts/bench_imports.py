@@ -45,8 +45,9 @@ print(json.dumps(costs))
 """
 
 
-def loaded(argv: list[str], env: dict[str, str]) -> list[str]:
-    """The modules ``argv`` (a Python command) loads, in the order they finish loading."""
+def loaded(argv: list[str], env: dict[str, str]) -> tuple[list[str], str]:
+    """The modules ``argv`` (a Python command) loads, in the order they finish loading, and
+    what it printed."""
     done = subprocess.run(
         [sys.executable, "-X", "importtime", *argv], capture_output=True, text=True, env=env
     )
@@ -56,7 +57,7 @@ def loaded(argv: list[str], env: dict[str, str]) -> list[str]:
     for line in done.stderr.splitlines():
         if line.startswith("import time:") and "| imported package" not in line:
             names.append(line.rsplit("|", 1)[1].strip())
-    return names
+    return names, done.stdout
 
 
 def main() -> None:
@@ -72,9 +73,13 @@ def main() -> None:
         workspace = Path(folder) / "workspace"
         prepare(workspace, shop)
         routed = ["-m", "browser_agent.cli", "--workspace", str(workspace), "run", COMMAND]
-        product = loaded([*routed, "--url", shop, "--json"], env)
-        by_hand = loaded([*BY_HAND[1:], shop], env)
-        extra = [name for name in product if name not in set(by_hand)]
+        product, out = loaded([*routed, "--url", shop, "--json"], env)
+        result = json.loads(out)
+        if result["status"] != "succeeded" or result["llm_calls"] != 0:
+            sys.exit(f"The routed run did not route: {out}")  # it would load the planner
+        by_hand, _ = loaded([*BY_HAND[1:], shop], env)
+        shared = set(by_hand)
+        extra = [name for name in product if name not in shared]
         order = [*by_hand, *extra]
         costs: list[list[float]] = []
         for _ in range(options.runs):
